@@ -1,0 +1,31 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/scenarios"
+)
+
+func init() {
+	rootCmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "List competitors and scenarios",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintln(w, "COMPETITOR\tARGS\tDESCRIPTION")
+			for _, f := range competitors.All() {
+				fmt.Fprintf(w, "%s\t%s\t%s\n", f.Name, f.Usage, f.Description)
+			}
+			fmt.Fprintln(w)
+			fmt.Fprintln(w, "SCENARIOS")
+			fmt.Fprintln(w, strings.Join(scenarios.Names(scenarios.DefaultThreads), "\n"))
+			return w.Flush()
+		},
+	})
+}

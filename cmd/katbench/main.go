@@ -1,0 +1,51 @@
+// Command katbench benchmarks Apache Iceberg catalogs and S3 byte paths side
+// by side. Each subcommand lives in its own file; behaviour lives in the
+// packages they call.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+var rootCmd = &cobra.Command{
+	Use:   "katbench",
+	Short: "Benchmark Iceberg catalogs and S3 byte paths, side by side, honestly",
+	Long: `katbench measures Apache Iceberg catalogs (embedded bbolt, our REST and gRPC
+fronts, Nessie, Polaris, iceberg-go's SQL catalog) with identical scenarios,
+and S3 byte transports (net/http vs io_uring), and prints one JSON line per
+scenario with HdrHistogram percentiles and host provenance.`,
+	SilenceUsage:  true,
+	SilenceErrors: true,
+}
+
+// serveCmd is the parent of `katbench serve rest|grpc`.
+var serveCmd = &cobra.Command{
+	Use:   "serve",
+	Short: "Serve the embedded catalog over a network front (rest, grpc)",
+}
+
+func init() {
+	rootCmd.AddCommand(serveCmd)
+}
+
+// usageError is an error that exits with status 2 (bad command line).
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+func main() {
+	if err := rootCmd.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "katbench:", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "katbench-cli-*")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "katbench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// katbench runs the binary in dir and returns stdout, stderr, exit code.
+func katbench(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "BENCH_QUICK=", "BENCH_DURABILITY=")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown target", []string{"run", "nosuch"}, "valid: "},
+		{"unknown scenario", []string{"embedded", "--scenario", "nosuch*"}, "valid: "},
+		{"bad namespace slash", []string{"embedded", "--namespace", "a/b"}, "--namespace"},
+		{"bad namespace dotdot", []string{"embedded", "--namespace", ".."}, "--namespace"},
+		{"bad namespace control", []string{"embedded", "--namespace", "a\x01b"}, "--namespace"},
+		{"bad durability", []string{"embedded", "--durability", "sometimes"}, "sometimes"},
+		{"bad format", []string{"embedded", "--format", "xml"}, "--format"},
+		{"bad threads", []string{"embedded", "--threads", "1,x"}, "--threads"},
+		{"unknown flag", []string{"embedded", "--nosuch"}, "unknown flag"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			stdout, stderr, code := katbench(t, dir, append(c.args, "--dir", filepath.Join(dir, "work"))...)
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, stderr %q; want exit 2 mentioning %q", code, stderr, c.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout = %q, want nothing", stdout)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("bad input wrote %v", entries)
+			}
+		})
+	}
+}
+
+func TestUnwritableDirIsAClearError(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	_, stderr, code := katbench(t, dir, "embedded", "--quick", "--dir", filepath.Join(file, "sub"), "--history", "")
+	if code != 1 || !strings.Contains(stderr, "--dir") {
+		t.Fatalf("exit %d stderr %q, want exit 1 naming --dir", code, stderr)
+	}
+}
+
+// TestEmbeddedQuickRunAppendsHistory runs a tiny end-to-end benchmark of the
+// embedded catalog next to its peer and checks stdout and the history file
+// hold the same complete lines.
+func TestEmbeddedQuickRunAppendsHistory(t *testing.T) {
+	dir := t.TempDir()
+	hist := filepath.Join(dir, "h.jsonl")
+	args := []string{"run", "embedded", "sql", "--quick", "--tables", "8", "--ops", "50", "--create-ops", "10", "--duration", "30ms",
+		"--warmup", "5ms", "--threads", "1,2", "--history", hist}
+	stdout, stderr, code := katbench(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := 0
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	sc.Buffer(nil, 1<<20)
+	targets := map[string]int{}
+	for sc.Scan() {
+		var rec map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("stdout line is not JSON: %q", sc.Text())
+		}
+		targets[rec["target"].(string)]++
+		lines++
+	}
+	if targets["embedded"] == 0 || targets["embedded"] != targets["sql"] {
+		t.Fatalf("lines per target = %v, want the same non-zero count for both", targets)
+	}
+	h, err := os.ReadFile(hist)
+	if err != nil || string(h) != stdout {
+		t.Fatalf("history differs from stdout (err %v)", err)
+	}
+	// A second run appends.
+	if _, stderr, code := katbench(t, dir, args...); code != 0 {
+		t.Fatalf("second run exit %d: %s", code, stderr)
+	}
+	h2, _ := os.ReadFile(hist)
+	if got := strings.Count(string(h2), "\n"); got != 2*lines {
+		t.Fatalf("history has %d lines after two runs, want %d", got, 2*lines)
+	}
+}
+
+func TestListNamesCompetitorsAndScenarios(t *testing.T) {
+	stdout, _, code := katbench(t, t.TempDir(), "list")
+	for _, want := range []string{"embedded", "sql", "load_table.throughput.t32", "create_table.durability.none"} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Fatalf("list (exit %d) lacks %q:\n%s", code, want, stdout)
+		}
+	}
+}

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/apache/iceberg-go/table"
+	"github.com/spf13/cobra"
+
+	"github.com/nordisk/katbench/catalog"
+	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
+)
+
+// benchFlags are the flags every benchmark command shares.
+type benchFlags struct {
+	quick      bool
+	tables     int
+	duration   time.Duration
+	warmup     time.Duration
+	threads    string
+	durability string
+	dir        string
+	scenario   string
+	history    string
+	format     string
+	namespace  string
+	latencyOps int
+	createOps  int
+	parallel   int
+	props      []string
+}
+
+func (f *benchFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", "small dataset (200 tables) and short phases; env BENCH_QUICK=1")
+	fl.IntVar(&f.tables, "tables", 0, "tables in the dataset (default 200 with --quick, 10000 otherwise)")
+	fl.DurationVar(&f.duration, "duration", 0, "measured time per throughput level (default 1s with --quick, 5s otherwise)")
+	fl.DurationVar(&f.warmup, "warmup", 0, "unrecorded warm-up before each scenario (default 300ms with --quick, 2s otherwise; JVM servers ask for more)")
+	fl.StringVar(&f.threads, "threads", "", "throughput levels, comma-separated (default 1,2,4,8,16,32)")
+	fl.StringVar(&f.durability, "durability", os.Getenv("BENCH_DURABILITY"), "embedded catalog durability: immediate|eventual|none; env BENCH_DURABILITY")
+	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
+	fl.StringVar(&f.scenario, "scenario", "", "run only scenarios matching these globs, comma-separated (e.g. 'load_table.*')")
+	fl.StringVar(&f.history, "history", "bench_history.jsonl", "append result lines to this file ('' for none)")
+	fl.StringVar(&f.format, "format", "jsonl", "stdout format: jsonl or table")
+	fl.StringVar(&f.namespace, "namespace", "", "root namespace of the dataset (default katbench_<run id>)")
+	fl.IntVar(&f.latencyOps, "ops", 0, "recorded operations per latency scenario (default 2000 with --quick, 20000 otherwise)")
+	fl.IntVar(&f.createOps, "create-ops", 0, "recorded creates and commits per scenario (default 200 with --quick, 1000 otherwise)")
+	fl.IntVar(&f.parallel, "setup-parallel", 4, "workers creating and dropping the dataset")
+	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable; adds to BENCH_REST_PROPS)")
+}
+
+// options turns flags into runner options, rejecting bad values before
+// anything is created.
+func (f *benchFlags) options(run *results.Run) (scenarios.Options, error) {
+	o := scenarios.Defaults(f.quick)
+	if f.format != "jsonl" && f.format != "table" {
+		return o, usagef("--format %q: want jsonl or table", f.format)
+	}
+	if f.tables < 0 {
+		return o, usagef("--tables %d: must be positive", f.tables)
+	}
+	if f.tables > 0 {
+		o.Shape = scenarios.ShapeFor(f.tables)
+	}
+	if err := o.Shape.Validate(); err != nil {
+		return o, usagef("%v", err)
+	}
+	if f.duration < 0 || f.warmup < 0 || f.latencyOps < 0 || f.createOps < 0 || f.parallel < 1 {
+		return o, usagef("--duration, --warmup, --ops and --create-ops must not be negative, --setup-parallel ≥ 1")
+	}
+	if f.createOps > 0 {
+		o.CreateOps = f.createOps
+	}
+	if f.duration > 0 {
+		o.Duration = f.duration
+	}
+	if f.warmup > 0 {
+		o.Warmup = f.warmup
+	}
+	if f.latencyOps > 0 {
+		o.LatencyOps = f.latencyOps
+	}
+	o.Parallel = f.parallel
+	if f.threads != "" {
+		o.Threads = nil
+		for _, s := range strings.Split(f.threads, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 1 || n > 4096 {
+				return o, usagef("--threads %q: want positive integers up to 4096, comma-separated", f.threads)
+			}
+			o.Threads = append(o.Threads, n)
+		}
+	}
+	sel, err := scenarios.ParseSelector(f.scenario, o.Threads)
+	if err != nil {
+		return o, usageError{err}
+	}
+	o.Select = sel
+	if f.durability != "" {
+		d, err := catalog.ParseDurability(f.durability)
+		if err != nil {
+			return o, usageError{err}
+		}
+		o.Durability = string(d)
+	}
+	o.Namespace = f.namespace
+	if o.Namespace == "" {
+		o.Namespace = "katbench_" + run.ID
+	}
+	if err := catalog.ValidateIdentifier(table.Identifier{o.Namespace, "t"}); err != nil {
+		return o, usagef("--namespace %q: %v", o.Namespace, err)
+	}
+	return o, nil
+}
+
+// targetSpec is one command-line target: a name and its positional args.
+type targetSpec struct {
+	name string
+	args []string
+}
+
+// parseTarget reads `name` or `name=URL[@WAREHOUSE]`.
+func parseTarget(s string) targetSpec {
+	name, val, ok := strings.Cut(s, "=")
+	if !ok {
+		return targetSpec{name: s}
+	}
+	if i := strings.LastIndex(val, "@"); i > 0 && !strings.Contains(val[i:], "/") {
+		return targetSpec{name: name, args: []string{val[:i], val[i+1:]}}
+	}
+	return targetSpec{name: name, args: []string{val}}
+}
+
+// runBench is the body of `katbench run` and of every single-target command.
+func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error) {
+	run := results.NewRun()
+	opts, err := f.options(run)
+	if err != nil {
+		return err
+	}
+	factories := make([]competitors.Factory, len(specs))
+	for i, s := range specs {
+		fac, err := competitors.Lookup(s.name)
+		if err != nil {
+			return usageError{err}
+		}
+		factories[i] = fac
+	}
+	props, err := parseProps(f.props)
+	if err != nil {
+		return err
+	}
+	stderr := cmd.ErrOrStderr()
+	prog := newProgress(stderr)
+	opts.Log = prog
+	opts.Progress = prog.update
+
+	dir, removeDir, err := workDir(f.dir)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if removeDir {
+			err = errors.Join(err, os.RemoveAll(dir))
+		}
+	}()
+	targets := make([]scenarios.Target, len(specs))
+	seen := map[string]int{}
+	for i, s := range specs {
+		sub := s.name
+		if seen[s.name]++; seen[s.name] > 1 {
+			sub = fmt.Sprintf("%s-%d", s.name, seen[s.name])
+		}
+		cdir := filepath.Join(dir, sub)
+		if err := os.MkdirAll(cdir, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", cdir, err)
+		}
+		targets[i] = scenarios.Target{Factory: factories[i], Config: competitors.Config{
+			Args: s.args, Dir: cdir, Durability: opts.Durability, Props: props, Log: prog,
+		}}
+	}
+
+	out, err := newOutput(f.format, f.history, cmd.OutOrStdout(), stderr)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r := &scenarios.Runner{Run: run, Sink: out.Sink(), Opts: opts}
+	err = r.Execute(ctx, targets)
+	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
+		err = errors.Join(err, fmt.Errorf("interrupted"))
+	}
+	return errors.Join(err, out.Close())
+}
+
+// workDir returns the directory to run in: --dir (created, checked
+// writable) or a fresh temp dir the caller removes.
+func workDir(dir string) (string, bool, error) {
+	if dir == "" {
+		d, err := os.MkdirTemp("", "katbench-*")
+		if err != nil {
+			return "", false, fmt.Errorf("create temp dir: %w", err)
+		}
+		return d, true, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", false, fmt.Errorf("--dir %s: %w", dir, err)
+	}
+	probe, err := os.CreateTemp(dir, ".katbench-probe-*")
+	if err != nil {
+		return "", false, fmt.Errorf("--dir %s is not writable: %w", dir, err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return dir, false, nil
+}
+
+// parseProps reads repeated k=v flags.
+func parseProps(kvs []string) (map[string]string, error) {
+	props := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usagef("--prop %q: want key=value", kv)
+		}
+		props[k] = v
+	}
+	return props, nil
+}
+
+func init() {
+	var f benchFlags
+	runCmd := &cobra.Command{
+		Use:   "run TARGET [TARGET...]",
+		Short: "Run the scenarios on several competitors side by side",
+		Long: `Run the shared scenarios on every TARGET in one process, one after another
+per scenario, and print one JSON line per (target, scenario). The table shows
+each target's ratio to the first.
+
+A TARGET is a competitor name (see 'katbench list'), optionally with its
+endpoint: name=URL or name=URL@WAREHOUSE (e.g. nessie=http://localhost:19120/iceberg@warehouse).`,
+		Example: `  katbench run embedded sql --quick
+  katbench run embedded rest grpc --quick --format table
+  eval "$(containers/nessie_up.sh)"; katbench run rest nessie --quick`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			specs := make([]targetSpec, len(args))
+			for i, a := range args {
+				specs[i] = parseTarget(a)
+			}
+			return runBench(cmd, &f, specs)
+		},
+	}
+	f.register(runCmd)
+	rootCmd.AddCommand(runCmd)
+
+	// One command per competitor: `katbench embedded`, `katbench nessie URL WAREHOUSE`, …
+	for _, fac := range competitors.All() {
+		var ff benchFlags
+		name := fac.Name
+		c := &cobra.Command{
+			Use:   strings.TrimSpace(name + " " + fac.Usage),
+			Short: "Benchmark " + fac.Description,
+			Args:  cobra.MaximumNArgs(2),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return runBench(cmd, &ff, []targetSpec{{name: name, args: args}})
+			},
+		}
+		ff.register(c)
+		rootCmd.AddCommand(c)
+	}
+	rootCmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+}

@@ -1,0 +1,198 @@
+// Package competitors is the registry of everything katbench can benchmark.
+//
+// Every competitor is an iceberg-go catalog.Catalog. Extra abilities — resolving
+// metadata without building a table, a control round trip that measures the
+// floor of the path — are optional interfaces found with [As], never by
+// switching on a competitor's name.
+//
+// Implementations register a [Factory] from an init function in their own
+// file (embedded.go, sql.go, rest.go, grpc.go, …); the CLI and the scenarios
+// only ever see this package's types.
+package competitors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+)
+
+// Competitor is one catalog under test. It is safe for concurrent use to the
+// extent its Catalog is; all catalogs registered here are.
+type Competitor interface {
+	// Name is the registry name ("embedded", "rest", …).
+	Name() string
+	// Catalog is what the scenarios drive.
+	Catalog() catalog.Catalog
+	// Params are extra facts about this competitor that belong in every
+	// result line's params (url, warehouse, durability, …). May be nil.
+	Params() map[string]any
+	// Close releases everything the factory started (servers, temp dirs).
+	Close() error
+}
+
+// MetadataResolver is the capability to return a table's current, immutable
+// metadata without building a table.Table.
+type MetadataResolver interface {
+	ResolveMetadata(ctx context.Context, ident table.Identifier) (table.Metadata, error)
+}
+
+// Controller is the capability to do one round trip over the competitor's
+// path that reaches no catalog logic (REST: GET /v1/config; gRPC: an empty
+// unary RPC). Its p50 is the floor every other scenario is compared with.
+type Controller interface {
+	Control(ctx context.Context) error
+}
+
+// As finds capability T on the competitor itself or, failing that, on its
+// Catalog.
+func As[T any](c Competitor) (T, bool) {
+	if v, ok := c.(T); ok {
+		return v, true
+	}
+	v, ok := c.Catalog().(T)
+	return v, ok
+}
+
+// Config is what a factory gets from the command line and the environment.
+type Config struct {
+	// Args are the positional arguments that followed the target name
+	// (`katbench nessie URL WAREHOUSE`) or came from `name=URL@WAREHOUSE`.
+	Args []string
+	// Dir is the working directory to create the competitor's files in. The
+	// runner creates a fresh temp dir when the user gave none; a factory must
+	// never delete a directory it did not create.
+	Dir string
+	// Durability is the embedded catalog's durability mode ("" = default).
+	Durability string
+	// Props are client properties from --prop k=v and BENCH_REST_PROPS.
+	Props map[string]string
+	// Log receives warnings (one line each). Never nil when set by the CLI.
+	Log io.Writer
+}
+
+// Logf writes one warning line to cfg.Log, if any.
+func (cfg Config) Logf(format string, args ...any) {
+	if cfg.Log != nil {
+		fmt.Fprintf(cfg.Log, format+"\n", args...)
+	}
+}
+
+// Factory builds a competitor.
+type Factory struct {
+	Name string
+	// Usage is the argument synopsis shown in `katbench list`, e.g. "[URL]".
+	Usage string
+	// Description is one line for `katbench list`.
+	Description string
+	// Durability reports whether the competitor honours Config.Durability,
+	// so the durability sweep runs for it.
+	Durability bool
+	// New builds the competitor. It must clean up after itself on error.
+	New func(ctx context.Context, cfg Config) (Competitor, error)
+}
+
+var (
+	mu        sync.RWMutex
+	factories = map[string]Factory{}
+)
+
+// ErrUnknown is returned by Lookup for a name nobody registered.
+var ErrUnknown = errors.New("unknown competitor")
+
+// Register adds a factory. It panics on a duplicate name: that is a
+// programming error found at init, never a user input.
+func Register(f Factory) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := factories[f.Name]; dup {
+		panic("competitors: duplicate registration of " + f.Name)
+	}
+	factories[f.Name] = f
+}
+
+// Lookup returns the factory registered under name.
+func Lookup(name string) (Factory, error) {
+	mu.RLock()
+	defer mu.RUnlock()
+	f, ok := factories[name]
+	if !ok {
+		return Factory{}, fmt.Errorf("%w %q (valid: %v)", ErrUnknown, name, namesLocked())
+	}
+	return f, nil
+}
+
+// All returns every factory, sorted by name.
+func All() []Factory {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]Factory, 0, len(factories))
+	for _, n := range namesLocked() {
+		out = append(out, factories[n])
+	}
+	return out
+}
+
+// Names returns every registered name, sorted.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	return namesLocked()
+}
+
+func namesLocked() []string {
+	names := make([]string, 0, len(factories))
+	for n := range factories {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Base is a ready-made Competitor for factories: a name, a catalog, params
+// and a close function run once.
+type Base struct {
+	N       string
+	Cat     catalog.Catalog
+	P       map[string]any
+	CloseFn func() error
+
+	once     sync.Once
+	closeErr error
+}
+
+var _ Competitor = (*Base)(nil)
+
+func (b *Base) Name() string             { return b.N }
+func (b *Base) Catalog() catalog.Catalog { return b.Cat }
+func (b *Base) Params() map[string]any   { return b.P }
+
+// Close runs CloseFn once; later calls return the first result.
+func (b *Base) Close() error {
+	b.once.Do(func() {
+		if b.CloseFn != nil {
+			b.closeErr = b.CloseFn()
+		}
+	})
+	return b.closeErr
+}
+
+// Ephemeral is the capability of a competitor whose storage is thrown away
+// on Close (a fresh temp warehouse), so the runner need not drop the dataset
+// it created — dropping 10,000 tables one by one would only cost time.
+type Ephemeral interface {
+	Ephemeral() bool
+}
+
+// WarmupHinter is the capability of a competitor that needs a longer warm-up
+// than the default before its numbers settle (a JVM server whose JIT is still
+// compiling). The runner uses the longer of the hint and --warmup.
+type WarmupHinter interface {
+	WarmupHint() time.Duration
+}

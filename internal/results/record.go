@@ -1,0 +1,151 @@
+package results
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Record is one result line: one (target, scenario, variant) of one run. Its
+// JSON form is the contract documented in the README; every field is always
+// present except control_p50_us, transport fields and skipped, and a skipped
+// line carries no numbers.
+type Record struct {
+	TS                string         `json:"ts"`
+	RunID             string         `json:"run_id"`
+	Target            string         `json:"target"`
+	Scenario          string         `json:"scenario"`
+	Loop              string         `json:"loop,omitempty"`
+	Threads           int            `json:"threads"`
+	Ops               int64          `json:"ops"`
+	Errors            int64          `json:"errors"`
+	DurationS         float64        `json:"duration_s"`
+	OpsSec            float64        `json:"ops_sec"`
+	P50US             float64        `json:"p50_us"`
+	P99US             float64        `json:"p99_us"`
+	P999US            float64        `json:"p999_us"`
+	MaxUS             float64        `json:"max_us"`
+	MeanUS            float64        `json:"mean_us"`
+	ControlP50US      *float64       `json:"control_p50_us,omitempty"`
+	Transport         string         `json:"transport,omitempty"`
+	TransportFallback string         `json:"transport_fallback,omitempty"`
+	Params            map[string]any `json:"params"`
+	Host              Host           `json:"host"`
+	Commit            Commit         `json:"commit"`
+	Hist              string         `json:"hist,omitempty"`
+	Skipped           string         `json:"skipped,omitempty"`
+	// FirstError is the text of the first failed operation, if any, so an
+	// error count never comes without a reason.
+	FirstError string `json:"first_error,omitempty"`
+}
+
+// Loop values.
+const (
+	Closed = "closed" // service time: the next op starts when the last ended
+	Open   = "open"   // latency from the intended start at a fixed rate
+)
+
+// skippedRecord is the JSON shape of a skipped line: provenance and the
+// reason, no numbers that could be mistaken for a measurement.
+type skippedRecord struct {
+	TS                string         `json:"ts"`
+	RunID             string         `json:"run_id"`
+	Target            string         `json:"target"`
+	Scenario          string         `json:"scenario"`
+	Skipped           string         `json:"skipped"`
+	Transport         string         `json:"transport,omitempty"`
+	TransportFallback string         `json:"transport_fallback,omitempty"`
+	Params            map[string]any `json:"params"`
+	Host              Host           `json:"host"`
+	Commit            Commit         `json:"commit"`
+}
+
+// MarshalJSON writes the skipped shape for skipped lines.
+func (r Record) MarshalJSON() ([]byte, error) {
+	if r.Skipped != "" {
+		return json.Marshal(skippedRecord{
+			TS: r.TS, RunID: r.RunID, Target: r.Target, Scenario: r.Scenario,
+			Skipped: r.Skipped, Transport: r.Transport, TransportFallback: r.TransportFallback,
+			Params: r.Params, Host: r.Host, Commit: r.Commit,
+		})
+	}
+	type plain Record // drops the method, avoids recursion
+	return json.Marshal(plain(r))
+}
+
+// Run holds what every line of one invocation shares. It is safe for
+// concurrent use: its methods only read it.
+type Run struct {
+	ID     string
+	Host   Host
+	Commit Commit
+}
+
+// NewRun returns a run with a fresh random id and this host's provenance.
+func NewRun() *Run {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return &Run{ID: hex.EncodeToString(b[:]), Host: ThisHost(), Commit: ThisCommit()}
+}
+
+// Result builds a measured line from a merged recorder. elapsed is the wall
+// time of the measured phase (warm-up excluded) and gives ops_sec.
+func (run *Run) Result(target, scenario, loop string, threads int, rec *Recorder, elapsed time.Duration, params map[string]any) Record {
+	h := rec.h
+	r := Record{
+		TS: time.Now().UTC().Format(time.RFC3339Nano), RunID: run.ID,
+		Target: target, Scenario: scenario, Loop: loop, Threads: threads,
+		Ops: h.TotalCount(), Errors: rec.errors, DurationS: elapsed.Seconds(),
+		Params: orEmpty(params), Host: run.Host, Commit: run.Commit,
+	}
+	if elapsed > 0 {
+		r.OpsSec = float64(r.Ops) / elapsed.Seconds()
+	}
+	if r.Ops > 0 {
+		r.P50US = us(h.ValueAtQuantile(50))
+		r.P99US = us(h.ValueAtQuantile(99))
+		r.P999US = us(h.ValueAtQuantile(99.9))
+		r.MaxUS = us(h.Max())
+		r.MeanUS = h.Mean() / 1e3
+	}
+	if enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
+		r.Hist = string(enc)
+	}
+	return r
+}
+
+// Skipped builds a skipped line carrying the reason.
+func (run *Run) Skipped(target, scenario, reason string, params map[string]any) Record {
+	return Record{
+		TS: time.Now().UTC().Format(time.RFC3339Nano), RunID: run.ID,
+		Target: target, Scenario: scenario, Skipped: reason,
+		Params: orEmpty(params), Host: run.Host, Commit: run.Commit,
+	}
+}
+
+// DecodeHist decodes a line's hist field back into a recorder, so lines of
+// several runs can be merged exactly.
+func DecodeHist(hist string) (*Recorder, error) {
+	if hist == "" {
+		return nil, fmt.Errorf("decode hist: empty")
+	}
+	h, err := hdrhistogram.Decode(bytes.TrimSpace([]byte(hist)))
+	if err != nil {
+		return nil, fmt.Errorf("decode hist: %w", err)
+	}
+	return &Recorder{h: h}, nil
+}
+
+func us(ns int64) float64 { return float64(ns) / 1e3 }
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}

@@ -1,0 +1,137 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRecorderPercentilesAndMerge(t *testing.T) {
+	a, b := NewRecorder(), NewRecorder()
+	for i := 1; i <= 1000; i++ {
+		a.Record(time.Duration(i) * time.Microsecond)
+	}
+	for i := 1001; i <= 2000; i++ {
+		b.Record(time.Duration(i) * time.Microsecond)
+	}
+	b.Error()
+	m := Merged(a, b)
+	if m.Count() != 2000 || m.Errors() != 1 {
+		t.Fatalf("merged count=%d errors=%d, want 2000 and 1", m.Count(), m.Errors())
+	}
+	// 3 significant digits: the 50th percentile of 1..2000 µs is 1000 µs ± 0.1%.
+	if p := m.Percentile(50); p < 999*time.Microsecond || p > 1001*time.Microsecond {
+		t.Fatalf("p50 = %v, want ≈1ms", p)
+	}
+	if p := m.Percentile(99); p < 1978*time.Microsecond || p > 1982*time.Microsecond {
+		t.Fatalf("p99 = %v, want ≈1.98ms", p)
+	}
+}
+
+func TestRecorderClampsOutOfRange(t *testing.T) {
+	r := NewRecorder()
+	r.Record(0)
+	r.Record(-5)
+	r.Record(time.Hour)
+	if r.Count() != 3 {
+		t.Fatalf("count = %d, want 3 (out-of-range values clamped, not dropped)", r.Count())
+	}
+}
+
+func TestResultLineRoundTripsHistogram(t *testing.T) {
+	run := NewRun()
+	rec := NewRecorder()
+	for i := range 500 {
+		rec.Record(time.Duration(100+i) * time.Nanosecond)
+	}
+	rec.Error()
+	line := run.Result("embedded", "load_table.latency", Closed, 1, rec, time.Second, map[string]any{"tables": 200})
+	var buf bytes.Buffer
+	if err := NewJSONL(&buf).Write(line); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("line is not JSON: %v", err)
+	}
+	for _, k := range []string{"ts", "run_id", "target", "scenario", "loop", "threads", "ops", "errors", "duration_s",
+		"ops_sec", "p50_us", "p99_us", "p999_us", "max_us", "mean_us", "params", "host", "commit", "hist"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("line lacks %q: %s", k, buf.String())
+		}
+	}
+	if got["ops"].(float64) != 500 || got["errors"].(float64) != 1 || got["ops_sec"].(float64) != 500 {
+		t.Errorf("ops/errors/ops_sec = %v/%v/%v, want 500/1/500", got["ops"], got["errors"], got["ops_sec"])
+	}
+	back, err := DecodeHist(line.Hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Count() != 500 || back.Percentile(50) != rec.Percentile(50) {
+		t.Fatalf("decoded hist count=%d p50=%v, want 500 and %v", back.Count(), back.Percentile(50), rec.Percentile(50))
+	}
+}
+
+func TestSkippedLineCarriesNoNumbers(t *testing.T) {
+	line := NewRun().Skipped("sql", "resolve_metadata.latency", "no resolver", nil)
+	b, err := json.Marshal(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if !strings.Contains(s, `"skipped":"no resolver"`) || strings.Contains(s, "p50_us") || strings.Contains(s, `"ops"`) {
+		t.Fatalf("skipped line = %s", s)
+	}
+}
+
+func TestDecodeHistRejectsGarbage(t *testing.T) {
+	for _, in := range []string{"", "!!!", "AAAA", "HISTFAAAACR4nJNpmSzMwMDAxQABzFCaEUoLMUiS1OQ1"} {
+		if _, err := DecodeHist(in); err == nil {
+			t.Errorf("DecodeHist(%q) = nil error", in)
+		}
+	}
+}
+
+func TestTableShowsRatioToFirst(t *testing.T) {
+	run := NewRun()
+	mk := func(target string, d time.Duration) Record {
+		r := NewRecorder()
+		for range 100 {
+			r.Record(d)
+		}
+		return run.Result(target, "load_table.latency", Closed, 1, r, time.Second, nil)
+	}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, []Record{mk("embedded", time.Microsecond), mk("sql", 50*time.Microsecond),
+		run.Skipped("sql", "resolve_metadata.latency", "no resolver", nil)}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !regexp.MustCompile(`50\.0\d× p50`).MatchString(out) || !strings.Contains(out, "skipped sql resolve_metadata.latency: no resolver") {
+		t.Fatalf("table:\n%s", out)
+	}
+}
+
+// BenchmarkRecord is the harness's own cost per operation: one clock pair
+// plus one histogram write. Target: ≤ 50 ns.
+func BenchmarkRecord(b *testing.B) {
+	r := NewRecorder()
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		r.Record(time.Since(t0))
+	}
+}
+
+// BenchmarkRecordOnly is the histogram write alone.
+func BenchmarkRecordOnly(b *testing.B) {
+	r := NewRecorder()
+	b.ReportAllocs()
+	d := 1234 * time.Nanosecond
+	for b.Loop() {
+		r.Record(d)
+	}
+}

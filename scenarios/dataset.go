@@ -1,0 +1,217 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/iceberg-go"
+	icecatalog "github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+)
+
+// Shape is the namespace tree a dataset is built on, as in Polaris'
+// benchmark and warp's iceberg mode: Width children per namespace, Depth
+// levels below the root, TablesPerLeaf tables in every leaf namespace.
+type Shape struct {
+	Width         int `json:"width"`
+	Depth         int `json:"depth"`
+	TablesPerLeaf int `json:"tables_per_leaf"`
+}
+
+// Leaves is the number of leaf namespaces.
+func (s Shape) Leaves() int {
+	n := 1
+	for range s.Depth {
+		n *= s.Width
+	}
+	return n
+}
+
+// Tables is the number of tables the shape holds.
+func (s Shape) Tables() int { return s.Leaves() * s.TablesPerLeaf }
+
+// ShapeFor returns the default shape holding at least tables tables: a
+// 2×2 tree for small datasets (200 tables with --quick), a 10×2 tree of 100
+// leaves from 1,000 tables up (10,000 tables for the full run).
+func ShapeFor(tables int) Shape {
+	s := Shape{Width: 2, Depth: 2}
+	if tables >= 1000 {
+		s = Shape{Width: 10, Depth: 2}
+	}
+	s.TablesPerLeaf = max(1, (tables+s.Leaves()-1)/s.Leaves())
+	return s
+}
+
+// Validate rejects shapes that cannot be built.
+func (s Shape) Validate() error {
+	switch {
+	case s.Width < 1 || s.Depth < 0 || s.TablesPerLeaf < 1:
+		return fmt.Errorf("dataset shape %+v: width and tables per leaf must be ≥ 1, depth ≥ 0", s)
+	case s.Tables() > 10_000_000:
+		return fmt.Errorf("dataset shape %+v: %d tables is more than katbench will create", s, s.Tables())
+	}
+	return nil
+}
+
+// Schema is the schema of every table katbench creates: small, so that a
+// table's metadata is the size a real catalog serves most often.
+var Schema = iceberg.NewSchema(0,
+	iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
+	iceberg.NestedField{ID: 2, Name: "ts", Type: iceberg.PrimitiveTypes.TimestampTz, Required: true},
+	iceberg.NestedField{ID: 3, Name: "payload", Type: iceberg.PrimitiveTypes.String},
+)
+
+// Dataset is what setup created on one competitor.
+type Dataset struct {
+	Root       table.Identifier   // the run's root namespace
+	Namespaces []table.Identifier // every namespace, parents before children
+	Tables     []table.Identifier // the benchmark tables, in creation order
+	// Work is a namespace under Root for scenarios that create tables.
+	Work table.Identifier
+	// TablesErr is why tables could not be created, when they could not:
+	// scenarios that need tables are then skipped with this text.
+	TablesErr error
+}
+
+// Misses returns n identifiers of tables that do not exist, in existing
+// namespaces.
+func (d *Dataset) Misses(n int) []table.Identifier {
+	out := make([]table.Identifier, n)
+	leaf := d.Work
+	if len(d.Tables) > 0 {
+		leaf = icecatalog.NamespaceFromIdent(d.Tables[0])
+	}
+	for i := range out {
+		out[i] = append(append(table.Identifier{}, leaf...), fmt.Sprintf("missing_%06d", i))
+	}
+	return out
+}
+
+// Progress receives setup progress: done of total, for what.
+type Progress func(what string, done, total int)
+
+// Build creates the namespace tree and the tables on cat with `parallel`
+// workers. A namespace failure fails the build; a table failure does not:
+// it is recorded in TablesErr so storage-free scenarios still run.
+func Build(ctx context.Context, cat icecatalog.Catalog, root string, shape Shape, parallel int, progress Progress) (*Dataset, error) {
+	if err := shape.Validate(); err != nil {
+		return nil, err
+	}
+	d := &Dataset{Root: table.Identifier{root}}
+	d.Work = table.Identifier{root, "work"}
+	d.Namespaces = append(d.Namespaces, d.Root, d.Work)
+	leaves := []table.Identifier{d.Root}
+	for range shape.Depth {
+		var next []table.Identifier
+		for _, p := range leaves {
+			for i := range shape.Width {
+				ns := append(append(table.Identifier{}, p...), fmt.Sprintf("ns%d", i))
+				next = append(next, ns)
+				d.Namespaces = append(d.Namespaces, ns)
+			}
+		}
+		leaves = next
+	}
+	for i, ns := range d.Namespaces {
+		if err := cat.CreateNamespace(ctx, ns, iceberg.Properties{"katbench": "dataset"}); err != nil {
+			return d, fmt.Errorf("create namespace %s: %w", strings.Join(ns, "."), err)
+		}
+		report(progress, "namespaces", i+1, len(d.Namespaces))
+	}
+	for _, leaf := range leaves {
+		for t := range shape.TablesPerLeaf {
+			d.Tables = append(d.Tables, append(append(table.Identifier{}, leaf...), fmt.Sprintf("t%06d", t)))
+		}
+	}
+	created, err := parallelDo(ctx, d.Tables, parallel, func(ctx context.Context, id table.Identifier) error {
+		_, err := cat.CreateTable(ctx, id, Schema)
+		return err
+	}, func(done int) { report(progress, "tables", done, len(d.Tables)) })
+	if err != nil {
+		d.TablesErr = err
+		d.Tables = created
+	}
+	return d, nil
+}
+
+// Drop removes what Build created, tables first, children before parents.
+// It goes on past errors and returns them joined.
+func (d *Dataset) Drop(ctx context.Context, cat icecatalog.Catalog, extra []table.Identifier, parallel int, progress Progress) error {
+	all := append(append([]table.Identifier{}, d.Tables...), extra...)
+	var errs []error
+	_, err := parallelDo(ctx, all, parallel, func(ctx context.Context, id table.Identifier) error {
+		if err := cat.DropTable(ctx, id); err != nil && !errors.Is(err, icecatalog.ErrNoSuchTable) {
+			return err
+		}
+		return nil
+	}, func(done int) { report(progress, "drop tables", done, len(all)) })
+	errs = append(errs, err)
+	for i := len(d.Namespaces) - 1; i >= 0; i-- {
+		if err := cat.DropNamespace(ctx, d.Namespaces[i]); err != nil && !errors.Is(err, icecatalog.ErrNoSuchNamespace) {
+			errs = append(errs, fmt.Errorf("drop namespace %s: %w", strings.Join(d.Namespaces[i], "."), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// parallelDo applies fn to every id with n workers. It stops at the first
+// error and returns the ids that succeeded (in order up to the first gap is
+// not guaranteed; the slice holds exactly the successful ones).
+func parallelDo(ctx context.Context, ids []table.Identifier, n int, fn func(context.Context, table.Identifier) error, tick func(done int)) ([]table.Identifier, error) {
+	if n < 1 {
+		n = 1
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ok := make([]bool, len(ids))
+	var (
+		next, done atomic.Int64
+		firstErr   error
+		once       sync.Once
+		wg         sync.WaitGroup
+	)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(ids) || ctx.Err() != nil {
+					return
+				}
+				if err := fn(ctx, ids[i]); err != nil {
+					once.Do(func() {
+						firstErr = fmt.Errorf("%s: %w", strings.Join(ids[i], "."), err)
+						cancel()
+					})
+					return
+				}
+				ok[i] = true
+				if d := done.Add(1); tick != nil && (d%50 == 0 || int(d) == len(ids)) {
+					tick(int(d))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr == nil && ctx.Err() != nil {
+		firstErr = ctx.Err()
+	}
+	var succeeded []table.Identifier
+	for i, o := range ok {
+		if o {
+			succeeded = append(succeeded, ids[i])
+		}
+	}
+	return succeeded, firstErr
+}
+
+func report(p Progress, what string, done, total int) {
+	if p != nil {
+		p(what, done, total)
+	}
+}

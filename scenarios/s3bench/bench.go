@@ -1,0 +1,352 @@
+package s3bench
+
+import (
+	"bytes"
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+
+	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/transport"
+	"github.com/nordisk/katbench/transport/s3"
+)
+
+// cleanupTimeout bounds the removal of the run's objects after the bench,
+// which runs even when ctx was cancelled.
+const cleanupTimeout = time.Minute
+
+// lane is one transport under test: its client and what it really is.
+type lane struct {
+	requested transport.Kind
+	client    *minio.Client
+	info      s3.Info
+}
+
+// cell is one (op, size, concurrency) measured on every lane.
+type cell struct {
+	op   Op
+	size int64
+	conc int
+}
+
+// laneCell is the measured state of one lane in one cell, kept across the
+// interleaved rounds.
+type laneCell struct {
+	workers  []*worker
+	recs     []*results.Recorder
+	firstErr []error
+	elapsed  time.Duration
+}
+
+// Run measures every (transport, op, size, concurrency) of cfg against one
+// endpoint and writes one result line per transport and cell to sink.
+//
+// Transports are interleaved round by round (A B, then B A, …) inside each
+// cell, after a warm-up that is not recorded. A transport that falls back
+// (io_uring unavailable, or an https endpoint) is reported once on cfg.Log
+// and measured as what really ran: its lines carry the used transport as
+// target and the reason in transport_fallback; a fallback identical to
+// another requested transport is measured once. Every line of the run
+// carries the fallback reason when any requested transport fell back.
+//
+// The bucket is created when missing; the run's objects live under a fresh
+// prefix and are removed afterwards, also on error or cancellation. Run is
+// not safe to call concurrently with itself on the same bucket prefix (it
+// picks a fresh one, so it is in practice).
+func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
+	cfg, err = cfg.withDefaults()
+	if err != nil {
+		return err
+	}
+	lanes, fallback, err := openLanes(cfg)
+	if err != nil {
+		return err
+	}
+	defer progressDone(cfg)
+	setup := lanes[0].client
+	if err := ensureBucket(ctx, setup, cfg.S3.Bucket, cfg.S3.Region); err != nil {
+		return err
+	}
+	prefix := "katbench-transport/" + cfg.Run.ID + "-" + randomHex(4) + "/"
+	defer func() {
+		if cerr := cleanup(ctx, setup, cfg.S3.Bucket, prefix); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}()
+
+	payloads := map[int64][]byte{}
+	payload := func(size int64) []byte {
+		if p, ok := payloads[size]; ok {
+			return p
+		}
+		p := make([]byte, size)
+		_, _ = crand.Read(p) // never fails (crypto/rand contract)
+		payloads[size] = p
+		return p
+	}
+	// GET and HEAD read objects written once here; PUT writes its own keys.
+	readKeys := map[int64]string{}
+	for _, op := range cfg.Ops {
+		var sizes []int64
+		switch op {
+		case Head:
+			sizes = []int64{HeadSize}
+		case Get:
+			sizes = cfg.Sizes
+		}
+		for _, size := range sizes {
+			if _, ok := readKeys[size]; ok {
+				continue
+			}
+			key := prefix + "obj-" + FormatSize(size)
+			p := payload(size)
+			if _, err := (minio.Core{Client: setup}).PutObject(ctx, cfg.S3.Bucket, key, bytes.NewReader(p), size, "", "", putOptions); err != nil {
+				return fmt.Errorf("s3bench: write test object %s: %w", key, err)
+			}
+			readKeys[size] = key
+		}
+	}
+
+	for _, c := range cells(cfg) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		size := c.size
+		if c.op == Head {
+			size = HeadSize
+		}
+		states := make([]*laneCell, len(lanes))
+		for i, l := range lanes {
+			st := &laneCell{}
+			for w := 0; w < c.conc; w++ {
+				key := readKeys[size]
+				if c.op == Put {
+					key = fmt.Sprintf("%sput-%s-%s-w%d", prefix, l.info.Used, FormatSize(size), w)
+				}
+				st.workers = append(st.workers, newWorker(l.client, cfg.S3.Bucket, key, c.op, size, payload(size)))
+				st.recs = append(st.recs, results.NewRecorder())
+				st.firstErr = append(st.firstErr, nil)
+			}
+			states[i] = st
+			// Warm-up: verified, not recorded. Errors still count.
+			runPhase(ctx, st, cfg.warmup(c.conc), true)
+			for _, r := range st.recs {
+				r.Reset()
+			}
+		}
+		name := Scenario(c.op, size, c.conc)
+		for round := 0; round < cfg.Rounds; round++ {
+			n := cfg.Iterations / cfg.Rounds
+			if round < cfg.Iterations%cfg.Rounds {
+				n++
+			}
+			for j := range lanes {
+				i := j
+				if round%2 == 1 {
+					i = len(lanes) - 1 - j
+				}
+				progress(cfg, name, string(lanes[i].info.Used), round, cfg.Rounds)
+				states[i].elapsed += runPhase(ctx, states[i], n, false)
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		for i, l := range lanes {
+			if err := sink.Write(record(cfg, c, size, l, states[i], fallback)); err != nil {
+				return fmt.Errorf("s3bench: write result: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// openLanes creates one client per requested transport, dropping a lane
+// whose used transport duplicates an earlier one, and returns the joined
+// fallback reasons.
+func openLanes(cfg Config) ([]lane, string, error) {
+	var lanes []lane
+	var fallback string
+	used := map[transport.Kind]bool{}
+	for _, k := range cfg.Transports {
+		sc := cfg.S3
+		sc.Transport = k
+		c, info, err := s3.NewClient(sc)
+		if err != nil {
+			return nil, "", fmt.Errorf("s3bench: %w", err)
+		}
+		if info.Fallback != "" {
+			if cfg.Log != nil {
+				fmt.Fprintf(cfg.Log, "katbench: warning: transport %s unavailable for %s, using %s: %s\n", k, cfg.EndpointName, info.Used, info.Fallback)
+			}
+			if fallback != "" {
+				fallback += "; "
+			}
+			fallback += info.Fallback
+		}
+		if used[info.Used] {
+			continue
+		}
+		used[info.Used] = true
+		lanes = append(lanes, lane{requested: k, client: c, info: info})
+	}
+	return lanes, fallback, nil
+}
+
+// cells lists the (op, size, concurrency) combinations in run order.
+func cells(cfg Config) []cell {
+	var out []cell
+	for _, op := range cfg.Ops {
+		sizes := cfg.Sizes
+		if op == Head {
+			sizes = []int64{HeadSize}
+		}
+		for _, size := range sizes {
+			for _, conc := range cfg.Concurrency {
+				out = append(out, cell{op: op, size: size, conc: conc})
+			}
+		}
+	}
+	return out
+}
+
+// runPhase performs n operations on st's workers (closed loop, each worker
+// taking the next ticket until n are taken) and returns the wall time.
+// Successful operations are recorded in the worker's recorder unless verify
+// is set (warm-up); failures are counted either way.
+func runPhase(ctx context.Context, st *laneCell, n int, verify bool) time.Duration {
+	if n <= 0 {
+		return 0
+	}
+	var tickets atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i, w := range st.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rec := st.recs[i]
+			for tickets.Add(1) <= int64(n) {
+				if ctx.Err() != nil {
+					return
+				}
+				t0 := time.Now()
+				err := w.do(ctx, verify)
+				d := time.Since(t0)
+				if err != nil {
+					rec.Error()
+					if st.firstErr[i] == nil {
+						st.firstErr[i] = err
+					}
+					continue
+				}
+				if !verify {
+					rec.Record(d)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
+// record builds the result line of one lane in one cell.
+func record(cfg Config, c cell, size int64, l lane, st *laneCell, fallback string) results.Record {
+	rec := results.Merged(st.recs...)
+	params := map[string]any{
+		"endpoint":    cfg.EndpointName,
+		"op":          string(c.op),
+		"concurrency": c.conc,
+		"iterations":  cfg.Iterations,
+		"rounds":      cfg.Rounds,
+		"warmup":      cfg.warmup(c.conc),
+		"transport":   string(l.info.Used),
+		"requested":   string(l.requested),
+		"pool_size":   cfg.S3.PoolSize,
+		"quick":       cfg.Quick,
+	}
+	if c.op != Head {
+		params["size_bytes"] = size
+		if st.elapsed > 0 {
+			params["mib_s"] = float64(rec.Count()) * float64(size) / st.elapsed.Seconds() / (1 << 20)
+		}
+	} else {
+		params["object_bytes"] = size
+	}
+	r := cfg.Run.Result(string(l.info.Used), Scenario(c.op, size, c.conc), results.Closed, c.conc, rec, st.elapsed, params)
+	r.Transport = string(l.info.Used)
+	r.TransportFallback = fallback
+	for _, err := range st.firstErr {
+		if err != nil {
+			r.FirstError = err.Error()
+			break
+		}
+	}
+	return r
+}
+
+// ensureBucket creates bucket when it does not exist.
+func ensureBucket(ctx context.Context, c *minio.Client, bucket, region string) error {
+	ok, err := c.BucketExists(ctx, bucket)
+	if err != nil {
+		return fmt.Errorf("s3bench: bucket %s: %w", bucket, err)
+	}
+	if ok {
+		return nil
+	}
+	if err := c.MakeBucket(ctx, bucket, minio.MakeBucketOptions{Region: region}); err != nil {
+		code := minio.ToErrorResponse(err).Code
+		if code == "BucketAlreadyOwnedByYou" || code == "BucketAlreadyExists" {
+			return nil // created concurrently
+		}
+		return fmt.Errorf("s3bench: create bucket %s: %w", bucket, err)
+	}
+	return nil
+}
+
+// cleanup removes every object under prefix. It runs on a context detached
+// from ctx's cancellation, so an interrupted run still leaves nothing behind.
+func cleanup(ctx context.Context, c *minio.Client, bucket, prefix string) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	var errs []error
+	for obj := range c.ListObjects(ctx, bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
+		if obj.Err != nil {
+			errs = append(errs, fmt.Errorf("list %s: %w", prefix, obj.Err))
+			break
+		}
+		if err := c.RemoveObject(ctx, bucket, obj.Key, minio.RemoveObjectOptions{}); err != nil {
+			errs = append(errs, fmt.Errorf("remove %s: %w", obj.Key, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("s3bench: cleanup: %w", err)
+	}
+	return nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = crand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func progress(cfg Config, scenario, target string, round, rounds int) {
+	if cfg.Progress == nil {
+		return
+	}
+	fmt.Fprintf(cfg.Progress, "\r\x1b[K[%s] %s %s round %d/%d", cfg.EndpointName, scenario, target, round+1, rounds)
+}
+
+func progressDone(cfg Config) {
+	if cfg.Progress != nil {
+		fmt.Fprint(cfg.Progress, "\r\x1b[K")
+	}
+}

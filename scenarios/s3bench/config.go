@@ -1,0 +1,308 @@
+// Package s3bench is the S3 byte-transport micro-bench behind
+// `katbench transport`: HEAD, GET and PUT through minio-go over each byte
+// transport (net/http, io_uring), interleaved round by round in one run so
+// machine drift hits every transport alike, one result line per
+// (transport, op, size, concurrency).
+package s3bench
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/transport"
+	"github.com/nordisk/katbench/transport/s3"
+)
+
+// Op is one S3 operation the bench measures.
+type Op string
+
+// The operations.
+const (
+	Head Op = "head" // StatObject: one HEAD, no body
+	Get  Op = "get"  // GetObject read into a reused buffer of the object's size
+	Put  Op = "put"  // PutObject of a known size, unsigned payload
+)
+
+// Defaults for a full run; Quick runs use QuickIterations.
+const (
+	DefaultIterations = 8000
+	QuickIterations   = 500
+	DefaultRounds     = 10
+	// MaxSize bounds an object size: every GET worker keeps a buffer of it.
+	MaxSize = 256 << 20
+	// HeadSize is the size of the object HEAD is measured on.
+	HeadSize = 4 << 10
+)
+
+// Errors for bad configuration.
+var (
+	ErrBadSize   = errors.New("bad object size")
+	ErrBadOp     = errors.New("bad operation")
+	ErrBadConfig = errors.New("bad s3bench config")
+)
+
+// Default dimensions.
+var (
+	DefaultOps         = []Op{Head, Get, Put}
+	DefaultSizes       = []int64{4 << 10, 64 << 10, 1 << 20}
+	DefaultConcurrency = []int{1, 8}
+	DefaultTransports  = []transport.Kind{"http", "uring"}
+)
+
+// Config shapes one micro-bench run against one endpoint.
+type Config struct {
+	// S3 says where the store is and how to sign: Endpoint, Bucket, keys,
+	// Region and PoolSize are used; Transport is ignored (Transports rules).
+	// PoolSize 0 means the largest Concurrency level.
+	S3 s3.Config
+	// EndpointName is params.endpoint: "control" for the in-process
+	// server, else "" for the endpoint's host:port.
+	EndpointName string
+	// Transports are measured in this order within a round (the order flips
+	// every other round). Empty means DefaultTransports.
+	Transports []transport.Kind
+	// Ops, Sizes and Concurrency are the dimensions; empty means defaults.
+	// HEAD has no size dimension.
+	Ops         []Op
+	Sizes       []int64
+	Concurrency []int
+	// Iterations measured per (transport, op, size, concurrency); 0 means
+	// DefaultIterations.
+	Iterations int
+	// Rounds splits Iterations into interleaved rounds; 0 means
+	// DefaultRounds (fewer when Iterations is smaller).
+	Rounds int
+	// Warmup operations per (transport, op, size, concurrency), not
+	// recorded; 0 means max(2×concurrency, Iterations/20), -1 means none.
+	Warmup int
+	// Quick is recorded in params.
+	Quick bool
+	// Run gives the run id and provenance shared with other lines; nil
+	// means a fresh results.NewRun().
+	Run *results.Run
+	// Progress, when not nil, receives a carriage-return progress line.
+	Progress io.Writer
+	// Log, when not nil, receives warnings (one line per transport that
+	// fell back).
+	Log io.Writer
+}
+
+// withDefaults fills empty fields and validates the dimensions.
+func (c Config) withDefaults() (Config, error) {
+	if len(c.Transports) == 0 {
+		c.Transports = DefaultTransports
+	}
+	if len(c.Ops) == 0 {
+		c.Ops = DefaultOps
+	}
+	if len(c.Sizes) == 0 {
+		c.Sizes = DefaultSizes
+	}
+	if len(c.Concurrency) == 0 {
+		c.Concurrency = DefaultConcurrency
+	}
+	if c.Iterations == 0 {
+		c.Iterations = DefaultIterations
+	}
+	if c.Rounds == 0 {
+		c.Rounds = DefaultRounds
+	}
+	if c.Iterations < 1 {
+		return c, fmt.Errorf("%w: iterations %d, want at least 1", ErrBadConfig, c.Iterations)
+	}
+	if c.Rounds < 1 {
+		return c, fmt.Errorf("%w: rounds %d, want at least 1", ErrBadConfig, c.Rounds)
+	}
+	if c.Rounds > c.Iterations {
+		c.Rounds = c.Iterations
+	}
+	if c.Warmup < -1 {
+		return c, fmt.Errorf("%w: warmup %d", ErrBadConfig, c.Warmup)
+	}
+	for _, op := range c.Ops {
+		if _, err := ParseOp(string(op)); err != nil {
+			return c, err
+		}
+	}
+	for _, s := range c.Sizes {
+		if s < 0 || s > MaxSize {
+			return c, fmt.Errorf("%w: %d bytes, want 0..%d", ErrBadSize, s, MaxSize)
+		}
+	}
+	maxConc := 0
+	for _, n := range c.Concurrency {
+		if n < 1 || n > 1024 {
+			return c, fmt.Errorf("%w: concurrency %d, want 1..1024", ErrBadConfig, n)
+		}
+		maxConc = max(maxConc, n)
+	}
+	if c.S3.PoolSize == 0 {
+		c.S3.PoolSize = maxConc
+	}
+	if c.S3.MaxRetries == 0 {
+		c.S3.MaxRetries = 1 // count failures, never retry them away
+	}
+	if c.Run == nil {
+		c.Run = results.NewRun()
+	}
+	if c.EndpointName == "" {
+		ep, err := s3.ParseEndpoint(c.S3.Endpoint)
+		if err != nil {
+			return c, err
+		}
+		c.EndpointName = ep.Host
+	}
+	return c, c.S3.Validate()
+}
+
+// warmup returns the warm-up operation count for one cell.
+func (c Config) warmup(conc int) int {
+	switch {
+	case c.Warmup == -1:
+		return 0
+	case c.Warmup > 0:
+		return c.Warmup
+	default:
+		return max(2*conc, c.Iterations/20)
+	}
+}
+
+// ParseOp parses "head", "get" or "put" (any case).
+func ParseOp(s string) (Op, error) {
+	switch op := Op(strings.ToLower(strings.TrimSpace(s))); op {
+	case Head, Get, Put:
+		return op, nil
+	default:
+		return "", fmt.Errorf("%w %q: want head, get or put", ErrBadOp, s)
+	}
+}
+
+// ParseOps parses a comma-separated list of operations.
+func ParseOps(s string) ([]Op, error) {
+	var out []Op
+	for _, f := range splitList(s) {
+		op, err := ParseOp(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, op)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: empty list", ErrBadOp)
+	}
+	return out, nil
+}
+
+var units = []struct {
+	suffix string
+	mult   int64
+}{{"gib", 1 << 30}, {"mib", 1 << 20}, {"kib", 1 << 10}, {"b", 1}}
+
+// ParseSize parses a size such as "4KiB", "1MiB", "512B" or "1000"
+// (binary units, case-insensitive).
+func ParseSize(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(num), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%w %q: want e.g. 4KiB, 1MiB, 512B", ErrBadSize, s)
+	}
+	if n > MaxSize/mult {
+		return 0, fmt.Errorf("%w %q: larger than %s", ErrBadSize, s, FormatSize(MaxSize))
+	}
+	return n * mult, nil
+}
+
+// ParseSizes parses a comma-separated list of sizes.
+func ParseSizes(s string) ([]int64, error) {
+	var out []int64
+	for _, f := range splitList(s) {
+		n, err := ParseSize(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: empty list", ErrBadSize)
+	}
+	return out, nil
+}
+
+// FormatSize names a size the way scenario names do: "4KiB", "1MiB",
+// "512B" (the largest binary unit that divides it exactly).
+func FormatSize(n int64) string {
+	for _, u := range []struct {
+		name string
+		mult int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.mult && n%u.mult == 0 {
+			return strconv.FormatInt(n/u.mult, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10) + "B"
+}
+
+// ParseConcurrency parses a comma-separated list of positive integers.
+func ParseConcurrency(s string) ([]int, error) {
+	var out []int
+	for _, f := range splitList(s) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 || n > 1024 {
+			return nil, fmt.Errorf("%w: concurrency %q, want 1..1024", ErrBadConfig, f)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: empty concurrency list", ErrBadConfig)
+	}
+	return out, nil
+}
+
+// ParseTransports parses a comma-separated list of transport kinds.
+func ParseTransports(s string) ([]transport.Kind, error) {
+	var out []transport.Kind
+	seen := map[transport.Kind]bool{}
+	for _, f := range splitList(s) {
+		k, err := transport.ParseKind(f)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: empty transport list", ErrBadConfig)
+	}
+	return out, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Scenario names a cell: "s3.head.c1", "s3.get.4KiB.c8".
+func Scenario(op Op, size int64, conc int) string {
+	if op == Head {
+		return fmt.Sprintf("s3.head.c%d", conc)
+	}
+	return fmt.Sprintf("s3.%s.%s.c%d", op, FormatSize(size), conc)
+}
