@@ -91,6 +91,10 @@ type Factory struct {
 	Usage string
 	// Description is one line for `katbench list`.
 	Description string
+	// Peer is the competitor shown next to this one when it is run on its
+	// own (`katbench embedded` runs sql beside it), so a single command
+	// still gives a comparison. Empty for none.
+	Peer string
 	// Durability reports whether the competitor honours Config.Durability,
 	// so the durability sweep runs for it.
 	Durability bool

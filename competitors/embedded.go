@@ -31,6 +31,7 @@ func init() {
 		Name:        "embedded",
 		Description: "the bbolt catalog in-process, in a fresh directory (no network)",
 		Durability:  true,
+		Peer:        "sql",
 		New:         newEmbedded,
 	})
 }

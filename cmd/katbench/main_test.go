@@ -95,7 +95,7 @@ func TestUnwritableDirIsAClearError(t *testing.T) {
 func TestEmbeddedQuickRunAppendsHistory(t *testing.T) {
 	dir := t.TempDir()
 	hist := filepath.Join(dir, "h.jsonl")
-	args := []string{"run", "embedded", "sql", "--quick", "--tables", "8", "--ops", "50", "--create-ops", "10", "--duration", "30ms",
+	args := []string{"embedded", "--quick", "--tables", "8", "--ops", "50", "--create-ops", "10", "--duration", "30ms",
 		"--warmup", "5ms", "--threads", "1,2", "--history", hist}
 	stdout, stderr, code := katbench(t, dir, args...)
 	if code != 0 {

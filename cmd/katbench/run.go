@@ -268,16 +268,22 @@ endpoint: name=URL or name=URL@WAREHOUSE (e.g. nessie=http://localhost:19120/ice
 	// One command per competitor: `katbench embedded`, `katbench nessie URL WAREHOUSE`, …
 	for _, fac := range competitors.All() {
 		var ff benchFlags
+		var peer string
 		name := fac.Name
 		c := &cobra.Command{
 			Use:   strings.TrimSpace(name + " " + fac.Usage),
 			Short: "Benchmark " + fac.Description,
 			Args:  cobra.MaximumNArgs(2),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return runBench(cmd, &ff, []targetSpec{{name: name, args: args}})
+				specs := []targetSpec{{name: name, args: args}}
+				if peer != "" && peer != name {
+					specs = append(specs, targetSpec{name: peer})
+				}
+				return runBench(cmd, &ff, specs)
 			},
 		}
 		ff.register(c)
+		c.Flags().StringVar(&peer, "peer", fac.Peer, "competitor run beside this one for comparison ('' for none)")
 		rootCmd.AddCommand(c)
 	}
 	rootCmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

@@ -96,7 +96,7 @@ func ratio(base Record, haveBase bool, r Record, ok bool) string {
 	if strings.Contains(r.Scenario, "throughput") {
 		suffix = "× ops/s"
 	}
-	return fmt.Sprintf("%.2f%s", x, suffix)
+	return fmt.Sprintf("%.3g%s", x, suffix)
 }
 
 func num(v float64) string {
