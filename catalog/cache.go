@@ -1,0 +1,125 @@
+package catalog
+
+import (
+	"sync/atomic"
+
+	"github.com/apache/iceberg-go/table"
+)
+
+// mirrorShards is the number of copy-on-write shards in the pointer mirror.
+// A write copies one shard, so with 10,000 tables a write copies about 40
+// entries instead of 10,000.
+const mirrorShards = 256
+
+// tableEntry is one table pointer: the location of the table's current
+// metadata file, as committed in bbolt. The location never changes; a commit,
+// create or rename installs a new entry. The parsed metadata is attached once,
+// either at write time (the writer has it in hand) or by the first reader
+// after Open; since metadata files are immutable it can never go stale.
+type tableEntry struct {
+	location string
+	loaded   atomic.Pointer[loadedMetadata]
+}
+
+// loadedMetadata is the parsed content of the metadata file at location,
+// shared by every reader and never modified.
+type loadedMetadata struct {
+	location string
+	meta     table.Metadata
+	// raw is the metadata JSON exactly as stored in the file.
+	raw []byte
+	// fsF is the FS function the table was built with.
+	fsF table.FSysF
+	// proto is a fully built table for the entry's identifier. LoadTable
+	// returns a shallow copy of it, so a warm load costs one allocation and
+	// reads nothing; the copies share the metadata, the identifier slice, the
+	// FS function and the (concurrency-safe) manifest cache.
+	proto *table.Table
+}
+
+// mirror is the in-memory copy of bbolt's table pointers.
+//
+// Readers call get without any lock: each shard is an immutable map published
+// through an atomic pointer. Writers call set only while holding the
+// catalog's writer lock, right after the bbolt transaction that made the same
+// change committed, so the mirror is always exactly bbolt's content.
+type mirror struct {
+	shards [mirrorShards]atomic.Pointer[map[string]*tableEntry]
+}
+
+// shardOf hashes key with 32-bit FNV-1a.
+func shardOf(key []byte) int {
+	h := uint32(2166136261)
+	for _, b := range key {
+		h ^= uint32(b)
+		h *= 16777619
+	}
+	return int(h % mirrorShards)
+}
+
+// get returns the entry stored under key, or nil. It does not allocate and
+// takes no lock; key is not retained.
+func (m *mirror) get(key []byte) *tableEntry {
+	shard := m.shards[shardOf(key)].Load()
+	if shard == nil {
+		return nil
+	}
+	return (*shard)[string(key)]
+}
+
+// set stores e under key, or removes key when e is nil, by publishing a new
+// copy of key's shard. Callers must hold the catalog's writer lock.
+func (m *mirror) set(key []byte, e *tableEntry) {
+	p := &m.shards[shardOf(key)]
+	old := p.Load()
+	n := 1
+	if old != nil {
+		n += len(*old)
+	}
+	next := make(map[string]*tableEntry, n)
+	if old != nil {
+		for k, v := range *old {
+			next[k] = v
+		}
+	}
+	if e == nil {
+		delete(next, string(key))
+	} else {
+		next[string(key)] = e
+	}
+	p.Store(&next)
+}
+
+// load replaces the whole mirror with pointers (key → location). It is used
+// by Open, before the catalog is shared.
+func (m *mirror) load(pointers map[string]string) {
+	shards := make([]map[string]*tableEntry, mirrorShards)
+	for k, loc := range pointers {
+		i := shardOf([]byte(k))
+		if shards[i] == nil {
+			shards[i] = make(map[string]*tableEntry)
+		}
+		shards[i][k] = &tableEntry{location: loc}
+	}
+	for i := range shards {
+		if shards[i] != nil {
+			m.shards[i].Store(&shards[i])
+		} else {
+			m.shards[i].Store(nil)
+		}
+	}
+}
+
+// pointers returns a copy of the mirror as key → location (for tests and
+// diagnostics; it takes no lock, so it is exact only when no write runs).
+func (m *mirror) pointers() map[string]string {
+	out := make(map[string]string)
+	for i := range m.shards {
+		if s := m.shards[i].Load(); s != nil {
+			for k, e := range *s {
+				out[k] = e.location
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,249 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/iceberg-go"
+	icecatalog "github.com/apache/iceberg-go/catalog"
+	icebergio "github.com/apache/iceberg-go/io"
+	"github.com/apache/iceberg-go/table"
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// DBFileName is the name of the bbolt file inside Options.Dir.
+const DBFileName = "catalog.db"
+
+// DefaultLockTimeout is how long Open waits for the bbolt file lock when
+// Options.LockTimeout is zero.
+const DefaultLockTimeout = 2 * time.Second
+
+// Type is what Catalog.CatalogType reports.
+const Type icecatalog.Type = "embedded"
+
+// bbolt buckets. namespaces: namespace key → JSON object of properties.
+// tables: table key → current metadata location.
+var (
+	bucketNamespaces = []byte("namespaces")
+	bucketTables     = []byte("tables")
+)
+
+// Options configure Open. Only Dir is required.
+type Options struct {
+	// Dir holds the bbolt file (Dir/catalog.db). Open creates it if missing.
+	Dir string
+	// Warehouse is the root under which table locations are made, as a URI
+	// iceberg-go's io understands (file://…, s3://bucket/prefix). Default:
+	// file://<Dir>/warehouse.
+	Warehouse string
+	// Durability is the durability mode; "" means Immediate.
+	Durability Durability
+	// LockTimeout bounds the wait for the bbolt file lock; default 2s.
+	LockTimeout time.Duration
+	// IOProps are passed to iceberg-go's io.LoadFS (S3 endpoint, keys, …).
+	IOProps iceberg.Properties
+	// SyncInterval is the Eventual mode's sync period; default 1s.
+	SyncInterval time.Duration
+}
+
+// Catalog is the embedded bbolt Iceberg catalog. It implements
+// icecatalog.Catalog and is safe for concurrent use; see the package
+// documentation for the concurrency and durability contracts.
+type Catalog struct {
+	db         *bolt.DB
+	path       string
+	warehouse  string
+	durability Durability
+	ioProps    iceberg.Properties
+
+	// whPrefix is "scheme://host" of the warehouse; locations with this
+	// prefix share whFS, loaded once at Open.
+	whPrefix string
+	whFS     icebergio.IO
+	whFSF    table.FSysF
+
+	// wmu serialises every bbolt write transaction with the mirror update
+	// that follows it, so the mirror changes in bbolt's commit order.
+	wmu    sync.Mutex
+	tables mirror
+
+	syncer *syncer // Eventual mode only
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var (
+	_ icecatalog.Catalog = (*Catalog)(nil)
+	_ icecatalog.Closer  = (*Catalog)(nil)
+)
+
+// Open opens (creating if needed) the catalog in opts.Dir. A bbolt file held
+// by another process, or by another open Catalog in this process, yields an
+// error wrapping ErrLocked after opts.LockTimeout; a Dir that cannot be
+// created or written yields an error naming it. Nothing is written when the
+// options are invalid.
+func Open(ctx context.Context, opts Options) (*Catalog, error) {
+	durability, err := ParseDurability(string(opts.Durability))
+	if err != nil {
+		return nil, fmt.Errorf("open catalog: %w", err)
+	}
+	if opts.Dir == "" {
+		return nil, errors.New("open catalog: Options.Dir is empty")
+	}
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("open catalog: resolve dir %q: %w", opts.Dir, err)
+	}
+	if opts.Warehouse != "" {
+		if _, err := url.Parse(opts.Warehouse); err != nil {
+			return nil, fmt.Errorf("open catalog: invalid warehouse %q: %w", opts.Warehouse, err)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("open catalog: create dir %s: %w", dir, err)
+	}
+
+	lockTimeout := opts.LockTimeout
+	if lockTimeout <= 0 {
+		lockTimeout = DefaultLockTimeout
+	}
+	path := filepath.Join(dir, DBFileName)
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout:        lockTimeout,
+		NoSync:         durability != Immediate,
+		NoGrowSync:     durability != Immediate,
+		NoFreelistSync: true,
+		FreelistType:   bolt.FreelistMapType,
+	})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, fmt.Errorf("open catalog %s: %w (gave up after %s)", path, ErrLocked, lockTimeout)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open catalog %s: %w", path, err)
+	}
+
+	c := &Catalog{db: db, path: path, durability: durability, ioProps: opts.IOProps}
+	if err := c.init(ctx, dir, opts.Warehouse); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if durability == Eventual {
+		c.syncer = newSyncer(db, opts.SyncInterval)
+	}
+	return c, nil
+}
+
+// init creates the buckets, sets up the warehouse IO and fills the mirror.
+func (c *Catalog) init(ctx context.Context, dir, warehouse string) error {
+	pointers := make(map[string]string)
+	err := c.db.Update(func(tx *bolt.Tx) error {
+		if _, err := tx.CreateBucketIfNotExists(bucketNamespaces); err != nil {
+			return err
+		}
+		b, err := tx.CreateBucketIfNotExists(bucketTables)
+		if err != nil {
+			return err
+		}
+		return b.ForEach(func(k, v []byte) error {
+			pointers[string(k)] = string(v)
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("open catalog %s: %w", c.path, err)
+	}
+	c.tables.load(pointers)
+
+	if warehouse == "" {
+		warehouse = (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(dir, "warehouse"))}).String()
+	}
+	c.warehouse = strings.TrimRight(warehouse, "/")
+	c.whPrefix = schemeHost(c.warehouse)
+	c.whFS, err = icebergio.LoadFS(ctx, c.ioProps, c.warehouse)
+	if err != nil {
+		return fmt.Errorf("open catalog: load IO for warehouse %s: %w", c.warehouse, err)
+	}
+	whFS := c.whFS
+	c.whFSF = func(context.Context) (icebergio.IO, error) { return whFS, nil }
+	return nil
+}
+
+// Path is the bbolt file's path.
+func (c *Catalog) Path() string { return c.path }
+
+// Warehouse is the warehouse root URI.
+func (c *Catalog) Warehouse() string { return c.warehouse }
+
+// Durability is the mode the catalog was opened with.
+func (c *Catalog) Durability() Durability { return c.durability }
+
+// CatalogType reports Type ("embedded").
+func (c *Catalog) CatalogType() icecatalog.Type { return Type }
+
+// Close syncs (in Eventual mode), closes the bbolt file and releases its
+// lock. Later calls return the first call's result; every other method
+// returns ErrClosed afterwards.
+func (c *Catalog) Close() error {
+	c.closeOnce.Do(func() {
+		c.wmu.Lock()
+		defer c.wmu.Unlock()
+		c.closed.Store(true)
+		var errs []error
+		if c.syncer != nil {
+			if err := c.syncer.close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if err := c.db.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close %s: %w", c.path, err))
+		}
+		c.closeErr = errors.Join(errs...)
+	})
+	return c.closeErr
+}
+
+// write runs fn in a bbolt write transaction and, if it commits, runs publish
+// (which updates the mirror) before any other writer can start. fn must not
+// have side effects outside the transaction.
+func (c *Catalog) write(fn func(tx *bolt.Tx) error, publish func()) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.closed.Load() {
+		return ErrClosed
+	}
+	if err := c.db.Update(fn); err != nil {
+		return err
+	}
+	if publish != nil {
+		publish()
+	}
+	return nil
+}
+
+// read runs fn in a bbolt read transaction.
+func (c *Catalog) read(fn func(tx *bolt.Tx) error) error {
+	if c.closed.Load() {
+		return ErrClosed
+	}
+	return c.db.View(fn)
+}
+
+// schemeHost returns "scheme://host" of a URI, or "" for a plain path.
+func schemeHost(loc string) string {
+	u, err := url.Parse(loc)
+	if err != nil || u.Scheme == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}

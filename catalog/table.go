@@ -1,0 +1,352 @@
+package catalog
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/url"
+	"strings"
+
+	"github.com/apache/iceberg-go"
+	icecatalog "github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+	bolt "go.etcd.io/bbolt"
+)
+
+// keyBufSize is the stack buffer for building a lookup key; longer
+// identifiers still work, with one allocation.
+const keyBufSize = 256
+
+// lookup returns ident's mirror entry (nil when there is no such table)
+// without a lock and without allocating for a valid identifier.
+func (c *Catalog) lookup(ident table.Identifier) (*tableEntry, error) {
+	if c.closed.Load() {
+		return nil, ErrClosed
+	}
+	if err := validateTableIdent(ident); err != nil {
+		return nil, err
+	}
+	var buf [keyBufSize]byte
+	return c.tables.get(appendKey(buf[:0], ident)), nil
+}
+
+// loaded returns e's parsed metadata, reading the file the first time after
+// Open. Concurrent first readers may both read; one result is kept.
+func (c *Catalog) loaded(ctx context.Context, ident table.Identifier, e *tableEntry) (*loadedMetadata, error) {
+	if l := e.loaded.Load(); l != nil {
+		return l, nil
+	}
+	meta, raw, fsF, err := c.readMetadata(ctx, e.location)
+	if err != nil {
+		return nil, fmt.Errorf("load table %s: %w", identString(ident), err)
+	}
+	l := newLoaded(ident, e.location, meta, raw, fsF, c)
+	if e.loaded.CompareAndSwap(nil, l) {
+		return l, nil
+	}
+	return e.loaded.Load(), nil
+}
+
+func newLoaded(ident table.Identifier, loc string, meta table.Metadata, raw []byte, fsF table.FSysF, c *Catalog) *loadedMetadata {
+	return &loadedMetadata{
+		location: loc,
+		meta:     meta,
+		raw:      raw,
+		fsF:      fsF,
+		proto:    table.New(ident, meta, loc, fsF, c),
+	}
+}
+
+// CheckTableExists reports whether ident names a table. It consults only the
+// in-memory mirror of bbolt's pointers: no lock, no I/O, no allocation. An
+// invalid identifier is an error.
+func (c *Catalog) CheckTableExists(_ context.Context, ident table.Identifier) (bool, error) {
+	e, err := c.lookup(ident)
+	if err != nil {
+		return false, fmt.Errorf("check table: %w", err)
+	}
+	return e != nil, nil
+}
+
+// LoadTable returns ident's table. Warm loads (every load after the first
+// since Open, and every load of a table created or committed through this
+// Catalog) read and parse nothing and allocate once: the result is a shallow
+// copy of a table built when the metadata was cached, sharing its immutable
+// metadata and identifier with other loads. Errors wrap ErrNoSuchTable.
+func (c *Catalog) LoadTable(ctx context.Context, ident table.Identifier) (*table.Table, error) {
+	e, err := c.lookup(ident)
+	if err != nil {
+		return nil, fmt.Errorf("load table: %w", err)
+	}
+	if e == nil {
+		return nil, fmt.Errorf("load table %s: %w", identString(ident), icecatalog.ErrNoSuchTable)
+	}
+	l, err := c.loaded(ctx, ident, e)
+	if err != nil {
+		return nil, err
+	}
+	t := *l.proto
+	return &t, nil
+}
+
+// ResolveMetadata returns ident's current metadata without building a
+// table.Table. The result is shared and immutable: callers must not modify
+// it. Errors wrap ErrNoSuchTable.
+func (c *Catalog) ResolveMetadata(ctx context.Context, ident table.Identifier) (table.Metadata, error) {
+	e, err := c.lookup(ident)
+	if err != nil {
+		return nil, fmt.Errorf("resolve metadata: %w", err)
+	}
+	if e == nil {
+		return nil, fmt.Errorf("resolve metadata %s: %w", identString(ident), icecatalog.ErrNoSuchTable)
+	}
+	l, err := c.loaded(ctx, ident, e)
+	if err != nil {
+		return nil, err
+	}
+	return l.meta, nil
+}
+
+// LoadMetadataJSON returns ident's current metadata location and the
+// metadata JSON exactly as stored in that file. raw is shared: callers must
+// not modify it. Errors wrap ErrNoSuchTable.
+func (c *Catalog) LoadMetadataJSON(ctx context.Context, ident table.Identifier) (location string, raw []byte, err error) {
+	e, err := c.lookup(ident)
+	if err != nil {
+		return "", nil, fmt.Errorf("load metadata json: %w", err)
+	}
+	if e == nil {
+		return "", nil, fmt.Errorf("load metadata json %s: %w", identString(ident), icecatalog.ErrNoSuchTable)
+	}
+	l, err := c.loaded(ctx, ident, e)
+	if err != nil {
+		return "", nil, err
+	}
+	return l.location, l.raw, nil
+}
+
+// CreateTable creates ident with schema sc. The table's location is the
+// WithLocation option, else the namespace's "location" property joined with
+// the table name, else <warehouse>/<namespace parts>/<table>. The metadata
+// file <location>/metadata/00000-<uuid>.metadata.json is written (and, in
+// Immediate mode, synced) before the pointer is committed. Errors wrap
+// ErrTableAlreadyExists, ErrNoSuchNamespace or ErrInvalidIdentifier; on any
+// error nothing is committed and the written file is removed.
+func (c *Catalog) CreateTable(ctx context.Context, ident table.Identifier, sc *iceberg.Schema, opts ...icecatalog.CreateTableOpt) (*table.Table, error) {
+	e, err := c.lookup(ident)
+	if err != nil {
+		return nil, fmt.Errorf("create table: %w", err)
+	}
+	if e != nil {
+		return nil, fmt.Errorf("create table %s: %w", identString(ident), icecatalog.ErrTableAlreadyExists)
+	}
+	if sc == nil {
+		return nil, fmt.Errorf("create table %s: nil schema: %w", identString(ident), iceberg.ErrInvalidArgument)
+	}
+	cfg := icecatalog.NewCreateTableCfg()
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	ns := ident[:len(ident)-1]
+
+	var nsProps iceberg.Properties
+	if err := c.read(func(tx *bolt.Tx) (err error) {
+		nsProps, err = namespaceProps(tx, ns)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
+	}
+
+	loc := strings.TrimRight(cfg.Location, "/")
+	if loc == "" {
+		if loc, err = c.defaultLocation(ident, nsProps); err != nil {
+			return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
+		}
+	}
+	meta, err := table.NewMetadata(sc, cfg.PartitionSpec, cfg.SortOrder, loc, cfg.Properties)
+	if err != nil {
+		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
+	}
+	t, err := c.install(ctx, ident, nil, meta, 0)
+	if err != nil {
+		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
+	}
+	return t, nil
+}
+
+// defaultLocation is the namespace's location property joined with the
+// table name, or <warehouse>/<namespace parts>/<table>.
+func (c *Catalog) defaultLocation(ident table.Identifier, nsProps iceberg.Properties) (string, error) {
+	base, parts := c.warehouse, []string(ident)
+	if l := strings.TrimRight(nsProps.Get("location", ""), "/"); l != "" {
+		base, parts = l, ident[len(ident)-1:]
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", fmt.Errorf("invalid base location %q: %w", base, err)
+	}
+	if u.Scheme == "" {
+		return strings.Join(append([]string{base}, parts...), "/"), nil
+	}
+	return u.JoinPath(parts...).String(), nil
+}
+
+// install writes meta as version's metadata file and commits it as ident's
+// pointer. base is the entry the change was computed from (nil for a new
+// table): the commit succeeds only if ident's pointer is still base's
+// location (or, for nil, if ident does not exist and its namespace does).
+// On failure the file is removed and nothing changes.
+func (c *Catalog) install(ctx context.Context, ident table.Identifier, base *tableEntry, meta table.Metadata, version int) (*table.Table, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	loc, err := newMetadataLocation(meta, version)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(meta)
+	if err != nil {
+		return nil, fmt.Errorf("encode metadata: %w", err)
+	}
+	if err := c.writeMetadata(ctx, loc, raw, meta.Properties()); err != nil {
+		return nil, err
+	}
+	_, fsF, err := c.fsFor(ctx, loc, meta.Properties())
+	if err != nil {
+		c.removeMetadata(ctx, loc, meta.Properties())
+		return nil, err
+	}
+	entry := &tableEntry{location: loc}
+	l := newLoaded(ident, loc, meta, raw, fsF, c)
+	entry.loaded.Store(l)
+
+	key := keyOf(ident)
+	ns := ident[:len(ident)-1]
+	err = c.write(func(tx *bolt.Tx) error {
+		tables := tx.Bucket(bucketTables)
+		cur := tables.Get(key)
+		switch {
+		case base == nil && cur != nil:
+			return icecatalog.ErrTableAlreadyExists
+		case base == nil:
+			if tx.Bucket(bucketNamespaces).Get(keyOf(ns)) == nil {
+				return fmt.Errorf("namespace %s: %w", identString(ns), icecatalog.ErrNoSuchNamespace)
+			}
+		case cur == nil:
+			return fmt.Errorf("%w: table was dropped concurrently: %w", table.ErrCommitFailed, icecatalog.ErrNoSuchTable)
+		case string(cur) != base.location:
+			return fmt.Errorf("%w: metadata location moved from %s to %s concurrently",
+				table.ErrCommitFailed, base.location, cur)
+		}
+		return tables.Put(key, []byte(loc))
+	}, func() { c.tables.set(key, entry) })
+	if err != nil {
+		c.removeMetadata(ctx, loc, meta.Properties())
+		return nil, err
+	}
+	t := *l.proto
+	return &t, nil
+}
+
+// ListTables yields the tables directly inside ns, in name order. A missing
+// namespace yields one error wrapping ErrNoSuchNamespace. The list is read in
+// one transaction before the first yield.
+func (c *Catalog) ListTables(ctx context.Context, ns table.Identifier) iter.Seq2[table.Identifier, error] {
+	var out []table.Identifier
+	err := ValidateIdentifier(ns)
+	if err == nil {
+		err = c.read(func(tx *bolt.Tx) error {
+			if tx.Bucket(bucketNamespaces).Get(keyOf(ns)) == nil {
+				return fmt.Errorf("namespace %s: %w", identString(ns), icecatalog.ErrNoSuchNamespace)
+			}
+			prefix := append(keyOf(ns), keySep)
+			cur := tx.Bucket(bucketTables).Cursor()
+			for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
+				if bytes.IndexByte(k[len(prefix):], keySep) < 0 {
+					out = append(out, identOf(k))
+				}
+			}
+			return nil
+		})
+	}
+	return func(yield func(table.Identifier, error) bool) {
+		if err != nil {
+			yield(nil, fmt.Errorf("list tables: %w", err))
+			return
+		}
+		for _, id := range out {
+			if !yield(id, nil) {
+				return
+			}
+		}
+	}
+}
+
+// DropTable removes ident's pointer. Metadata and data files are left in
+// place. Errors wrap ErrNoSuchTable.
+func (c *Catalog) DropTable(ctx context.Context, ident table.Identifier) error {
+	if err := validateTableIdent(ident); err != nil {
+		return fmt.Errorf("drop table: %w", err)
+	}
+	key := keyOf(ident)
+	err := c.write(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketTables)
+		if b.Get(key) == nil {
+			return icecatalog.ErrNoSuchTable
+		}
+		return b.Delete(key)
+	}, func() { c.tables.set(key, nil) })
+	if err != nil {
+		return fmt.Errorf("drop table %s: %w", identString(ident), err)
+	}
+	return nil
+}
+
+// RenameTable moves from's pointer to to, which may be in another
+// namespace; the table keeps its location and metadata. Errors wrap
+// ErrNoSuchTable (from), ErrNoSuchNamespace (to's namespace) or
+// ErrTableAlreadyExists (to).
+func (c *Catalog) RenameTable(ctx context.Context, from, to table.Identifier) (*table.Table, error) {
+	if err := validateTableIdent(from); err != nil {
+		return nil, fmt.Errorf("rename table: %w", err)
+	}
+	if err := validateTableIdent(to); err != nil {
+		return nil, fmt.Errorf("rename table: %w", err)
+	}
+	fromKey, toKey := keyOf(from), keyOf(to)
+	toNs := to[:len(to)-1]
+	var loc string
+	err := c.write(func(tx *bolt.Tx) error {
+		tables := tx.Bucket(bucketTables)
+		cur := tables.Get(fromKey)
+		if cur == nil {
+			return fmt.Errorf("%s: %w", identString(from), icecatalog.ErrNoSuchTable)
+		}
+		if tx.Bucket(bucketNamespaces).Get(keyOf(toNs)) == nil {
+			return fmt.Errorf("namespace %s: %w", identString(toNs), icecatalog.ErrNoSuchNamespace)
+		}
+		if tables.Get(toKey) != nil {
+			return fmt.Errorf("%s: %w", identString(to), icecatalog.ErrTableAlreadyExists)
+		}
+		loc = string(cur)
+		if err := tables.Delete(fromKey); err != nil {
+			return err
+		}
+		return tables.Put(toKey, []byte(loc))
+	}, func() {
+		moved := &tableEntry{location: loc}
+		if old := c.tables.get(fromKey); old != nil {
+			if l := old.loaded.Load(); l != nil {
+				moved.loaded.Store(newLoaded(to, loc, l.meta, l.raw, l.fsF, c))
+			}
+		}
+		c.tables.set(fromKey, nil)
+		c.tables.set(toKey, moved)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rename table %s to %s: %w", identString(from), identString(to), err)
+	}
+	return c.LoadTable(ctx, to)
+}
