@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -39,11 +40,27 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+// usageArgs makes every command's argument check a usage error (exit 2).
+func usageArgs(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return usageError{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
+}
+
 func main() {
+	usageArgs(rootCmd)
 	if err := rootCmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "katbench:", err)
 		var ue usageError
-		if errors.As(err, &ue) {
+		if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
 			os.Exit(2)
 		}
 		os.Exit(1)

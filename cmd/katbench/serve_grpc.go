@@ -1,0 +1,124 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nordisk/katbench/catalog"
+	"github.com/nordisk/katbench/catalog/grpcfront"
+)
+
+// grpcGracePeriod is how long a stop waits for in-flight calls before
+// cutting them off.
+const grpcGracePeriod = 10 * time.Second
+
+// serveGRPCFlags are the flags of `katbench serve grpc`.
+type serveGRPCFlags struct {
+	addr, dir, durability string
+	credentials           []string
+}
+
+func init() {
+	var f serveGRPCFlags
+	cmd := &cobra.Command{
+		Use:   "grpc",
+		Short: "Serve the embedded catalog over gRPC (katbench.catalog.v1.CatalogService)",
+		Long: `Serve the embedded bbolt catalog over katbench's gRPC front until Ctrl-C or
+SIGTERM, then stop gracefully and close the catalog file. Without --dir the
+catalog lives in a temp dir removed on exit. With --credential id:secret
+(repeatable) every RPC but GetToken needs "authorization: Bearer <token>",
+the token coming from GetToken. Benchmark it with ` + "`katbench grpc HOST:PORT`" + `.`,
+		Example: `  katbench serve grpc --addr 127.0.0.1:50051
+  katbench serve grpc --dir /tmp/cat --durability eventual --credential bench:s3cr3t`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("serve grpc takes no arguments, got %q (flags: --addr, --dir, --durability, --credential)", args)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return serveGRPC(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.addr, "addr", "127.0.0.1:50051", "listen address host:port (port 0 picks a free one)")
+	fl.StringVar(&f.dir, "dir", "", "catalog directory (default: a temp dir removed on exit)")
+	fl.StringVar(&f.durability, "durability", os.Getenv("BENCH_DURABILITY"), "immediate|eventual|none; env BENCH_DURABILITY")
+	fl.StringArrayVar(&f.credentials, "credential", nil, "require a bearer token from GetToken with this id:secret (repeatable)")
+	serveCmd.AddCommand(cmd)
+}
+
+// serveGRPC validates every flag before creating anything, then serves.
+func serveGRPC(cmd *cobra.Command, f serveGRPCFlags) (err error) {
+	dur, err := catalog.ParseDurability(f.durability)
+	if err != nil {
+		return usagef("--durability: %v", err)
+	}
+	var opts grpcfront.ServerOptions
+	for _, s := range f.credentials {
+		c, err := grpcfront.ParseCredential(s)
+		if err != nil {
+			return usagef("--credential: %v", err)
+		}
+		opts.Credentials = append(opts.Credentials, c)
+	}
+	if _, _, err := net.SplitHostPort(f.addr); err != nil {
+		return usagef("--addr %q: %v", f.addr, err)
+	}
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	dir := f.dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "katbench-grpc-*")
+		if err != nil {
+			return fmt.Errorf("create temp dir: %w", err)
+		}
+		dir = d
+		defer func() { err = errors.Join(err, os.RemoveAll(d)) }()
+	}
+	cat, err := catalog.Open(ctx, catalog.Options{Dir: dir, Durability: dur})
+	if err != nil {
+		return fmt.Errorf("open catalog in %s: %w", dir, err)
+	}
+	defer func() { err = errors.Join(err, cat.Close()) }()
+
+	srv, err := grpcfront.NewServer(cat, opts)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	l, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", f.addr, err)
+	}
+	stderr := cmd.ErrOrStderr()
+	auth := "off"
+	if len(opts.Credentials) > 0 {
+		auth = "bearer token"
+	}
+	fmt.Fprintf(stderr, "katbench: serving gRPC at %s (catalog %s, durability %s, auth %s)\n", l.Addr(), dir, dur, auth)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(stderr, "katbench: shutting down")
+	stopped := make(chan struct{})
+	go func() { srv.GracefulStop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(grpcGracePeriod):
+		fmt.Fprintf(stderr, "katbench: calls still running after %v; stopping hard\n", grpcGracePeriod)
+		srv.Stop()
+	}
+	return <-served
+}

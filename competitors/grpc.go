@@ -1,0 +1,176 @@
+package competitors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/nordisk/katbench/catalog"
+	"github.com/nordisk/katbench/catalog/grpcfront"
+)
+
+// grpcStopTimeout bounds the in-process server's graceful stop at Close;
+// after it, the server is stopped hard.
+const grpcStopTimeout = 10 * time.Second
+
+// grpcCompetitor is a catalog reached through katbench's gRPC front
+// (catalog/grpcfront). Control is the front's empty RPC on the connection
+// the scenarios use; metadata resolution goes over the wire. Safe for
+// concurrent use.
+type grpcCompetitor struct {
+	Base
+	client    *grpcfront.Client
+	ephemeral bool
+}
+
+var (
+	_ Controller       = (*grpcCompetitor)(nil)
+	_ MetadataResolver = (*grpcCompetitor)(nil)
+	_ Ephemeral        = (*grpcCompetitor)(nil)
+)
+
+// Control is one empty unary RPC on the catalog's connection.
+func (c *grpcCompetitor) Control(ctx context.Context) error { return c.client.Control(ctx) }
+
+// ResolveMetadata resolves over the wire; the client parses each metadata
+// location once.
+func (c *grpcCompetitor) ResolveMetadata(ctx context.Context, ident table.Identifier) (table.Metadata, error) {
+	return c.client.ResolveMetadata(ctx, ident)
+}
+
+// Ephemeral reports whether the catalog's storage is thrown away on Close
+// (the in-process server over a fresh embedded catalog).
+func (c *grpcCompetitor) Ephemeral() bool { return c.ephemeral }
+
+func init() {
+	Register(Factory{
+		Name:        "grpc",
+		Usage:       "[HOST:PORT]",
+		Description: "our gRPC front over a fresh embedded catalog, in-process on loopback (or the server at HOST:PORT, env KATBENCH_GRPC_URL)",
+		Durability:  true,
+		New:         newGRPC,
+	})
+}
+
+// newGRPC builds `grpc`: with HOST:PORT (argument, else KATBENCH_GRPC_URL)
+// it benchmarks that server; without, it starts the front on 127.0.0.1
+// over a fresh embedded catalog in cfg.Dir. Client properties come from
+// --prop and the environment as for REST: credential (id:secret) or token
+// for auth; the rest are table IO properties.
+func newGRPC(ctx context.Context, cfg Config) (Competitor, error) {
+	if len(cfg.Args) > 1 {
+		return nil, fmt.Errorf("grpc: too many arguments %q (want [HOST:PORT])", cfg.Args)
+	}
+	p := props(cfg, "grpc")
+	opts, params, err := grpcClientOptions(p)
+	if err != nil {
+		return nil, err
+	}
+	addr := os.Getenv("KATBENCH_GRPC_URL")
+	if len(cfg.Args) == 1 {
+		addr = cfg.Args[0]
+	}
+	if addr != "" {
+		cl, err := grpcfront.Dial(ctx, addr, opts)
+		if err != nil {
+			return nil, fmt.Errorf("grpc: %w (is `katbench serve grpc --addr %s` running?)", err, addr)
+		}
+		params["addr"] = addr
+		params["server"] = "external"
+		return &grpcCompetitor{
+			Base:   Base{N: "grpc", Cat: cl, P: params, CloseFn: cl.Close},
+			client: cl,
+		}, nil
+	}
+	return startGRPC(ctx, cfg, opts, params)
+}
+
+// startGRPC runs the front in-process over a fresh embedded catalog.
+func startGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOptions, params map[string]any) (Competitor, error) {
+	if cfg.Dir == "" {
+		return nil, errors.New("grpc: no directory given")
+	}
+	dur, err := catalog.ParseDurability(cfg.Durability)
+	if err != nil {
+		return nil, fmt.Errorf("grpc: %w", err)
+	}
+	var sopts grpcfront.ServerOptions
+	if opts.Credential.ID != "" {
+		sopts.Credentials = []grpcfront.Credential{opts.Credential}
+	}
+	cat, err := catalog.Open(ctx, catalog.Options{Dir: cfg.Dir, Durability: dur})
+	if err != nil {
+		return nil, fmt.Errorf("grpc: %w", err)
+	}
+	srv, err := grpcfront.NewServer(cat, sopts)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("grpc: %w", err), cat.Close())
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("grpc: listen: %w", err), cat.Close())
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	stopServer := func() error {
+		stopped := make(chan struct{})
+		go func() { srv.GracefulStop(); close(stopped) }()
+		select {
+		case <-stopped:
+		case <-time.After(grpcStopTimeout):
+			srv.Stop()
+		}
+		return errors.Join(<-served, cat.Close())
+	}
+	addr := l.Addr().String()
+	cl, err := grpcfront.Dial(ctx, addr, opts)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("grpc: %w", err), stopServer())
+	}
+	params["addr"] = addr
+	params["server"] = "in-process"
+	params["dir"] = cfg.Dir
+	params["durability"] = string(dur)
+	return &grpcCompetitor{
+		Base: Base{N: "grpc", Cat: cl, P: params, CloseFn: func() error {
+			return errors.Join(cl.Close(), stopServer())
+		}},
+		client:    cl,
+		ephemeral: true,
+	}, nil
+}
+
+// grpcClientOptions maps client properties to grpcfront options and the
+// params reported in results (secrets left out).
+func grpcClientOptions(p map[string]string) (grpcfront.ClientOptions, map[string]any, error) {
+	opts := grpcfront.ClientOptions{}
+	params := map[string]any{"client": "katbench grpcfront", "timeout": grpcfront.DefaultCallTimeout.String()}
+	io := iceberg.Properties{}
+	for k, v := range p {
+		switch k {
+		case "credential":
+			c, err := grpcfront.ParseCredential(v)
+			if err != nil {
+				return opts, nil, fmt.Errorf("grpc: prop credential: %w", err)
+			}
+			opts.Credential = c
+			params["auth"] = "bearer"
+		case "token":
+			opts.Token = v
+			params["auth"] = "bearer"
+		default:
+			io[k] = v
+			params["prop."+k] = v
+		}
+	}
+	if len(io) > 0 {
+		opts.Props = io
+	}
+	return opts, params, nil
+}
