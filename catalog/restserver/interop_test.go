@@ -1,0 +1,183 @@
+package restserver
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nordisk/katbench/internal/testenv"
+)
+
+// pyicebergPython installs (once, cached) pyiceberg with
+// scripts/install-pyiceberg.sh and returns the venv's python.
+func pyicebergPython(t *testing.T) string {
+	t.Helper()
+	script := filepath.Join(testenv.RepoRoot(), "scripts", "install-pyiceberg.sh")
+	var stderr bytes.Buffer
+	cmd := exec.Command("bash", script)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		err = fmt.Errorf("%s: %w: %s", script, err, stderr.String())
+	}
+	testenv.Need(t, "pyiceberg", err)
+	py := strings.TrimSpace(string(out))
+	if _, err := os.Stat(py); err != nil {
+		t.Fatalf("install script printed %q, not a python: %v", py, err)
+	}
+	return py
+}
+
+// buildKatbench builds the katbench binary into a temp dir.
+func buildKatbench(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "katbench")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/katbench")
+	build.Dir = testenv.RepoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build katbench: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startServeRest starts `katbench serve rest` on a free loopback port and
+// returns its URL and a stop function that sends SIGTERM and returns the
+// process's stderr after it exits.
+func startServeRest(t *testing.T, bin string, args ...string) (string, func() (string, error)) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "rest", "--addr", "127.0.0.1:0", "--dir", t.TempDir()}, args...)...)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start katbench serve rest: %v", err)
+	}
+	pw.Close()
+	var log bytes.Buffer
+	lines := bufio.NewScanner(pr)
+	url := ""
+	for lines.Scan() {
+		line := lines.Text()
+		log.WriteString(line + "\n")
+		if _, rest, ok := strings.Cut(line, "serving Iceberg REST at "); ok {
+			url, _, _ = strings.Cut(rest, " ")
+			break
+		}
+	}
+	if url == "" {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("katbench serve rest printed no URL:\n%s", log.String())
+	}
+	rest := make(chan string, 1)
+	go func() {
+		var b bytes.Buffer
+		for lines.Scan() {
+			b.WriteString(lines.Text() + "\n")
+		}
+		rest <- b.String()
+	}()
+	stopped := false
+	stop := func() (string, error) {
+		stopped = true
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			return log.String(), err
+		}
+		werr := make(chan error, 1)
+		go func() { werr <- cmd.Wait() }()
+		select {
+		case err := <-werr:
+			return log.String() + <-rest, err
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			return log.String(), errors.New("katbench serve rest did not exit within 30s of SIGTERM")
+		}
+	}
+	t.Cleanup(func() {
+		if !stopped {
+			_, _ = stop()
+		}
+	})
+	return url, stop
+}
+
+// TestServeRest runs `katbench serve rest` as a real process: bad flags
+// exit 2 having created nothing, and pyiceberg drives a running server.
+func TestServeRest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping: builds katbench and runs pyiceberg (-short)")
+	}
+	bin := buildKatbench(t)
+	t.Run("BadFlags", func(t *testing.T) { testServeRestBadFlags(t, bin) })
+	t.Run("PyIcebergInterop", func(t *testing.T) { testPyIcebergInterop(t, bin) })
+}
+
+func testServeRestBadFlags(t *testing.T, bin string) {
+	for _, args := range [][]string{
+		{"--durability", "sometimes"},
+		{"--credential", "id:"},
+		{"--scope", "catalog"},
+		{"--addr", "nonsense"},
+		{"--prefix", "namespaces"},
+		{"extra-arg"},
+	} {
+		dir := filepath.Join(t.TempDir(), "cat")
+		cmd := exec.Command(bin, append([]string{"serve", "rest", "--dir", dir}, args...)...)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+			t.Errorf("%v: %v, want exit status 2\n%s", args, err, out)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%v: created %s", args, dir)
+		}
+	}
+}
+
+// testPyIcebergInterop drives `katbench serve rest` with pyiceberg, a REST
+// client nobody here wrote: namespaces, create, load, list, commit, a stale
+// commit rejected with CommitFailedException, rename and drop — with
+// authentication on.
+func testPyIcebergInterop(t *testing.T, bin string) {
+	py := pyicebergPython(t)
+	url, stop := startServeRest(t, bin, "--credential", "interop:s3cr3t", "--scope", "catalog")
+
+	script := filepath.Join("testdata", "pyiceberg_interop.py")
+	cmd := exec.Command(py, script, url, "interop:s3cr3t")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("pyiceberg script failed: %v\n%s", err, out)
+	}
+	for _, step := range []string{"connect", "namespaces", "create_table", "load_table", "list_tables", "commit", "failed_commit", "namespace_not_empty", "rename_table", "drop"} {
+		if !bytes.Contains(out, []byte("ok "+step+"\n")) {
+			t.Errorf("step %s did not pass:\n%s", step, out)
+		}
+	}
+	if !bytes.Contains(out, []byte("ALL OK")) {
+		t.Fatalf("script did not finish:\n%s", out)
+	}
+
+	// A wrong secret must be refused by the same server.
+	bad := exec.Command(py, script, url, "interop:wrong")
+	if out, err := bad.CombinedOutput(); err == nil || !bytes.Contains(out, []byte("invalid_client")) {
+		t.Fatalf("pyiceberg with a wrong secret: %v, want an invalid_client OAuth error:\n%s", err, out)
+	}
+
+	logs, err := stop()
+	if err != nil {
+		t.Fatalf("serve rest exit: %v\n%s", err, logs)
+	}
+	if !strings.Contains(logs, "shutting down") {
+		t.Fatalf("no graceful shutdown in server log:\n%s", logs)
+	}
+}

@@ -1,0 +1,143 @@
+package restserver
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+)
+
+type namespaceResponse struct {
+	Namespace  table.Identifier   `json:"namespace"`
+	Properties iceberg.Properties `json:"properties"`
+}
+
+// handleListNamespaces serves GET /v1/namespaces[?parent=a%1Fb]. An empty
+// parent means top level. Pagination is not implemented: every namespace is
+// returned in one page, which the spec allows.
+func (s *Server) handleListNamespaces(w http.ResponseWriter, r *http.Request) {
+	var parent table.Identifier
+	if p := r.URL.Query().Get("parent"); p != "" {
+		ns, err := parseNamespaceString(p)
+		if err != nil {
+			s.writeError(w, r, fmt.Errorf("parent: %w", err))
+			return
+		}
+		parent = ns
+	}
+	list, err := s.cat.ListNamespaces(r.Context(), parent)
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("list namespaces under %v: %w", parent, err))
+		return
+	}
+	if list == nil {
+		list = []table.Identifier{}
+	}
+	s.writeJSON(w, http.StatusOK, struct {
+		Namespaces []table.Identifier `json:"namespaces"`
+	}{list})
+}
+
+// handleCreateNamespace serves POST /v1/namespaces.
+func (s *Server) handleCreateNamespace(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r, s.maxBody)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req, err := DecodeCreateNamespace(body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := s.cat.CreateNamespace(r.Context(), req.Namespace, req.Properties); err != nil {
+		s.writeError(w, r, fmt.Errorf("create namespace %v: %w", req.Namespace, err))
+		return
+	}
+	props := req.Properties
+	if props == nil {
+		props = iceberg.Properties{}
+	}
+	s.writeJSON(w, http.StatusOK, namespaceResponse{Namespace: req.Namespace, Properties: props})
+}
+
+// handleNamespace serves GET, HEAD and DELETE of /v1/namespaces/{namespace}.
+func (s *Server) handleNamespace(w http.ResponseWriter, r *http.Request, rt route) {
+	ns, err := ParseNamespacePath(rt.ns)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	switch r.Method {
+	case http.MethodHead:
+		ok, err := s.cat.CheckNamespaceExists(ctx, ns)
+		switch {
+		case err != nil:
+			s.writeError(w, r, fmt.Errorf("check namespace %v: %w", ns, err))
+		case ok:
+			writeNoContent(w)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	case http.MethodGet:
+		props, err := s.cat.LoadNamespaceProperties(ctx, ns)
+		if err != nil {
+			s.writeError(w, r, fmt.Errorf("load namespace %v: %w", ns, err))
+			return
+		}
+		if props == nil {
+			props = iceberg.Properties{}
+		}
+		s.writeJSON(w, http.StatusOK, namespaceResponse{Namespace: ns, Properties: props})
+	case http.MethodDelete:
+		if err := s.cat.DropNamespace(ctx, ns); err != nil {
+			s.writeError(w, r, fmt.Errorf("drop namespace %v: %w", ns, err))
+			return
+		}
+		writeNoContent(w)
+	}
+}
+
+// handleNamespaceProps serves POST /v1/namespaces/{namespace}/properties.
+func (s *Server) handleNamespaceProps(w http.ResponseWriter, r *http.Request, rt route) {
+	ns, err := ParseNamespacePath(rt.ns)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	body, err := readBody(w, r, s.maxBody)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req, err := DecodeUpdateNamespaceProperties(body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	sum, err := s.cat.UpdateNamespaceProperties(r.Context(), ns, req.Removals, req.Updates)
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("update namespace %v properties: %w", ns, err))
+		return
+	}
+	// removed and updated are required arrays in the spec; missing lists
+	// removals that were not present.
+	if sum.Removed == nil {
+		sum.Removed = []string{}
+	}
+	if sum.Updated == nil {
+		sum.Updated = []string{}
+	}
+	if sum.Missing == nil {
+		sum.Missing = []string{}
+		for _, k := range req.Removals {
+			if !slices.Contains(sum.Removed, k) {
+				sum.Missing = append(sum.Missing, k)
+			}
+		}
+	}
+	s.writeJSON(w, http.StatusOK, sum)
+}

@@ -1,0 +1,289 @@
+package restserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+
+	icecatalog "github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+)
+
+// loadTableResponse is the spec's LoadTableResult and CommitTableResponse.
+// The server vends no table config, so config (optional) is left out.
+type loadTableResponse struct {
+	MetadataLocation string         `json:"metadata-location"`
+	Metadata         table.Metadata `json:"metadata"`
+}
+
+// tableIdent decodes the {namespace} and {table} path parameters.
+func tableIdent(rt route) (table.Identifier, error) {
+	ns, err := ParseNamespacePath(rt.ns)
+	if err != nil {
+		return nil, err
+	}
+	name, err := parseNamePath(rt.table)
+	if err != nil {
+		return nil, err
+	}
+	return append(ns, name), nil
+}
+
+type identifierResponse struct {
+	Namespace table.Identifier `json:"namespace"`
+	Name      string           `json:"name"`
+}
+
+// handleListTables serves GET /v1/namespaces/{namespace}/tables, in one page.
+func (s *Server) handleListTables(w http.ResponseWriter, r *http.Request, rt route) {
+	ns, err := ParseNamespacePath(rt.ns)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ids := []identifierResponse{}
+	for id, err := range s.cat.ListTables(r.Context(), ns) {
+		if err != nil {
+			s.writeError(w, r, fmt.Errorf("list tables in %v: %w", ns, err))
+			return
+		}
+		ids = append(ids, identifierResponse{
+			Namespace: icecatalog.NamespaceFromIdent(id),
+			Name:      icecatalog.TableNameFromIdent(id),
+		})
+	}
+	s.writeJSON(w, http.StatusOK, struct {
+		Identifiers []identifierResponse `json:"identifiers"`
+	}{ids})
+}
+
+// handleCreateTable serves POST /v1/namespaces/{namespace}/tables.
+func (s *Server) handleCreateTable(w http.ResponseWriter, r *http.Request, rt route) {
+	ns, err := ParseNamespacePath(rt.ns)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	body, err := readBody(w, r, s.maxBody)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req, err := DecodeCreateTable(body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if req.StageCreate {
+		s.writeError(w, r, fmt.Errorf("%w: stage-create", ErrUnsupported))
+		return
+	}
+	ident := append(ns, *req.Name)
+	var opts []icecatalog.CreateTableOpt
+	if req.Location != "" {
+		opts = append(opts, icecatalog.WithLocation(req.Location))
+	}
+	if req.PartitionSpec != nil {
+		spec := req.PartitionSpec.PartitionSpec
+		opts = append(opts, icecatalog.WithPartitionSpec(&spec))
+	}
+	if req.WriteOrder != nil {
+		opts = append(opts, icecatalog.WithSortOrder(req.WriteOrder.SortOrder))
+	}
+	if req.Properties != nil {
+		opts = append(opts, icecatalog.WithProperties(req.Properties))
+	}
+	tbl, err := s.cat.CreateTable(r.Context(), ident, req.Schema, opts...)
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("create table %v: %w", ident, err))
+		return
+	}
+	s.writeJSON(w, http.StatusOK, loadTableResponse{
+		MetadataLocation: tbl.MetadataLocation(),
+		Metadata:         tbl.Metadata(),
+	})
+}
+
+// handleTable serves GET, HEAD, POST (commit) and DELETE of a table.
+func (s *Server) handleTable(w http.ResponseWriter, r *http.Request, rt route) {
+	ident, err := tableIdent(rt)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	switch r.Method {
+	case http.MethodHead:
+		ok, err := s.cat.CheckTableExists(ctx, ident)
+		switch {
+		case err != nil:
+			s.writeError(w, r, fmt.Errorf("check table %v: %w", ident, err))
+		case ok:
+			writeNoContent(w)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	case http.MethodGet:
+		s.loadTable(w, r, ident)
+	case http.MethodPost:
+		s.commitTable(w, r, ident)
+	case http.MethodDelete:
+		var err error
+		if p, ok := s.cat.(icecatalog.PurgeableTable); ok && r.URL.Query().Get("purgeRequested") == "true" {
+			err = p.PurgeTable(ctx, ident)
+		} else {
+			err = s.cat.DropTable(ctx, ident)
+		}
+		if err != nil {
+			s.writeError(w, r, fmt.Errorf("drop table %v: %w", ident, err))
+			return
+		}
+		writeNoContent(w)
+	}
+}
+
+// bufPool recycles response buffers of the load-table fast path.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
+
+// loadTable answers GET of a table. With a catalog that keeps its metadata
+// JSON, the stored bytes are spliced into the response as they are; any
+// other catalog's metadata is encoded with encoding/json.
+func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, ident table.Identifier) {
+	if s.fastLoad != nil {
+		loc, raw, err := s.fastLoad(r.Context(), ident)
+		if err != nil {
+			s.writeError(w, r, fmt.Errorf("load table %v: %w", ident, err))
+			return
+		}
+		s.writeSpliced(w, loc, raw, true)
+		return
+	}
+	tbl, err := s.cat.LoadTable(r.Context(), ident)
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("load table %v: %w", ident, err))
+		return
+	}
+	s.writeJSON(w, http.StatusOK, loadTableResponse{
+		MetadataLocation: tbl.MetadataLocation(),
+		Metadata:         tbl.Metadata(),
+	})
+}
+
+// writeSpliced sends a LoadTableResult (withConfig) or CommitTableResponse
+// built around raw, the stored metadata JSON, without decoding it.
+func (s *Server) writeSpliced(w http.ResponseWriter, loc string, raw []byte, withConfig bool) {
+	bp := bufPool.Get().(*[]byte)
+	b := append((*bp)[:0], `{"metadata-location":`...)
+	b = appendJSONString(b, loc)
+	b = append(b, `,"metadata":`...)
+	b = append(b, raw...)
+	if withConfig {
+		b = append(b, `,"config":{}`...)
+	}
+	b = append(b, '}')
+	writeRaw(w, http.StatusOK, b)
+	*bp = b
+	bufPool.Put(bp)
+}
+
+// appendJSONString appends s as a JSON string. Plain printable ASCII — every
+// metadata location katbench writes — is copied; anything else goes through
+// encoding/json so the escaping is exactly JSON's.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always marshals
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// commitTable serves POST of a table: requirements and updates decoded with
+// iceberg-go's own JSON types, then CommitTable. A failed requirement or a
+// lost race is 409 CommitFailedException and changes nothing.
+func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, ident table.Identifier) {
+	body, err := readBody(w, r, s.maxBody)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req, err := DecodeCommitTable(body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if req.Identifier != nil && !slices.Equal(req.Identifier, ident) {
+		s.writeError(w, r, fmt.Errorf("%w: body identifier %v does not match path %v", ErrBadRequest, req.Identifier, ident))
+		return
+	}
+	ctx := r.Context()
+	meta, loc, err := s.cat.CommitTable(ctx, ident, req.Requirements, req.Updates)
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("commit table %v: %w", ident, s.classifyCommitError(ctx, ident, req.Requirements, err)))
+		return
+	}
+	if s.fastLoad != nil {
+		// The stored JSON is the committed metadata unless another commit
+		// landed in between, which the location tells.
+		if sloc, raw, err := s.fastLoad(ctx, ident); err == nil && sloc == loc {
+			s.writeSpliced(w, loc, raw, false)
+			return
+		}
+	}
+	s.writeJSON(w, http.StatusOK, loadTableResponse{MetadataLocation: loc, Metadata: meta})
+}
+
+// classifyCommitError turns a catalog's plain "requirement failed" error into
+// table.ErrCommitFailed. Catalogs are not required to wrap a failed
+// requirement in ErrCommitFailed (iceberg-go's SQL catalog does not), so when
+// a commit fails for a reason statusOf cannot place, the requirements are
+// checked again against the table's current metadata: if one fails now, the
+// commit lost a race or asserted stale state, which is a 409, not a 500.
+func (s *Server) classifyCommitError(ctx context.Context, ident table.Identifier, reqs []table.Requirement, err error) error {
+	if code, _ := statusOf(err); code != http.StatusInternalServerError || len(reqs) == 0 {
+		return err
+	}
+	var current table.Metadata
+	tbl, lerr := s.cat.LoadTable(ctx, ident)
+	switch {
+	case lerr == nil:
+		current = tbl.Metadata()
+	case errors.Is(lerr, icecatalog.ErrNoSuchTable):
+		current = nil
+	default:
+		return err
+	}
+	for _, req := range reqs {
+		if verr := req.Validate(current); verr != nil {
+			return fmt.Errorf("%w: %v", table.ErrCommitFailed, err)
+		}
+	}
+	return err
+}
+
+// handleRename serves POST /v1/tables/rename.
+func (s *Server) handleRename(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r, s.maxBody)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req, err := DecodeRenameTable(body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if _, err := s.cat.RenameTable(r.Context(), req.Source, req.Destination); err != nil {
+		s.writeError(w, r, fmt.Errorf("rename table %v to %v: %w", req.Source, req.Destination, err))
+		return
+	}
+	writeNoContent(w)
+}

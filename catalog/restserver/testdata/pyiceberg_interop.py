@@ -1,0 +1,108 @@
+"""pyiceberg interop: drive a katbench REST server with an independent client.
+
+Usage: python pyiceberg_interop.py URI [CREDENTIAL]
+
+Prints one "ok <step>" line per passed step and exits 0; any failure raises
+(exit 1) with the step in the traceback.
+"""
+import sys
+
+from pyiceberg.catalog.rest import RestCatalog
+from pyiceberg.exceptions import (
+    CommitFailedException,
+    NamespaceNotEmptyError,
+    NoSuchTableError,
+)
+from pyiceberg.schema import Schema
+from pyiceberg.types import LongType, NestedField, StringType
+
+
+def step(name):
+    print("ok", name, flush=True)
+
+
+def main():
+    uri = sys.argv[1]
+    # fsspec, not pyarrow: catalog operations never read data files, and
+    # pyarrow is a heavy install the interop test does not need.
+    props = {"uri": uri, "py-io-impl": "pyiceberg.io.fsspec.FsspecFileIO"}
+    if len(sys.argv) > 2:
+        props["credential"] = sys.argv[2]
+        props["scope"] = "catalog"
+    cat = RestCatalog("katbench", **props)
+    step("connect")
+
+    cat.create_namespace("interop", {"owner": "pyiceberg"})
+    cat.create_namespace(("interop", "sub"))
+    assert ("interop",) in cat.list_namespaces(), cat.list_namespaces()
+    assert ("interop", "sub") in cat.list_namespaces("interop"), cat.list_namespaces("interop")
+    assert cat.load_namespace_properties("interop")["owner"] == "pyiceberg"
+    step("namespaces")
+
+    schema = Schema(
+        NestedField(1, "id", LongType(), required=True),
+        NestedField(2, "data", StringType(), required=False),
+    )
+    created = cat.create_table("interop.t1", schema, properties={"made-by": "pyiceberg"})
+    assert created.metadata_location, "no metadata location"
+    step("create_table")
+
+    tbl = cat.load_table("interop.t1")
+    assert [f.name for f in tbl.schema().fields] == ["id", "data"], tbl.schema()
+    assert tbl.properties.get("made-by") == "pyiceberg", tbl.properties
+    assert cat.table_exists("interop.t1")
+    assert not cat.table_exists("interop.missing")
+    step("load_table")
+
+    assert ("interop", "t1") in cat.list_tables("interop"), cat.list_tables("interop")
+    step("list_tables")
+
+    with tbl.transaction() as tx:
+        tx.set_properties(color="blue")
+    assert cat.load_table("interop.t1").properties.get("color") == "blue"
+    step("commit")
+
+    a = cat.load_table("interop.t1")
+    b = cat.load_table("interop.t1")
+    with a.update_schema() as up:
+        up.add_column("x", StringType())
+    try:
+        with b.update_schema() as up:
+            up.add_column("y", StringType())
+    except CommitFailedException:
+        pass
+    else:
+        raise AssertionError("stale schema update was not rejected")
+    names = [f.name for f in cat.load_table("interop.t1").schema().fields]
+    assert names == ["id", "data", "x"], names
+    step("failed_commit")
+
+    try:
+        cat.drop_namespace("interop")
+    except NamespaceNotEmptyError:
+        pass
+    else:
+        raise AssertionError("dropping a non-empty namespace succeeded")
+    step("namespace_not_empty")
+
+    cat.rename_table("interop.t1", "interop.t2")
+    assert cat.table_exists("interop.t2")
+    assert not cat.table_exists("interop.t1")
+    step("rename_table")
+
+    cat.drop_table("interop.t2")
+    try:
+        cat.load_table("interop.t2")
+    except NoSuchTableError:
+        pass
+    else:
+        raise AssertionError("dropped table still loads")
+    cat.drop_namespace(("interop", "sub"))
+    cat.drop_namespace("interop")
+    assert ("interop",) not in cat.list_namespaces()
+    step("drop")
+    print("ALL OK", flush=True)
+
+
+if __name__ == "__main__":
+    main()
