@@ -1,0 +1,120 @@
+package uring
+
+import "unsafe"
+
+// Kernel ABI of io_uring (include/uapi/linux/io_uring.h). Only what this
+// package uses is spelled out.
+
+// Opcodes.
+const (
+	opNop         = 0
+	opPollAdd     = 6
+	opAsyncCancel = 14
+	opLinkTimeout = 15
+	opConnect     = 16
+	opClose       = 19
+	opSend        = 26
+	opRecv        = 27
+)
+
+// SQE flags (sqe.flags).
+const (
+	// FlagLink links this SQE to the next one: the next starts only after
+	// this one completes successfully, and is cancelled otherwise.
+	FlagLink uint8 = 1 << 2
+)
+
+// Feature bits reported by io_uring_setup in params.features.
+const (
+	FeatSingleMmap uint32 = 1 << 0
+	FeatNoDrop     uint32 = 1 << 1
+	FeatFastPoll   uint32 = 1 << 5
+	FeatExtArg     uint32 = 1 << 8
+)
+
+// io_uring_enter flags.
+const (
+	enterGetEvents uint32 = 1 << 0
+	enterExtArg    uint32 = 1 << 3
+)
+
+// mmap offsets.
+const (
+	offSQRing = 0
+	offCQRing = 0x8000000
+	offSQEs   = 0x10000000
+)
+
+// setup flags.
+const (
+	setupCQSize = 1 << 3
+	setupClamp  = 1 << 4
+)
+
+type sqringOffsets struct {
+	head, tail, ringMask, ringEntries, flags, dropped, array, resv1 uint32
+	userAddr                                                        uint64
+}
+
+type cqringOffsets struct {
+	head, tail, ringMask, ringEntries, overflow, cqes, flags, resv1 uint32
+	userAddr                                                        uint64
+}
+
+type params struct {
+	sqEntries, cqEntries, flags, sqThreadCPU, sqThreadIdle, features, wqFd uint32
+	resv                                                                   [3]uint32
+	sqOff                                                                  sqringOffsets
+	cqOff                                                                  cqringOffsets
+}
+
+// SQE is one submission queue entry, laid out exactly as struct io_uring_sqe.
+// Fill it with the Prep methods only.
+type SQE struct {
+	Opcode      uint8
+	Flags       uint8
+	IOPrio      uint16
+	Fd          int32
+	Off         uint64
+	Addr        uint64
+	Len         uint32
+	OpFlags     uint32
+	UserData    uint64
+	BufIndex    uint16
+	Personality uint16
+	SpliceFdIn  int32
+	Addr3       uint64
+	pad         uint64
+}
+
+// CQE is one completion, laid out as struct io_uring_cqe. Res is the
+// operation's result: a count or a negated errno.
+type CQE struct {
+	UserData uint64
+	Res      int32
+	Flags    uint32
+}
+
+// timespec is struct __kernel_timespec.
+type timespec struct {
+	Sec  int64
+	Nsec int64
+}
+
+// getEventsArg is struct io_uring_getevents_arg (IORING_ENTER_EXT_ARG).
+type getEventsArg struct {
+	sigmask   uint64
+	sigmaskSz uint32
+	minWaitUs uint32
+	ts        uint64
+}
+
+// Compile-time layout checks: a wrong size here would corrupt the rings.
+var (
+	_ [64 - unsafe.Sizeof(SQE{})]struct{}
+	_ [unsafe.Sizeof(SQE{}) - 64]struct{}
+	_ [16 - unsafe.Sizeof(CQE{})]struct{}
+	_ [unsafe.Sizeof(CQE{}) - 16]struct{}
+	_ [120 - unsafe.Sizeof(params{})]struct{}
+	_ [unsafe.Sizeof(params{}) - 120]struct{}
+)

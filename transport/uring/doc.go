@@ -1,0 +1,33 @@
+// Package uring is katbench's own minimal io_uring binding and an HTTP/1.1
+// http.RoundTripper whose sockets do their I/O through it.
+//
+// The binding (Ring) talks to the kernel with raw system calls from
+// golang.org/x/sys/unix: no cgo, no liburing, no go:linkname. It covers what
+// the transport needs — nop, connect, send, recv, close, poll, linked
+// timeouts and async cancel — and nothing else.
+//
+// The RoundTripper (Transport) keeps a small keep-alive pool per host. Each
+// connection owns a private ring, and a request runs entirely on the
+// caller's goroutine: the request bytes are queued, then one io_uring_enter
+// submits the send linked to the first recv (and, in WaitBlock mode, waits
+// for both completions in the same call).
+// That is the whole point of the package: net/http spends two goroutine hand
+// offs (its readLoop and writeLoop) and several system calls (write, read,
+// EAGAIN read, epoll_pwait, futex wake-ups) on the same exchange.
+//
+// Why a ring per connection rather than one ring per pool with a reaper
+// goroutine: a shared ring needs someone to reap it, and handing each
+// completion from the reaper to the waiting caller is exactly the goroutine
+// hop this package exists to remove. With a private ring the caller reaps
+// its own completions; the cost is two descriptors (socket + ring) and a few
+// KiB of mappings per connection, which a pool of 8 does not notice.
+//
+// How a caller waits is the one measured trade-off (see WaitMode): blocking
+// in io_uring_enter is one system call per exchange but pins the caller's P
+// while it waits; parking in Go's poller on the ring descriptor costs an
+// epoll round but frees the P and lets one thread run client and server
+// back to back. The default polls; WaitBlock is there for a single client
+// against a server in another process, where it is fastest.
+//
+// Plaintext http:// only; transport.New sends https:// to net/http.
+package uring

@@ -1,0 +1,140 @@
+package uring
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+)
+
+// hostPool is the keep-alive pool of one host:port: at most size open
+// connections, idle ones reused most-recently-used first.
+//
+// Concurrency: safe for concurrent use. sem holds one token per connection
+// in use (or being dialed), so a request waits when size are busy; a new
+// connection is dialed only when none is idle, which keeps open connections
+// (idle + in use) within size too.
+type hostPool struct {
+	hostport    string
+	dialTimeout time.Duration
+	wait        WaitMode
+	sem         chan struct{}
+
+	mu     sync.Mutex
+	idle   []*conn
+	closed bool
+}
+
+func newHostPool(hostport string, size int, dialTimeout time.Duration, wait WaitMode) *hostPool {
+	return &hostPool{hostport: hostport, dialTimeout: dialTimeout, wait: wait, sem: make(chan struct{}, size)}
+}
+
+// get returns an idle connection or dials a new one, waiting for a free slot
+// while size connections are in use. fresh forces a new connection.
+func (p *hostPool) get(ctx context.Context, fresh bool) (*conn, error) {
+	select {
+	case p.sem <- struct{}{}:
+	default:
+		select {
+		case p.sem <- struct{}{}:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("uring: waiting for a connection to %s: %w", p.hostport, ctx.Err())
+		}
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		<-p.sem
+		return nil, ErrPoolClosed
+	}
+	if n := len(p.idle); n > 0 && !fresh {
+		c := p.idle[n-1]
+		p.idle[n-1] = nil
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		c.reused = true
+		return c, nil
+	}
+	var stale *conn
+	if n := len(p.idle); n > 0 && fresh {
+		// Idle conns hold no slot, but open ones must stay within size:
+		// the oldest idle one (likely as stale as the one that failed) goes.
+		stale = p.idle[0]
+		p.idle = p.idle[1:]
+	}
+	p.mu.Unlock()
+	if stale != nil {
+		stale.close()
+	}
+	addr, err := p.resolve(ctx)
+	if err != nil {
+		<-p.sem
+		return nil, err
+	}
+	c, err := dial(ctx, addr, p.dialTimeout, p.wait)
+	if err != nil {
+		<-p.sem
+		return nil, err
+	}
+	c.pool = p
+	return c, nil
+}
+
+// resolve turns host:port into one address (IP literals need no lookup).
+func (p *hostPool) resolve(ctx context.Context) (netip.AddrPort, error) {
+	if ap, err := netip.ParseAddrPort(p.hostport); err == nil {
+		return ap, nil
+	}
+	host, port, err := net.SplitHostPort(p.hostport)
+	if err != nil {
+		return netip.AddrPort{}, fmt.Errorf("uring: address %q: %w", p.hostport, err)
+	}
+	pn, err := net.LookupPort("tcp", port)
+	if err != nil {
+		return netip.AddrPort{}, fmt.Errorf("uring: port of %q: %w", p.hostport, err)
+	}
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil || len(ips) == 0 {
+		return netip.AddrPort{}, fmt.Errorf("uring: resolve %q: %w", host, err)
+	}
+	for _, ip := range ips { // prefer IPv4, like most local test servers
+		if ip.Is4() || ip.Is4In6() {
+			return netip.AddrPortFrom(ip.Unmap(), uint16(pn)), nil
+		}
+	}
+	return netip.AddrPortFrom(ips[0], uint16(pn)), nil
+}
+
+// put gives c back: to the idle list when reusable, closed otherwise.
+func (p *hostPool) put(c *conn, reusable bool) {
+	if reusable && !c.broken {
+		c.ctx = nil
+		p.mu.Lock()
+		if !p.closed {
+			p.idle = append(p.idle, c)
+			p.mu.Unlock()
+			<-p.sem
+			return
+		}
+		p.mu.Unlock()
+	}
+	c.close()
+	<-p.sem
+}
+
+// closeIdle closes every idle connection; with shut, the pool also refuses
+// new requests.
+func (p *hostPool) closeIdle(shut bool) {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	if shut {
+		p.closed = true
+	}
+	p.mu.Unlock()
+	for _, c := range idle {
+		c.close()
+	}
+}

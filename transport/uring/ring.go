@@ -1,0 +1,548 @@
+package uring
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Ring is one io_uring instance: a submission queue (SQ), a completion queue
+// (CQ) and the kernel file descriptor behind them.
+//
+// Concurrency: a Ring has one owner goroutine at a time, which prepares,
+// submits, waits and reaps (the HTTP transport gives each connection its own
+// ring, used by the goroutine running the request). The single exception is
+// Interrupt, which any goroutine may call at any time, even concurrently
+// with the owner blocked in a wait or with Close; an internal mutex orders
+// the two.
+//
+// Memory handed to the kernel (buffers, socket addresses, timespecs) is
+// referenced from the SQE by a plain integer address, which the Go garbage
+// collector cannot see. The Prep methods therefore record an unsafe.Pointer
+// to that memory in the ring's in-flight table until the matching CQE is
+// reaped (or Close has cancelled and reaped it). That is sufficient with the
+// Go GC: heap objects never move, storing the pointer into the heap-resident
+// table forces escape analysis to put the object on the heap (so it can't be
+// on a goroutine stack that might be copied), and the table keeps it
+// reachable, so it is neither freed nor reused while the kernel may touch it.
+type Ring struct {
+	fd       int
+	features uint32
+	sqSize   uint32
+	cqSize   uint32
+
+	sqMem, cqMem, sqeMem []byte // cqMem aliases sqMem under FeatSingleMmap
+
+	sqHead, sqTail *uint32 // kernel advances head; we advance tail
+	sqMask         uint32
+	sqes           unsafe.Pointer // [sqSize]SQE
+
+	cqHead, cqTail *uint32 // we advance head; kernel advances tail
+	cqMask         uint32
+	cqes           unsafe.Pointer // [cqSize]CQE
+
+	pollFile *os.File // the ring fd in Go's poller; nil until SubmitAndPoll
+
+	mu          sync.Mutex   // guards everything below against Interrupt
+	sqeTail     uint32       // next SQE index handed out (not yet published)
+	pubTail     uint32       // SQE tail last published to the kernel
+	inflight    []inflightOp // prepared or submitted, CQE not reaped yet
+	closed      bool
+	interrupted bool
+
+	// Stats counts ring events for tests and diagnostics.
+	Stats Stats
+}
+
+// Stats counts what a Ring did. Safe to read at any time.
+type Stats struct {
+	Enters  atomic.Uint64 // io_uring_enter calls
+	EINTR   atomic.Uint64 // io_uring_enter calls retried after EINTR
+	Reaped  atomic.Uint64 // CQEs consumed
+	Submits atomic.Uint64 // SQEs the kernel consumed
+}
+
+// inflightOp is one operation whose CQE has not been reaped. keep holds the
+// memory the kernel may access until then (nil if none).
+type inflightOp struct {
+	userData uint64
+	keep     unsafe.Pointer
+	seq      uint32 // SQE index; published once seq < Ring.pubTail
+	internal bool   // a cancel issued by Close or Interrupt; never itself cancelled
+}
+
+// enterFunc is the io_uring_enter system call. It is a variable only so a
+// test can inject EINTR deterministically.
+var enterFunc = func(fd int, toSubmit, minComplete, flags uint32, arg unsafe.Pointer, argSize uintptr) (int, error) {
+	n, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(fd), uintptr(toSubmit),
+		uintptr(minComplete), uintptr(flags), uintptr(arg), argSize)
+	if errno != 0 {
+		return int(n), errno
+	}
+	return int(n), nil
+}
+
+// NewRing sets up a ring with at least entries SQ slots (rounded up to a power
+// of two by the kernel) and a CQ twice that size. An error wraps
+// ErrUnavailable when io_uring itself cannot be used here.
+func NewRing(entries uint32) (*Ring, error) {
+	if err := forcedFailure(); err != nil {
+		return nil, err
+	}
+	if entries == 0 {
+		return nil, fmt.Errorf("uring: ring needs at least 1 entry")
+	}
+	var p params
+	p.flags = setupClamp | setupCQSize
+	p.cqEntries = 2 * entries
+	fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
+	if errno != 0 {
+		return nil, setupError(errno)
+	}
+	r := &Ring{fd: int(fd), features: p.features, sqSize: p.sqEntries, cqSize: p.cqEntries}
+	if err := r.mmap(&p); err != nil {
+		r.unmap()
+		unix.Close(r.fd)
+		return nil, err
+	}
+	return r, nil
+}
+
+// setupError turns an io_uring_setup errno into an error, wrapping
+// ErrUnavailable for the errnos that mean "not here, not now, not for you".
+func setupError(errno unix.Errno) error {
+	switch errno {
+	case unix.ENOSYS, unix.EPERM, unix.EACCES:
+		reason := errno.Error()
+		if disabled := disabledSysctl(); disabled != "" {
+			reason += " (" + disabled + ")"
+		}
+		return fmt.Errorf("%w: io_uring_setup: %s", ErrUnavailable, reason)
+	}
+	return fmt.Errorf("uring: io_uring_setup: %w", errno)
+}
+
+func (r *Ring) mmap(p *params) error {
+	sqLen := uintptr(p.sqOff.array) + uintptr(p.sqEntries)*4
+	cqLen := uintptr(p.cqOff.cqes) + uintptr(p.cqEntries)*unsafe.Sizeof(CQE{})
+	single := p.features&FeatSingleMmap != 0
+	if single && cqLen > sqLen {
+		sqLen = cqLen
+	}
+	var err error
+	r.sqMem, err = unix.Mmap(r.fd, offSQRing, int(sqLen), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
+	if err != nil {
+		return fmt.Errorf("uring: mmap SQ ring: %w", err)
+	}
+	if single {
+		r.cqMem = r.sqMem
+	} else {
+		r.cqMem, err = unix.Mmap(r.fd, offCQRing, int(cqLen), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
+		if err != nil {
+			return fmt.Errorf("uring: mmap CQ ring: %w", err)
+		}
+	}
+	r.sqeMem, err = unix.Mmap(r.fd, offSQEs, int(uintptr(p.sqEntries)*unsafe.Sizeof(SQE{})), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
+	if err != nil {
+		return fmt.Errorf("uring: mmap SQEs: %w", err)
+	}
+	sq := unsafe.Pointer(&r.sqMem[0])
+	cq := unsafe.Pointer(&r.cqMem[0])
+	r.sqHead = (*uint32)(unsafe.Add(sq, p.sqOff.head))
+	r.sqTail = (*uint32)(unsafe.Add(sq, p.sqOff.tail))
+	r.sqMask = *(*uint32)(unsafe.Add(sq, p.sqOff.ringMask))
+	r.sqes = unsafe.Pointer(&r.sqeMem[0])
+	r.cqHead = (*uint32)(unsafe.Add(cq, p.cqOff.head))
+	r.cqTail = (*uint32)(unsafe.Add(cq, p.cqOff.tail))
+	r.cqMask = *(*uint32)(unsafe.Add(cq, p.cqOff.ringMask))
+	r.cqes = unsafe.Add(cq, p.cqOff.cqes)
+	// The SQ array maps ring slots to SQE indexes. We always use slot i for
+	// SQE i, so it is filled once here and never touched again.
+	array := unsafe.Add(sq, p.sqOff.array)
+	for i := uint32(0); i < p.sqEntries; i++ {
+		*(*uint32)(unsafe.Add(array, uintptr(i)*4)) = i
+	}
+	return nil
+}
+
+func (r *Ring) unmap() {
+	if r.sqeMem != nil {
+		unix.Munmap(r.sqeMem)
+		r.sqeMem = nil
+	}
+	if r.cqMem != nil && (r.sqMem == nil || &r.cqMem[0] != &r.sqMem[0]) {
+		unix.Munmap(r.cqMem)
+	}
+	r.cqMem = nil
+	if r.sqMem != nil {
+		unix.Munmap(r.sqMem)
+		r.sqMem = nil
+	}
+}
+
+// Features returns the IORING_FEAT_* bits the kernel reported.
+func (r *Ring) Features() uint32 { return r.features }
+
+// Entries returns the SQ and CQ sizes the kernel granted.
+func (r *Ring) Entries() (sq, cq uint32) { return r.sqSize, r.cqSize }
+
+// InFlight returns how many operations are prepared or submitted and whose
+// completion has not been reaped.
+func (r *Ring) InFlight() int { return len(r.inflight) }
+
+// prepare hands out the next free SQE, zeroed, and records the operation as
+// in flight with keep as the memory to hold for the kernel.
+func (r *Ring) prepare(userData uint64, keep unsafe.Pointer) (*SQE, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.prepareLocked(userData, keep)
+}
+
+func (r *Ring) prepareLocked(userData uint64, keep unsafe.Pointer) (*SQE, error) {
+	if r.closed {
+		return nil, ErrClosed
+	}
+	if r.sqeTail-atomic.LoadUint32(r.sqHead) >= r.sqSize {
+		return nil, ErrSQFull
+	}
+	if uint32(len(r.inflight)) >= r.cqSize {
+		return nil, ErrBusy
+	}
+	sqe := (*SQE)(unsafe.Add(r.sqes, uintptr(r.sqeTail&r.sqMask)*unsafe.Sizeof(SQE{})))
+	*sqe = SQE{UserData: userData}
+	r.inflight = append(r.inflight, inflightOp{userData: userData, keep: keep, seq: r.sqeTail})
+	r.sqeTail++
+	return sqe, nil
+}
+
+// publishLocked makes every prepared SQE visible to the kernel and returns
+// how many the kernel has not consumed yet. After an Interrupt it withdraws
+// the unpublished SQEs instead and fails with ErrInterrupted.
+func (r *Ring) publishLocked() (uint32, error) {
+	if r.closed {
+		return 0, ErrClosed
+	}
+	if r.interrupted && r.sqeTail != r.pubTail {
+		// Withdraw what was prepared after the interruption.
+		kept := r.inflight[:0]
+		for _, op := range r.inflight {
+			if int32(op.seq-r.pubTail) < 0 {
+				kept = append(kept, op)
+			}
+		}
+		clear(r.inflight[len(kept):])
+		r.inflight = kept
+		r.sqeTail = r.pubTail
+		// Interrupt could not cancel what was already in flight while
+		// these entries were half-prepared; with the SQ clean again, the
+		// owner does it now.
+		if err := r.cancelAndSubmitLocked(); err != nil {
+			return 0, err
+		}
+		return 0, ErrInterrupted
+	}
+	// Release store: the SQE contents written before must be visible to the
+	// kernel once it observes the new tail.
+	atomic.StoreUint32(r.sqTail, r.sqeTail)
+	r.pubTail = r.sqeTail
+	return r.sqeTail - atomic.LoadUint32(r.sqHead), nil
+}
+
+// pending returns how many published SQEs the kernel has not consumed.
+// It reads only the shared ring indexes, so it needs no lock.
+func (r *Ring) pending() uint32 {
+	return atomic.LoadUint32(r.sqTail) - atomic.LoadUint32(r.sqHead)
+}
+
+// Submit hands every prepared SQE to the kernel without waiting. It returns
+// the ring's running total of submitted entries.
+func (r *Ring) Submit() (int, error) {
+	r.mu.Lock()
+	pending, err := r.publishLocked()
+	r.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for pending > 0 {
+		n, err := r.enter(pending, 0, 0)
+		if err != nil {
+			return total, err
+		}
+		total += n
+		if n == 0 {
+			return total, fmt.Errorf("uring: io_uring_enter consumed none of %d entries", pending)
+		}
+		pending = r.pending()
+	}
+	return total, nil
+}
+
+// SubmitAndWait hands every prepared SQE to the kernel and blocks until at
+// least want completions are ready to reap, all in as few io_uring_enter
+// calls as possible (one, normally). Interrupted calls (EINTR) are retried.
+func (r *Ring) SubmitAndWait(want uint32) error {
+	for {
+		r.mu.Lock()
+		if want > uint32(len(r.inflight)) {
+			n := len(r.inflight)
+			r.mu.Unlock()
+			return fmt.Errorf("uring: wait for %d completions with %d in flight would never return", want, n)
+		}
+		pending, err := r.publishLocked()
+		if err != nil {
+			r.mu.Unlock()
+			return err
+		}
+		ready := atomic.LoadUint32(r.cqTail) - *r.cqHead
+		r.mu.Unlock()
+		if pending == 0 && ready >= want {
+			return nil
+		}
+		var flags, minComplete uint32
+		if ready < want {
+			flags, minComplete = enterGetEvents, want
+		}
+		if _, err := r.enter(pending, minComplete, flags); err != nil {
+			return err
+		}
+	}
+}
+
+// enter is one io_uring_enter call, retried on EINTR. On EINTR the loop
+// callers recompute what is still to submit from the kernel's SQ head, so
+// nothing is submitted twice.
+func (r *Ring) enter(toSubmit, minComplete, flags uint32) (int, error) {
+	for {
+		r.Stats.Enters.Add(1)
+		n, err := enterFunc(r.fd, toSubmit, minComplete, flags, nil, 0)
+		if err == nil {
+			r.Stats.Submits.Add(uint64(n))
+			return n, nil
+		}
+		if errors.Is(err, unix.EINTR) {
+			r.Stats.EINTR.Add(1)
+			// Some SQEs may have been consumed before the interruption;
+			// if the wait is already satisfied the next call returns at once.
+			toSubmit = r.pending()
+			continue
+		}
+		if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EBUSY) {
+			// The kernel could not allocate or the CQ overflowed: the
+			// caller reaps and tries again.
+			return 0, fmt.Errorf("uring: io_uring_enter: %w", err)
+		}
+		return 0, fmt.Errorf("uring: io_uring_enter: %w", err)
+	}
+}
+
+// PeekCQE pops one ready completion, if any, without a system call.
+func (r *Ring) PeekCQE() (CQE, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return CQE{}, false
+	}
+	return r.peekLocked()
+}
+
+func (r *Ring) peekLocked() (CQE, bool) {
+	head := *r.cqHead // only we write head
+	// Acquire load: the CQE at head is fully written once tail covers it.
+	if head == atomic.LoadUint32(r.cqTail) {
+		return CQE{}, false
+	}
+	cqe := *(*CQE)(unsafe.Add(r.cqes, uintptr(head&r.cqMask)*unsafe.Sizeof(CQE{})))
+	// Release store: tells the kernel the slot may be reused.
+	atomic.StoreUint32(r.cqHead, head+1)
+	r.Stats.Reaped.Add(1)
+	r.release(cqe.UserData)
+	return cqe, true
+}
+
+// release forgets the first in-flight op with userData; from here on the
+// kernel no longer touches its memory.
+func (r *Ring) release(userData uint64) {
+	for i := range r.inflight {
+		if r.inflight[i].userData == userData {
+			last := len(r.inflight) - 1
+			r.inflight[i] = r.inflight[last]
+			r.inflight[last] = inflightOp{}
+			r.inflight = r.inflight[:last]
+			return
+		}
+	}
+}
+
+// WaitCQE submits what is prepared and returns the next completion, blocking
+// until there is one.
+func (r *Ring) WaitCQE() (CQE, error) {
+	if err := r.SubmitAndWait(1); err != nil {
+		return CQE{}, err
+	}
+	cqe, ok := r.PeekCQE()
+	if !ok {
+		return CQE{}, fmt.Errorf("uring: woke without a completion")
+	}
+	return cqe, nil
+}
+
+// Interrupt cancels every submitted operation still in flight and makes
+// the owner's next submission fail with ErrInterrupted (withdrawing what it
+// had prepared), until ClearInterrupt. The cancelled operations complete
+// with -ECANCELED (or their result, if they won the race), and each cancel
+// request adds one completion with user data InternalUserData, which the
+// owner reaps like any other.
+//
+// Unlike every other method, Interrupt may be called from any goroutine at
+// any time, including while the owner is blocked in SubmitAndWait and after
+// Close (where it does nothing).
+func (r *Ring) Interrupt() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || r.interrupted {
+		return nil
+	}
+	r.interrupted = true
+	if r.sqeTail != r.pubTail {
+		// The owner is preparing entries, possibly half-filled, that sit in
+		// the SQ ahead of any cancel we could add. Its next publish
+		// withdraws them and issues the cancels itself.
+		return nil
+	}
+	return r.cancelAndSubmitLocked()
+}
+
+// cancelAndSubmitLocked cancels every published in-flight operation and
+// submits the cancels. Submitting from a goroutine other than the owner's is
+// allowed by the kernel, which serialises submitters itself; the owner's
+// waiting enter holds no submission state. Everything published is
+// submitted in SQ order, so a cancel always follows its target.
+func (r *Ring) cancelAndSubmitLocked() error {
+	if err := r.cancelPublishedLocked(); err != nil {
+		return err
+	}
+	for pending := r.pending(); pending > 0; pending = r.pending() {
+		n, err := r.enter(pending, 0, 0)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("uring: io_uring_enter consumed none of %d entries", pending)
+		}
+	}
+	return nil
+}
+
+// Interrupted reports whether Interrupt was called since the last
+// ClearInterrupt.
+func (r *Ring) Interrupted() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.interrupted
+}
+
+// ClearInterrupt re-enables submission after an Interrupt. Owner only.
+func (r *Ring) ClearInterrupt() {
+	r.mu.Lock()
+	r.interrupted = false
+	r.mu.Unlock()
+}
+
+// InternalUserData is the user data of the cancel requests the ring issues
+// itself (Interrupt, Close). Callers must not use it for their own ops.
+const InternalUserData = ^uint64(0)
+
+// cancelPublishedLocked prepares and publishes one cancel per published,
+// non-internal in-flight operation.
+func (r *Ring) cancelPublishedLocked() error {
+	var targets []uint64
+	for _, op := range r.inflight {
+		if !op.internal && int32(op.seq-r.pubTail) < 0 {
+			targets = append(targets, op.userData)
+		}
+	}
+	for _, ud := range targets {
+		sqe, err := r.prepareLocked(InternalUserData, nil)
+		if errors.Is(err, ErrSQFull) && r.pending() > 0 {
+			// Published entries the kernel has not consumed yet (the owner
+			// has not entered): submit them, in order, to make room.
+			if _, err := r.enter(r.pending(), 0, 0); err != nil {
+				return fmt.Errorf("uring: cancel: %w", err)
+			}
+			sqe, err = r.prepareLocked(InternalUserData, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("uring: cancel: %w", err)
+		}
+		r.inflight[len(r.inflight)-1].internal = true
+		sqe.Opcode = opAsyncCancel
+		sqe.Fd = -1
+		sqe.Addr = ud
+	}
+	atomic.StoreUint32(r.sqTail, r.sqeTail)
+	r.pubTail = r.sqeTail
+	return nil
+}
+
+// Close cancels every operation still in flight, waits for their
+// completions (so the kernel is done with their memory), then unmaps the
+// rings and closes the descriptor. Closing twice returns ErrClosed.
+//
+// Close must run on the ring's owner goroutine, never concurrently with
+// another owner method; a concurrent Interrupt is fine.
+func (r *Ring) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	var firstErr error
+	if len(r.inflight) > 0 {
+		firstErr = r.cancelAllLocked()
+	}
+	r.closed = true
+	if r.pollFile != nil {
+		r.pollFile.Close()
+	}
+	r.unmap()
+	if err := unix.Close(r.fd); err != nil && firstErr == nil {
+		firstErr = fmt.Errorf("uring: close ring: %w", err)
+	}
+	r.inflight = nil
+	return firstErr
+}
+
+// cancelAllLocked publishes whatever is prepared, cancels every in-flight
+// operation and reaps until none is left. The cancels may find some
+// operations already complete; their CQEs arrive anyway.
+func (r *Ring) cancelAllLocked() error {
+	atomic.StoreUint32(r.sqTail, r.sqeTail)
+	r.pubTail = r.sqeTail
+	if err := r.cancelPublishedLocked(); err != nil {
+		// SQ full: submit what is there and try once more.
+		if _, err := r.enter(r.pubTail-atomic.LoadUint32(r.sqHead), 0, 0); err != nil {
+			return fmt.Errorf("uring: close: %w", err)
+		}
+		if err := r.cancelPublishedLocked(); err != nil {
+			return fmt.Errorf("uring: close: %w", err)
+		}
+	}
+	for len(r.inflight) > 0 {
+		pending := r.pubTail - atomic.LoadUint32(r.sqHead)
+		if _, err := r.enter(pending, 1, enterGetEvents); err != nil {
+			return fmt.Errorf("uring: close: %w", err)
+		}
+		for {
+			if _, ok := r.peekLocked(); !ok {
+				break
+			}
+		}
+	}
+	return nil
+}

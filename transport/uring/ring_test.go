@@ -1,0 +1,521 @@
+package uring
+
+import (
+	"errors"
+	"net"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nordisk/katbench/internal/testenv"
+)
+
+// newTestRing returns a ring closed at cleanup, or skips (fails in CI) when
+// io_uring is unavailable here.
+func newTestRing(t *testing.T, entries uint32) *Ring {
+	t.Helper()
+	testenv.Need(t, "io_uring", Available())
+	r, err := NewRing(entries)
+	if err != nil {
+		t.Fatalf("NewRing: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := r.Close(); err != nil && !errors.Is(err, ErrClosed) {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return r
+}
+
+// socketPair returns a connected TCP socket pair on loopback as raw
+// descriptors: a is ours (for the ring), b the peer's net.Conn.
+func socketPair(t *testing.T) (int, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := client.(*net.TCPConn).File() // dup'd, blocking descriptor
+	client.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.Dup(int(f.Fd()))
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fd); peer.Close() })
+	return fd, peer
+}
+
+func TestRingSetupFeatures(t *testing.T) {
+	r := newTestRing(t, 4)
+	sq, cq := r.Entries()
+	if sq != 4 || cq != 8 {
+		t.Fatalf("entries = %d/%d, want 4/8", sq, cq)
+	}
+	t.Logf("features %#x single_mmap=%v nodrop=%v ext_arg=%v", r.Features(),
+		r.Features()&FeatSingleMmap != 0, r.Features()&FeatNoDrop != 0, r.Features()&FeatExtArg != 0)
+}
+
+func TestRingNopRoundTrips(t *testing.T) {
+	r := newTestRing(t, 8)
+	for round := 0; round < 100; round++ {
+		for i := uint64(0); i < 3; i++ {
+			if _, err := r.PrepNop(uint64(round)*10 + i); err != nil {
+				t.Fatalf("PrepNop: %v", err)
+			}
+		}
+		if err := r.SubmitAndWait(3); err != nil {
+			t.Fatalf("SubmitAndWait: %v", err)
+		}
+		seen := map[uint64]bool{}
+		for i := 0; i < 3; i++ {
+			cqe, ok := r.PeekCQE()
+			if !ok {
+				t.Fatalf("round %d: only %d CQEs ready after waiting for 3", round, i)
+			}
+			if cqe.Res != 0 {
+				t.Fatalf("nop res = %d", cqe.Res)
+			}
+			seen[cqe.UserData] = true
+		}
+		for i := uint64(0); i < 3; i++ {
+			if !seen[uint64(round)*10+i] {
+				t.Fatalf("round %d: missing CQE for user data %d (got %v)", round, uint64(round)*10+i, seen)
+			}
+		}
+		if _, ok := r.PeekCQE(); ok {
+			t.Fatal("extra CQE")
+		}
+	}
+	if r.InFlight() != 0 {
+		t.Fatalf("in flight = %d after reaping everything", r.InFlight())
+	}
+}
+
+func TestRingFullQueue(t *testing.T) {
+	r := newTestRing(t, 4)
+	for i := uint64(0); i < 4; i++ {
+		if _, err := r.PrepNop(i); err != nil {
+			t.Fatalf("PrepNop %d: %v", i, err)
+		}
+	}
+	if _, err := r.PrepNop(99); !errors.Is(err, ErrSQFull) {
+		t.Fatalf("5th PrepNop on a 4-entry SQ: err = %v, want ErrSQFull", err)
+	}
+	// Submitting frees the SQ; the CQ (8) now holds 4 pending completions.
+	if _, err := r.Submit(); err != nil {
+		t.Fatal(err)
+	}
+	for i := uint64(4); i < 8; i++ {
+		if _, err := r.PrepNop(i); err != nil {
+			t.Fatalf("PrepNop %d after submit: %v", i, err)
+		}
+	}
+	if _, err := r.Submit(); err != nil {
+		t.Fatal(err)
+	}
+	// 8 completions unreaped = CQ capacity: one more must be refused.
+	if _, err := r.PrepNop(100); !errors.Is(err, ErrBusy) {
+		t.Fatalf("PrepNop with a full CQ's worth in flight: err = %v, want ErrBusy", err)
+	}
+	for i := 0; i < 8; i++ {
+		if _, err := r.WaitCQE(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.PrepNop(100); err != nil {
+		t.Fatalf("PrepNop after reaping: %v", err)
+	}
+}
+
+func TestRingEINTRRetrySeam(t *testing.T) {
+	r := newTestRing(t, 4)
+	real := enterFunc
+	var calls int
+	enterFunc = func(fd int, toSubmit, minComplete, flags uint32, arg unsafe.Pointer, argSize uintptr) (int, error) {
+		calls++
+		if calls <= 3 {
+			return 0, unix.EINTR // interrupted before doing anything
+		}
+		return real(fd, toSubmit, minComplete, flags, arg, argSize)
+	}
+	t.Cleanup(func() { enterFunc = real })
+	if _, err := r.PrepNop(7); err != nil {
+		t.Fatal(err)
+	}
+	cqe, err := r.WaitCQE()
+	if err != nil {
+		t.Fatalf("WaitCQE through 3 EINTRs: %v", err)
+	}
+	if cqe.UserData != 7 || cqe.Res != 0 {
+		t.Fatalf("cqe = %+v", cqe)
+	}
+	if r.Stats.EINTR.Load() != 3 {
+		t.Fatalf("EINTR retries = %d, want 3", r.Stats.EINTR.Load())
+	}
+	if _, ok := r.PeekCQE(); ok {
+		t.Fatal("the nop was submitted twice")
+	}
+}
+
+// TestRingEINTRRealSignal blocks a thread in io_uring_enter and pelts it
+// with signals; the wait must still return exactly the awaited completion.
+func TestRingEINTRRealSignal(t *testing.T) {
+	r := newTestRing(t, 4)
+	fd, peer := socketPair(t)
+	buf := make([]byte, 16)
+	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
+		t.Fatal(err)
+	}
+	tid := make(chan int, 1)
+	type result struct {
+		cqe CQE
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		tid <- unix.Gettid()
+		cqe, err := r.WaitCQE()
+		done <- result{cqe, err}
+	}()
+	target := <-tid
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for !stop.Load() {
+			unix.Tgkill(unix.Getpid(), target, unix.SIGURG) // Go ignores SIGURG beyond preemption
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	time.Sleep(100 * time.Millisecond)
+	if _, err := peer.Write([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	stop.Store(true)
+	wg.Wait()
+	if res.err != nil {
+		t.Fatalf("WaitCQE under signals: %v", res.err)
+	}
+	if res.cqe.UserData != 1 || res.cqe.Res != 5 || string(buf[:5]) != "hello" {
+		t.Fatalf("cqe = %+v buf = %q", res.cqe, buf[:5])
+	}
+	t.Logf("io_uring_enter calls %d, EINTR retries %d", r.Stats.Enters.Load(), r.Stats.EINTR.Load())
+}
+
+func TestRingCloseWhileInFlight(t *testing.T) {
+	testenv.Need(t, "io_uring", Available())
+	r, err := NewRing(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, peer := socketPair(t)
+	buf := make([]byte, 64)
+	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Submit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.PrepRecv(2, fd, buf, false); err != nil { // prepared, never submitted
+		t.Fatal(err)
+	}
+	if r.InFlight() != 2 {
+		t.Fatalf("in flight = %d, want 2", r.InFlight())
+	}
+	if err := r.Close(); err != nil {
+		t.Fatalf("Close with 2 ops in flight: %v", err)
+	}
+	if r.InFlight() != 0 {
+		t.Fatalf("in flight after Close = %d", r.InFlight())
+	}
+	// The kernel is done with buf: data sent now must not land in it.
+	peer.Write([]byte("late"))
+	time.Sleep(20 * time.Millisecond)
+	for _, b := range buf {
+		if b != 0 {
+			t.Fatalf("buffer written after Close: %q", buf)
+		}
+	}
+	if _, err := r.PrepNop(3); !errors.Is(err, ErrClosed) {
+		t.Fatalf("PrepNop on closed ring: %v, want ErrClosed", err)
+	}
+	if err := r.Close(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("second Close: %v, want ErrClosed", err)
+	}
+}
+
+func TestRingLinkedTimeoutFires(t *testing.T) {
+	r := newTestRing(t, 4)
+	fd, _ := socketPair(t) // the peer never writes
+	buf := make([]byte, 16)
+	sqe, err := r.PrepRecv(1, fd, buf, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqe.Flags |= FlagLink
+	to := &Timeout{}
+	to.Set(int64(50 * time.Millisecond))
+	if _, err := r.PrepLinkTimeout(2, to); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SubmitAndWait(2); err != nil {
+		t.Fatal(err)
+	}
+	got := map[uint64]int32{}
+	for i := 0; i < 2; i++ {
+		cqe, ok := r.PeekCQE()
+		if !ok {
+			t.Fatal("missing CQE")
+		}
+		got[cqe.UserData] = cqe.Res
+	}
+	if recv := got[1]; recv != -int32(unix.ECANCELED) && recv != -int32(unix.EINTR) {
+		t.Fatalf("recv res = %d, want -ECANCELED", recv)
+	}
+	if lt := got[2]; lt != -int32(unix.ETIME) {
+		t.Fatalf("link timeout res = %d, want -ETIME", lt)
+	}
+}
+
+func TestRingSendRecvAndClose(t *testing.T) {
+	r := newTestRing(t, 4)
+	fd, peer := socketPair(t)
+	msg := []byte("ping")
+	sqe, err := r.PrepSend(1, fd, msg, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqe.Flags |= FlagLink
+	in := make([]byte, 8)
+	if _, err := r.PrepRecv(2, fd, in, false); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		b := make([]byte, 4)
+		if _, err := peer.Read(b); err == nil {
+			peer.Write([]byte("pong"))
+		}
+	}()
+	if err := r.SubmitAndWait(2); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		cqe, _ := r.PeekCQE()
+		if cqe.Res != 4 {
+			t.Fatalf("op %d res = %d, want 4", cqe.UserData, cqe.Res)
+		}
+	}
+	if string(in[:4]) != "pong" {
+		t.Fatalf("received %q", in[:4])
+	}
+	dup, err := unix.Dup(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.PrepClose(3, dup); err != nil {
+		t.Fatal(err)
+	}
+	cqe, err := r.WaitCQE()
+	if err != nil || cqe.Res != 0 {
+		t.Fatalf("close: cqe %+v err %v", cqe, err)
+	}
+	if _, err := unix.FcntlInt(uintptr(dup), unix.F_GETFD, 0); !errors.Is(err, unix.EBADF) {
+		t.Fatalf("fd still open after IORING_OP_CLOSE: %v", err)
+	}
+}
+
+func TestRingAsyncCancel(t *testing.T) {
+	r := newTestRing(t, 4)
+	fd, _ := socketPair(t)
+	buf := make([]byte, 8)
+	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Submit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.PrepCancel(2, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SubmitAndWait(2); err != nil {
+		t.Fatal(err)
+	}
+	got := map[uint64]int32{}
+	for i := 0; i < 2; i++ {
+		cqe, _ := r.PeekCQE()
+		got[cqe.UserData] = cqe.Res
+	}
+	if got[1] != -int32(unix.ECANCELED) || got[2] != 0 {
+		t.Fatalf("recv res %d (want -ECANCELED), cancel res %d (want 0)", got[1], got[2])
+	}
+}
+
+func TestForceFailHook(t *testing.T) {
+	ForceFail = true
+	t.Cleanup(func() { ForceFail = false })
+	if _, err := NewRing(4); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("NewRing with ForceFail: %v, want ErrUnavailable", err)
+	}
+	if err := Available(); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Available with ForceFail: %v", err)
+	}
+}
+
+func TestRingSubmitAndPoll(t *testing.T) {
+	r := newTestRing(t, 4)
+	fd, peer := socketPair(t)
+	for round := 0; round < 3; round++ {
+		buf := make([]byte, 8)
+		if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
+			t.Fatal(err)
+		}
+		time.AfterFunc(20*time.Millisecond, func() { peer.Write([]byte("polled")) })
+		if err := r.SubmitAndPoll(1); err != nil {
+			t.Fatalf("SubmitAndPoll: %v", err)
+		}
+		cqe, ok := r.PeekCQE()
+		if !ok || cqe.UserData != 1 || cqe.Res != 6 || string(buf[:6]) != "polled" {
+			t.Fatalf("round %d: cqe %+v ok %v buf %q", round, cqe, ok, buf)
+		}
+	}
+}
+
+func TestRingInterrupt(t *testing.T) {
+	r := newTestRing(t, 4)
+	fd, _ := socketPair(t) // the peer never writes
+	buf := make([]byte, 8)
+	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(50*time.Millisecond, func() {
+		if err := r.Interrupt(); err != nil {
+			t.Errorf("Interrupt: %v", err)
+		}
+	})
+	// The owner blocks until the other goroutine's cancel ends the recv.
+	if err := r.SubmitAndWait(1); err != nil {
+		t.Fatalf("SubmitAndWait: %v", err)
+	}
+	var recvRes int32
+	gotRecv, gotCancel := false, false
+	for !gotRecv || !gotCancel {
+		cqe, err := r.WaitCQE()
+		if errors.Is(err, ErrInterrupted) {
+			t.Fatal("WaitCQE with nothing prepared must not fail on interrupt")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch cqe.UserData {
+		case 1:
+			recvRes, gotRecv = cqe.Res, true
+		case InternalUserData:
+			gotCancel = true
+		}
+	}
+	if recvRes != -int32(unix.ECANCELED) {
+		t.Fatalf("recv res = %d, want -ECANCELED", recvRes)
+	}
+	if !r.Interrupted() {
+		t.Fatal("Interrupted() = false after Interrupt")
+	}
+	// Until cleared, new submissions are refused and withdrawn.
+	if _, err := r.PrepNop(5); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SubmitAndWait(1); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("submit after Interrupt: %v, want ErrInterrupted", err)
+	}
+	if r.InFlight() != 0 {
+		t.Fatalf("withdrawn op still in flight (%d)", r.InFlight())
+	}
+	r.ClearInterrupt()
+	if _, err := r.PrepNop(6); err != nil {
+		t.Fatal(err)
+	}
+	if cqe, err := r.WaitCQE(); err != nil || cqe.UserData != 6 {
+		t.Fatalf("nop after ClearInterrupt: %+v %v", cqe, err)
+	}
+}
+
+// TestRingInterruptDuringPreparation: an Interrupt that arrives while the
+// owner has half-prepared entries must not publish them; the owner's next
+// submission withdraws them and cancels what was already in flight.
+func TestRingInterruptDuringPreparation(t *testing.T) {
+	r := newTestRing(t, 4)
+	fd, _ := socketPair(t)
+	buf := make([]byte, 8)
+	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Submit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.PrepNop(2); err != nil { // being prepared when the interrupt lands
+		t.Fatal(err)
+	}
+	if err := r.Interrupt(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SubmitAndWait(1); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("SubmitAndWait after Interrupt: %v, want ErrInterrupted", err)
+	}
+	got := map[uint64]int32{}
+	for r.InFlight() > 0 {
+		cqe, err := r.WaitCQE()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[cqe.UserData] = cqe.Res
+	}
+	if _, ok := got[2]; ok {
+		t.Fatal("the withdrawn nop was submitted")
+	}
+	if got[1] != -int32(unix.ECANCELED) {
+		t.Fatalf("in-flight recv res = %d, want -ECANCELED (got %v)", got[1], got)
+	}
+}
+
+func TestRingWaitTimeout(t *testing.T) {
+	r := newTestRing(t, 4)
+	if r.Features()&FeatExtArg == 0 {
+		testenv.Need(t, "IORING_FEAT_EXT_ARG", ErrNoExtArg)
+	}
+	fd, peer := socketPair(t)
+	buf := make([]byte, 8)
+	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SubmitAndWaitTimeout(1, 30*time.Millisecond); !errors.Is(err, ErrWaitTimeout) {
+		t.Fatalf("wait on a silent socket: %v, want ErrWaitTimeout", err)
+	}
+	peer.Write([]byte("late"))
+	if err := r.SubmitAndWaitTimeout(1, 10*time.Second); err != nil {
+		t.Fatalf("wait after data arrived: %v", err)
+	}
+	if cqe, ok := r.PeekCQE(); !ok || cqe.Res != 4 {
+		t.Fatalf("cqe %+v ok %v", cqe, ok)
+	}
+}

@@ -1,0 +1,258 @@
+package uring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DefaultPoolSize is the keep-alive pool per host when Options.PoolSize is 0.
+const DefaultPoolSize = 8
+
+// Options configures a Transport.
+type Options struct {
+	// PoolSize caps the connections per host, open and idle alike; 0 means
+	// DefaultPoolSize. A request waits for a free connection beyond it.
+	PoolSize int
+	// DialTimeout bounds connection setup; 0 means only the context does.
+	DialTimeout time.Duration
+	// ResponseHeaderTimeout bounds the wait for the response headers once
+	// the request is written; 0 means only the context does.
+	ResponseHeaderTimeout time.Duration
+	// Wait picks how requests wait for completions; the zero value
+	// (WaitAuto) is right outside of experiments, and lets the environment
+	// variable WaitEnv pick a mode.
+	Wait WaitMode
+}
+
+// Transport is an http.RoundTripper speaking HTTP/1.1 over plaintext TCP,
+// with every socket operation done through io_uring (see the package doc).
+//
+// Concurrency: safe for concurrent use by any number of goroutines, like
+// http.Transport. Each request runs on its caller's goroutine.
+type Transport struct {
+	opts Options
+
+	mu    sync.Mutex
+	pools map[string]*hostPool
+}
+
+var _ http.RoundTripper = (*Transport)(nil)
+
+// NewTransport returns a Transport, or an error wrapping ErrUnavailable with
+// the reason when io_uring cannot be used in this process.
+func NewTransport(opts Options) (*Transport, error) {
+	if err := Available(); err != nil {
+		return nil, err
+	}
+	if opts.PoolSize <= 0 {
+		opts.PoolSize = DefaultPoolSize
+	}
+	opts.Wait = resolveWait(opts.Wait)
+	return &Transport{opts: opts, pools: map[string]*hostPool{}}, nil
+}
+
+// CloseIdleConnections closes the idle keep-alive connections of every host.
+func (t *Transport) CloseIdleConnections() {
+	for _, p := range t.allPools() {
+		p.closeIdle(false)
+	}
+}
+
+// Close closes idle connections and refuses new requests with
+// ErrPoolClosed; connections in use close when their body is closed.
+func (t *Transport) Close() error {
+	for _, p := range t.allPools() {
+		p.closeIdle(true)
+	}
+	return nil
+}
+
+func (t *Transport) allPools() []*hostPool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]*hostPool, 0, len(t.pools))
+	for _, p := range t.pools {
+		out = append(out, p)
+	}
+	return out
+}
+
+func (t *Transport) pool(hostport string) *hostPool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.pools[hostport]
+	if p == nil {
+		p = newHostPool(hostport, t.opts.PoolSize, t.opts.DialTimeout, t.opts.Wait)
+		t.pools[hostport] = p
+	}
+	return p
+}
+
+// RoundTrip sends req and returns the response, whose Body the caller must
+// read to the end and close for the connection to be reused.
+//
+// A reused connection the server had closed (no response byte received) is
+// retried once on a fresh connection when req is idempotent (GET, HEAD,
+// OPTIONS, TRACE, or PUT/DELETE whose body is absent or can be re-created
+// with GetBody); otherwise the error wraps ErrServerClosed. Cancelling
+// req's context, or its deadline passing, ends the operation in flight and
+// discards the connection.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	hostport, err := t.check(req)
+	if err != nil {
+		closeReqBody(req)
+		return nil, err
+	}
+	ctx := req.Context()
+	p := t.pool(hostport)
+	fresh := false
+	for {
+		c, err := p.get(ctx, fresh)
+		if err != nil {
+			closeReqBody(req)
+			return nil, err
+		}
+		resp, err := t.exchange(ctx, c, req)
+		if err == nil {
+			return resp, nil
+		}
+		if !errors.Is(err, ErrServerClosed) || fresh {
+			return nil, err
+		}
+		retry, rerr := rewind(req)
+		if rerr != nil {
+			return nil, fmt.Errorf("uring: %s %s not retried (%v): %w", req.Method, req.URL.Redacted(), rerr, err)
+		}
+		req, fresh = retry, true
+	}
+}
+
+// check validates req and returns the host:port to connect to.
+func (t *Transport) check(req *http.Request) (string, error) {
+	if req.URL == nil {
+		return "", errors.New("uring: request has no URL")
+	}
+	switch req.URL.Scheme {
+	case "http":
+	case "https":
+		return "", fmt.Errorf("uring: %s: https is not supported (use net/http for TLS)", req.URL.Redacted())
+	default:
+		return "", fmt.Errorf("uring: %s: unsupported scheme %q", req.URL.Redacted(), req.URL.Scheme)
+	}
+	host := req.URL.Host
+	if host == "" {
+		return "", fmt.Errorf("uring: %s: no host", req.URL.Redacted())
+	}
+	if req.URL.Port() == "" {
+		host = net.JoinHostPort(strings.Trim(req.URL.Hostname(), "[]"), "80")
+	}
+	return host, nil
+}
+
+// exchange writes req on c and reads the response headers. On error c has
+// been given back (closed) and the error wraps ErrServerClosed when c was a
+// reused connection the server had closed before answering.
+func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request) (*http.Response, error) {
+	c.nread = 0
+	c.watch(ctx)
+	c.deadline = earliest(ctx, t.opts.ResponseHeaderTimeout)
+	fail := func(what string, err error) (*http.Response, error) {
+		reused := c.reused
+		c.broken = true
+		c.finish(false)
+		if reused && c.nread == 0 && peerClosed(err) && ctx.Err() == nil {
+			return nil, fmt.Errorf("uring: %s %s: %w: %v", req.Method, req.URL.Redacted(), ErrServerClosed, err)
+		}
+		return nil, fmt.Errorf("uring: %s %s: %s: %w", req.Method, req.URL.Redacted(), what, err)
+	}
+	if err := req.Write(c); err != nil {
+		return fail("write request", err)
+	}
+	var resp *http.Response
+	for {
+		var err error
+		resp, err = http.ReadResponse(c.br, req)
+		if err != nil {
+			return fail("read response", err)
+		}
+		// 1xx informational responses precede the real one (101 ends HTTP).
+		if resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
+			continue
+		}
+		break
+	}
+	dl, _ := ctx.Deadline()
+	c.deadline = dl
+	reusable := !resp.Close && !req.Close
+	if resp.Body == http.NoBody || resp.Body == nil {
+		resp.Body = http.NoBody
+		c.finish(reusable)
+		return resp, nil
+	}
+	if resp.ContentLength >= 0 && len(resp.TransferEncoding) == 0 {
+		if resp.ContentLength == 0 {
+			resp.Body = http.NoBody
+			c.finish(reusable)
+			return resp, nil
+		}
+		resp.Body = &body{c: c, reusable: reusable, remaining: resp.ContentLength}
+		return resp, nil
+	}
+	resp.Body = &body{c: c, reusable: reusable, remaining: -1, src: resp.Body}
+	return resp, nil
+}
+
+// finish ends c's current request: the context watcher is disarmed and c
+// goes back to its pool, to the idle list only if reusable and sound.
+func (c *conn) finish(reusable bool) {
+	c.unwatch()
+	if c.br.Buffered() > 0 { // bytes beyond the response: out of sync
+		reusable = false
+	}
+	c.pool.put(c, reusable && !c.broken)
+}
+
+// peerClosed reports whether err means the peer closed or reset the
+// connection.
+func peerClosed(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, syscall.ECONNABORTED)
+}
+
+// rewind returns req ready to be sent again, or why it can't be.
+func rewind(req *http.Request) (*http.Request, error) {
+	switch req.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
+	default:
+		return nil, fmt.Errorf("%s is not idempotent", req.Method)
+	}
+	if req.Body == nil || req.Body == http.NoBody {
+		return req, nil
+	}
+	if req.GetBody == nil {
+		return nil, errors.New("its body cannot be re-read (no GetBody)")
+	}
+	b, err := req.GetBody()
+	if err != nil {
+		return nil, fmt.Errorf("GetBody: %w", err)
+	}
+	r2 := *req
+	r2.Body = b
+	return &r2, nil
+}
+
+// closeReqBody honours RoundTrip's contract to close the body on error.
+func closeReqBody(req *http.Request) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+}

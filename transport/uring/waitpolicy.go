@@ -1,0 +1,53 @@
+package uring
+
+import "os"
+
+// WaitMode says how a connection waits for io_uring completions.
+type WaitMode int
+
+const (
+	// WaitAuto is the default: currently WaitPoll, the mode that measured
+	// well in every setting (see below).
+	WaitAuto WaitMode = iota
+	// WaitBlock blocks in io_uring_enter: submit and wait in one system
+	// call per exchange. The caller's P stays pinned while it waits, so use
+	// it only with at most GOMAXPROCS-1 concurrent requests; it is the
+	// fastest mode for a single client against a server in another process.
+	WaitBlock
+	// WaitPoll submits with io_uring_enter and parks the goroutine in Go's
+	// poller on the ring descriptor (Ring.SubmitAndPoll).
+	WaitPoll
+)
+
+// How the default was chosen (BenchmarkInterleaved, 2 cores under heavy
+// load from other jobs; ratios are uring/net/http):
+//
+//   - server in another process, concurrency 1: block p50 ≈ 0.65×, poll
+//     ≈ 0.75–0.85×;
+//   - server in this process, concurrency 1: poll p50 ≈ 0.8–0.9× with
+//     mean latency below block's, because poll lets one thread run client
+//     and server back to back while block needs a wake-up per exchange;
+//   - concurrency 8 on 2 Ps: block pins both Ps and stalls the process
+//     until sysmon retakes them; poll does not.
+//
+// Mixing the modes on one ring — blocking for some waits and polling for
+// others, as an adaptive policy would — measured far worse than either
+// (millisecond tails on the polled waits that follow blocked ones), so a
+// Transport uses one mode for all its connections.
+
+// WaitEnv names the environment variable that, when Options.Wait is
+// WaitAuto, picks a mode for experiments: "block" or "poll".
+const WaitEnv = "KATBENCH_URING_WAIT"
+
+// resolveWait turns the configured mode into the one used: WaitAuto
+// becomes WaitEnv's choice, else WaitPoll.
+func resolveWait(m WaitMode) WaitMode {
+	if m != WaitAuto {
+		return m
+	}
+	switch os.Getenv(WaitEnv) {
+	case "block":
+		return WaitBlock
+	}
+	return WaitPoll
+}
