@@ -57,9 +57,9 @@ type laneCell struct {
 // carries the fallback reason when any requested transport fell back.
 //
 // The bucket is created when missing; the run's objects live under a fresh
-// prefix and are removed afterwards, also on error or cancellation. Run is
-// not safe to call concurrently with itself on the same bucket prefix (it
-// picks a fresh one, so it is in practice).
+// prefix and are removed afterwards, also on error or cancellation. Calls
+// may run concurrently: each uses its own prefix and its own connections,
+// which are closed when it returns.
 func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 	cfg, err = cfg.withDefaults()
 	if err != nil {
@@ -69,6 +69,11 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 	if err != nil {
 		return err
 	}
+	defer func() {
+		for _, l := range lanes {
+			l.info.CloseIdle()
+		}
+	}()
 	defer progressDone(cfg)
 	setup := lanes[0].client
 	if err := ensureBucket(ctx, setup, cfg.S3.Bucket, cfg.S3.Region); err != nil {
@@ -192,6 +197,7 @@ func openLanes(cfg Config) ([]lane, string, error) {
 			fallback += info.Fallback
 		}
 		if used[info.Used] {
+			info.CloseIdle() // unused: never dialled, but say so
 			continue
 		}
 		used[info.Used] = true

@@ -16,14 +16,7 @@ import (
 	"github.com/nordisk/katbench/scenarios/s3bench"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
-	"github.com/nordisk/katbench/transport/s3/s3test"
 )
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	s3test.StopVersitygw()
-	os.Exit(code)
-}
 
 func startControl(t *testing.T) *s3.Control {
 	t.Helper()
@@ -153,8 +146,7 @@ func TestRunControlBothTransports(t *testing.T) {
 
 func TestRunVersitygw(t *testing.T) {
 	requireUring(t)
-	st, err := s3test.Versitygw()
-	testenv.Need(t, "versitygw", err)
+	st := testenv.Versitygw(t)
 	cfg := tiny(st.Endpoint, "", st.AccessKey, st.SecretKey)
 	var got results.Collector
 	if err := s3bench.Run(context.Background(), cfg, &got); err != nil {
@@ -282,4 +274,35 @@ func TestParseAndFormat(t *testing.T) {
 	if got := s3bench.Scenario(s3bench.Head, 4096, 1); got != "s3.head.c1" {
 		t.Errorf("Scenario = %q", got)
 	}
+}
+
+// TestRunLeavesNoOpenFiles: after Run returns and the control is closed, the
+// process holds no more file descriptors than before (connections and
+// io_uring rings closed).
+func TestRunLeavesNoOpenFiles(t *testing.T) {
+	requireUring(t)
+	ctl, err := s3.StartControl()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := openFDs(t)
+	cfg := tiny(ctl.URL(), "control", "k", "s")
+	if err := s3bench.Run(context.Background(), cfg, &results.Collector{}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if err := ctl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after := openFDs(t); after > before {
+		t.Fatalf("%d open fds after the run, %d before", after, before)
+	}
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		testenv.Need(t, "/proc/self/fd", err)
+	}
+	return len(ents)
 }

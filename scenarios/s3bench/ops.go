@@ -39,8 +39,7 @@ type worker struct {
 	// Shared between workers, never written.
 	payload []byte
 	// buf receives GET bodies; one extra byte detects an over-long body.
-	buf    []byte
-	reader bytes.Reader
+	buf []byte
 }
 
 func newWorker(c *minio.Client, bucket, key string, op Op, size int64, payload []byte) *worker {
@@ -67,8 +66,10 @@ func (w *worker) do(ctx context.Context, verify bool) error {
 	case Get:
 		return w.get(ctx, verify)
 	case Put:
-		w.reader.Reset(w.payload)
-		if _, err := w.core.PutObject(ctx, w.bucket, w.key, &w.reader, w.size, "", "", putOptions); err != nil {
+		// A fresh reader each time: net/http may still be reading (and
+		// discarding) a request body after RoundTrip returns, so a reused
+		// reader would race with the next PUT. The payload is read-only.
+		if _, err := w.core.PutObject(ctx, w.bucket, w.key, bytes.NewReader(w.payload), w.size, "", "", putOptions); err != nil {
 			return fmt.Errorf("PUT %s: %w", w.key, err)
 		}
 		return nil

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios/s3bench"
+	"github.com/nordisk/katbench/transport/s3"
+)
+
+// transportFlags are the flags of `katbench transport`.
+type transportFlags struct {
+	bucket      string
+	accessKey   string
+	secretKey   string
+	region      string
+	iterations  int
+	rounds      int
+	sizes       string
+	concurrency string
+	ops         string
+	control     bool
+	transports  string
+	poolSize    int
+	quick       bool
+	history     string
+	format      string
+}
+
+var transportCmd = &cobra.Command{
+	Use:   "transport [ENDPOINT]",
+	Short: "Micro-bench the S3 byte transports (net/http vs io_uring): HEAD, GET, PUT",
+	Long: `transport measures S3 HEAD, GET and PUT through minio-go over each byte
+transport (net/http and io_uring), interleaved round by round in one run, against
+a plaintext S3 ENDPOINT (e.g. versitygw: eval "$(containers/versitygw_up.sh)") and
+against an in-process control S3 server (--control, on by default). With no
+ENDPOINT it runs against the control alone.
+
+One JSON line per (transport, op, size, concurrency) goes to stdout: target is
+the transport that really ran, scenario s3.<op>[.<size>].c<concurrency>,
+params.endpoint the store ("control" for the in-process one). A table per
+endpoint with uring/http ratios goes to stderr.
+
+Keys come from --access-key/--secret-key or AWS_ACCESS_KEY_ID and
+AWS_SECRET_ACCESS_KEY, the region from --region or AWS_REGION.`,
+	Args: cobra.MaximumNArgs(1),
+	RunE: func(cmd *cobra.Command, args []string) error { return runTransport(cmd, &transportOpts, args) },
+}
+
+var transportOpts transportFlags
+
+func init() {
+	env := s3.FromEnv()
+	f := &transportOpts
+	fl := transportCmd.Flags()
+	fl.StringVar(&f.bucket, "bucket", "katbench", "bucket to use (created when missing)")
+	fl.StringVar(&f.accessKey, "access-key", env.AccessKey, "access key; env "+s3.EnvAccessKey)
+	fl.StringVar(&f.secretKey, "secret-key", "", "secret key (default: env "+s3.EnvSecretKey+")")
+	fl.StringVar(&f.region, "region", env.Region, "signing region; env "+s3.EnvRegion)
+	fl.IntVar(&f.iterations, "iterations", 0, fmt.Sprintf("measured operations per (transport, op, size, concurrency) (default %d, %d with --quick)", s3bench.DefaultIterations, s3bench.QuickIterations))
+	fl.IntVar(&f.rounds, "rounds", s3bench.DefaultRounds, "interleaved rounds the iterations are split into")
+	fl.StringVar(&f.sizes, "sizes", "4KiB,64KiB,1MiB", "object sizes for GET and PUT, comma-separated")
+	fl.StringVar(&f.concurrency, "concurrency", "1,8", "concurrency levels, comma-separated")
+	fl.StringVar(&f.ops, "ops", "head,get,put", "operations, comma-separated: head, get, put")
+	fl.BoolVar(&f.control, "control", true, "also run against the in-process control S3 server")
+	fl.StringVar(&f.transports, "transports", "http,uring", "transports to compare, comma-separated")
+	fl.IntVar(&f.poolSize, "pool-size", 0, "keep-alive connections per transport (default: the largest concurrency)")
+	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", fmt.Sprintf("%d iterations per cell unless --iterations says otherwise; env BENCH_QUICK=1", s3bench.QuickIterations))
+	fl.StringVar(&f.history, "history", "bench_history.jsonl", "append result lines to this file ('' for none)")
+	fl.StringVar(&f.format, "format", "jsonl", "stdout format: jsonl or table")
+	rootCmd.AddCommand(transportCmd)
+}
+
+// configs turns flags and args into one bench config per endpoint, control
+// first, rejecting bad values before anything starts.
+func (f *transportFlags) configs(args []string) (base s3bench.Config, endpoint string, err error) {
+	if len(args) == 0 && !f.control {
+		return base, "", usagef("nothing to measure: give an ENDPOINT or keep --control")
+	}
+	if len(args) == 1 {
+		endpoint = args[0]
+		if _, err := s3.ParseEndpoint(endpoint); err != nil {
+			return base, "", usageError{err}
+		}
+	}
+	if base.Ops, err = s3bench.ParseOps(f.ops); err != nil {
+		return base, "", usagef("--ops: %v", err)
+	}
+	if base.Sizes, err = s3bench.ParseSizes(f.sizes); err != nil {
+		return base, "", usagef("--sizes: %v", err)
+	}
+	if base.Concurrency, err = s3bench.ParseConcurrency(f.concurrency); err != nil {
+		return base, "", usagef("--concurrency: %v", err)
+	}
+	if base.Transports, err = s3bench.ParseTransports(f.transports); err != nil {
+		return base, "", usagef("--transports: %v", err)
+	}
+	if f.iterations < 0 || f.rounds < 1 || f.poolSize < 0 {
+		return base, "", usagef("--iterations and --pool-size must not be negative, --rounds ≥ 1")
+	}
+	if f.bucket == "" {
+		return base, "", usagef("--bucket is empty")
+	}
+	base.Iterations = f.iterations
+	if base.Iterations == 0 && f.quick {
+		base.Iterations = s3bench.QuickIterations
+	}
+	base.Rounds = f.rounds
+	base.Quick = f.quick
+	secret := f.secretKey
+	if secret == "" {
+		secret = os.Getenv(s3.EnvSecretKey)
+	}
+	base.S3 = s3.Config{
+		Bucket: f.bucket, AccessKey: f.accessKey, SecretKey: secret,
+		Region: f.region, PoolSize: f.poolSize,
+	}
+	if endpoint != "" && (base.S3.AccessKey == "" || base.S3.SecretKey == "") {
+		return base, "", usagef("ENDPOINT %s needs keys: --access-key/--secret-key or %s/%s", endpoint, s3.EnvAccessKey, s3.EnvSecretKey)
+	}
+	return base, endpoint, nil
+}
+
+func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err error) {
+	base, endpoint, err := f.configs(args)
+	if err != nil {
+		return err
+	}
+	stderr := cmd.ErrOrStderr()
+	stdout := cmd.OutOrStdout()
+	jsonOut := stdout
+	if f.format == "table" {
+		jsonOut = io.Discard
+	}
+	// The shared output writes JSONL and history; the tables are printed
+	// here, one per endpoint, because scenario names repeat across
+	// endpoints. plainWriter keeps output from printing its own table.
+	out, err := newOutput(validFormat(f.format), f.history, jsonOut, plainWriter{stderr})
+	if err != nil {
+		return err
+	}
+	var coll results.Collector
+	sink := results.Tee{out.Sink(), &coll}
+	defer func() {
+		err = errors.Join(err, out.Close())
+		tables := stderr
+		if f.format == "table" {
+			tables = stdout
+		}
+		if terr := writeTransportTables(tables, coll.Snapshot()); terr != nil {
+			err = errors.Join(err, terr)
+		}
+	}()
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	base.Run = results.NewRun()
+	base.Log = &firstWrite{w: stderr} // one warning line per run, not per endpoint
+	if isTerminal(stderr) {
+		base.Progress = stderr
+	}
+
+	if f.control {
+		ctl, err := s3.StartControl()
+		if err != nil {
+			return err
+		}
+		cfg := base
+		cfg.S3.Endpoint = ctl.URL()
+		cfg.EndpointName = "control"
+		if cfg.S3.AccessKey == "" || cfg.S3.SecretKey == "" {
+			cfg.S3.AccessKey, cfg.S3.SecretKey = "control", "control" // it accepts any signature
+		}
+		err = s3bench.Run(ctx, cfg, sink)
+		err = errors.Join(err, ctl.Close())
+		if err != nil {
+			return fmt.Errorf("transport bench against the control: %w", err)
+		}
+	}
+	if endpoint != "" {
+		cfg := base
+		cfg.S3.Endpoint = endpoint
+		if err := s3bench.Run(ctx, cfg, sink); err != nil {
+			return fmt.Errorf("transport bench against %s: %w", endpoint, err)
+		}
+	}
+	return nil
+}
+
+// validFormat maps --format onto what newOutput writes: the JSONL sink is
+// always wanted (to stdout or discarded), so "table" becomes "jsonl" there
+// and bad values still fail newOutput's check.
+func validFormat(format string) string {
+	if format == "table" {
+		return "jsonl"
+	}
+	return format
+}
+
+// plainWriter hides that a writer is a terminal.
+type plainWriter struct{ io.Writer }
+
+// firstWrite passes the first write through and drops the rest, so a
+// fallback found against every endpoint is announced once. Not safe for
+// concurrent use; s3bench writes warnings from one goroutine.
+type firstWrite struct {
+	w    io.Writer
+	done bool
+}
+
+func (f *firstWrite) Write(b []byte) (int, error) {
+	if f.done {
+		return len(b), nil
+	}
+	f.done = true
+	return f.w.Write(b)
+}
+
+// writeTransportTables prints, per endpoint in first-seen order, the side by
+// side table (results.WriteTable: with targets http then uring its ratio
+// column is uring/http p50) and a line per scenario with the uring/http
+// ratios of ops/s and p99 and each side's MiB/s.
+func writeTransportTables(w io.Writer, recs []results.Record) error {
+	var endpoints []string
+	by := map[string][]results.Record{}
+	for _, r := range recs {
+		ep, _ := r.Params["endpoint"].(string)
+		if _, ok := by[ep]; !ok {
+			endpoints = append(endpoints, ep)
+		}
+		by[ep] = append(by[ep], r)
+	}
+	for _, ep := range endpoints {
+		fmt.Fprintf(w, "\nendpoint %s\n", ep)
+		if err := results.WriteTable(w, by[ep]); err != nil {
+			return err
+		}
+		if err := writeRatios(w, by[ep]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeRatios prints the uring/http ops/s and p99 ratios and MiB/s per
+// scenario where both transports have a line.
+func writeRatios(w io.Writer, recs []results.Record) error {
+	cell := map[[2]string]results.Record{}
+	var scenarios []string
+	for _, r := range recs {
+		if _, seen := cell[[2]string{"http", r.Scenario}]; !seen {
+			if _, seenU := cell[[2]string{"uring", r.Scenario}]; !seenU {
+				scenarios = append(scenarios, r.Scenario)
+			}
+		}
+		cell[[2]string{r.Target, r.Scenario}] = r
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scenario\turing/http ops/s\turing/http p99\thttp MiB/s\turing MiB/s\terrors http/uring\t")
+	rows := 0
+	for _, s := range scenarios {
+		h, okH := cell[[2]string{"http", s}]
+		u, okU := cell[[2]string{"uring", s}]
+		if !okH || !okU || h.Skipped != "" || u.Skipped != "" {
+			continue
+		}
+		rows++
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d/%d\t\n", s, div(u.OpsSec, h.OpsSec), div(u.P99US, h.P99US), mib(h), mib(u), h.Errors, u.Errors)
+	}
+	if rows == 0 {
+		return nil
+	}
+	return tw.Flush()
+}
+
+func div(a, b float64) string {
+	if b == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.2f×", a/b)
+}
+
+func mib(r results.Record) string {
+	v, ok := r.Params["mib_s"].(float64)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%.1f", v)
+}

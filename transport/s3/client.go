@@ -1,0 +1,69 @@
+package s3
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/nordisk/katbench/transport"
+)
+
+// Info says which byte transport a client really uses.
+type Info struct {
+	// Used is the transport the client's requests go through.
+	Used transport.Kind
+	// Fallback is empty when the requested transport is in use; otherwise
+	// it says why not, e.g. "uring: io_uring_setup: operation not permitted".
+	Fallback string
+
+	rt http.RoundTripper
+}
+
+// CloseIdle closes the client's idle keep-alive connections (and with them
+// io_uring rings), for callers done with a client before the process ends.
+// Requests may still be made afterwards; they dial again.
+func (i Info) CloseIdle() {
+	if c, ok := i.rt.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// NewClient validates cfg and returns a minio-go client whose requests go
+// through the chosen byte transport, so signing and S3 semantics are
+// minio-go's and only the byte path differs between transports. Buckets are
+// addressed path-style, which every local store understands.
+//
+// The client is safe for concurrent use (minio-go's contract); its
+// connection pool holds cfg.PoolSize keep-alive connections.
+func NewClient(cfg Config) (*minio.Client, Info, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, Info{}, err
+	}
+	ep, _ := ParseEndpoint(cfg.Endpoint) // validated above
+	kind, err := transport.ParseKind(string(cfg.Transport))
+	if err != nil {
+		return nil, Info{}, fmt.Errorf("s3 client: %w", err)
+	}
+	rt, used, fallback, err := transport.New(kind, cfg.Endpoint, transport.Options{PoolSize: cfg.PoolSize})
+	if err != nil {
+		return nil, Info{}, fmt.Errorf("s3 client: transport %s: %w", kind, err)
+	}
+	region := cfg.Region
+	if region == "" {
+		region = DefaultRegion
+	}
+	c, err := minio.New(ep.Host, &minio.Options{
+		Creds:        credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""),
+		Secure:       ep.Secure,
+		Transport:    rt,
+		Region:       region,
+		BucketLookup: minio.BucketLookupPath,
+		MaxRetries:   cfg.MaxRetries,
+	})
+	if err != nil {
+		return nil, Info{}, fmt.Errorf("s3 client for %s: %w", cfg.Endpoint, err)
+	}
+	return c, Info{Used: used, Fallback: fallback, rt: rt}, nil
+}
