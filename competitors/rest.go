@@ -29,7 +29,7 @@ const RESTTimeout = 30 * time.Second
 
 // jvmWarmup is the warm-up asked for by servers on a JVM, whose JIT keeps
 // compiling well after the first requests.
-const jvmWarmup = 5 * time.Second
+const jvmWarmup = 30 * time.Second
 
 // restCompetitor is a catalog reached through iceberg-go's REST client. The
 // client, the Control round trip and the OAuth token requests share one

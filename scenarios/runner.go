@@ -31,10 +31,15 @@ type Options struct {
 	LatencyOps int           // recorded operations per latency scenario
 	CreateOps  int           // recorded creates (and commits) per scenario
 	Warmup     time.Duration // unrecorded warm-up before each scenario
-	Duration   time.Duration // measured time per throughput level
-	Threads    []int         // throughput levels
-	Parallel   int           // workers for dataset setup and cleanup
-	Select     Selector
+	// ServerWarmup is a one-time warm-up of each competitor after its
+	// dataset is built and before its first scenario, so a JVM server's JIT
+	// has settled. Negative means the competitor's own WarmupHint (0 for
+	// competitors without one).
+	ServerWarmup time.Duration
+	Duration     time.Duration // measured time per throughput level
+	Threads      []int         // throughput levels
+	Parallel     int           // workers for dataset setup and cleanup
+	Select       Selector
 	// Durability is the mode the competitors run in (params only; the
 	// factory config carries it).
 	Durability string
@@ -48,10 +53,10 @@ type Options struct {
 func Defaults(quick bool) Options {
 	if quick {
 		return Options{Quick: true, Shape: ShapeFor(200), LatencyOps: 2000, CreateOps: 200,
-			Warmup: 300 * time.Millisecond, Duration: time.Second, Threads: DefaultThreads, Parallel: 4}
+			Warmup: 300 * time.Millisecond, ServerWarmup: -1, Duration: time.Second, Threads: DefaultThreads, Parallel: 4}
 	}
 	return Options{Shape: ShapeFor(10_000), LatencyOps: 20_000, CreateOps: 1000,
-		Warmup: 2 * time.Second, Duration: 5 * time.Second, Threads: DefaultThreads, Parallel: 4}
+		Warmup: 2 * time.Second, ServerWarmup: -1, Duration: 5 * time.Second, Threads: DefaultThreads, Parallel: 4}
 }
 
 // Runner drives targets through the scenarios and writes one record per
@@ -70,7 +75,7 @@ type state struct {
 	setup   error // why the dataset could not be built
 	control *float64
 	created []table.Identifier // tables made by create/commit scenarios
-	warmup  time.Duration
+	warmup  time.Duration      // the one-time server warm-up it got
 }
 
 // Execute runs every selected scenario on every target, one target after
@@ -91,15 +96,18 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 		if err != nil {
 			return fmt.Errorf("start %s: %w", t.Factory.Name, err)
 		}
-		s := &state{t: t, c: c, warmup: o.Warmup}
-		if h, ok := competitors.As[competitors.WarmupHinter](c); ok && h.WarmupHint() > s.warmup {
-			s.warmup = h.WarmupHint()
+		s := &state{t: t, c: c, warmup: o.ServerWarmup}
+		if s.warmup < 0 {
+			s.warmup = 0
+			if h, ok := competitors.As[competitors.WarmupHinter](c); ok {
+				s.warmup = h.WarmupHint()
+			}
 		}
 		states = append(states, s)
 	}
 	for _, s := range states {
 		if ctl, ok := competitors.As[competitors.Controller](s.c); ok {
-			m := Latency(ctx, controlOp(ctl), s.warmup, 10, 1<<20, o.LatencyOps)
+			m := Latency(ctx, controlOp(ctl), o.Warmup, 10, 1<<20, o.LatencyOps)
 			if m.Rec.Count() > 0 {
 				p50 := float64(m.Rec.Percentile(50)) / 1e3
 				s.control = &p50
@@ -121,6 +129,10 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if s.setup == nil && s.warmup > 0 {
+			r.logf("%s: warming the server up for %v (JIT settling; --server-warmup)", s.c.Name(), s.warmup)
+			Throughput(ctx, warmOp(s.c, s.d), 4, 0, s.warmup)
 		}
 	}
 	for _, name := range Names(o.Threads) {
@@ -158,28 +170,28 @@ func (r *Runner) scenario(ctx context.Context, s *state, name string) error {
 	minW, maxW := 10, 10*o.LatencyOps+1000
 	switch {
 	case name == LoadTable:
-		return r.emit(s, name, 1, Latency(ctx, loadOp(s.c, s.d, o.LatencyOps), s.warmup, minW, maxW, o.LatencyOps), nil)
+		return r.emit(s, name, 1, Latency(ctx, loadOp(s.c, s.d, o.LatencyOps), o.Warmup, minW, maxW, o.LatencyOps), nil)
 	case name == ResolveMetadata:
 		res, ok := competitors.As[competitors.MetadataResolver](s.c)
 		if !ok {
 			return r.skip(s, name, "competitor cannot resolve metadata without loading a table")
 		}
-		return r.emit(s, name, 1, Latency(ctx, resolveOp(res, s.d, o.LatencyOps), s.warmup, minW, maxW, o.LatencyOps), nil)
+		return r.emit(s, name, 1, Latency(ctx, resolveOp(res, s.d, o.LatencyOps), o.Warmup, minW, maxW, o.LatencyOps), nil)
 	case name == TableExists:
 		hit := 0.5
 		if len(s.d.Tables) == 0 {
 			hit = 0
 		}
-		return r.emit(s, name, 1, Latency(ctx, existsOp(s.c, s.d, o.LatencyOps), s.warmup, minW, maxW, o.LatencyOps),
+		return r.emit(s, name, 1, Latency(ctx, existsOp(s.c, s.d, o.LatencyOps), o.Warmup, minW, maxW, o.LatencyOps),
 			map[string]any{"hit_ratio": hit})
 	case strings.HasPrefix(name, ThroughputPrefix):
 		var t int
 		fmt.Sscanf(strings.TrimPrefix(name, ThroughputPrefix), "t%d", &t)
-		warm := min(s.warmup, o.Duration)
+		warm := min(o.Warmup, o.Duration)
 		m := Throughput(ctx, loadOp(s.c, s.d, 1<<16), t, warm, o.Duration)
 		return r.emit(s, name, t, m, nil)
 	case name == CreateTable:
-		m := Latency(ctx, createOp(s.c, s.d.Work, "create", &s.created), s.warmup, 5, 2*o.CreateOps+100, o.CreateOps)
+		m := Latency(ctx, createOp(s.c, s.d.Work, "create", &s.created), o.Warmup, 5, 2*o.CreateOps+100, o.CreateOps)
 		return r.emit(s, name, 1, m, nil)
 	case name == CommitTable:
 		return r.commit(ctx, s)
@@ -204,7 +216,7 @@ func (r *Runner) commit(ctx context.Context, s *state) error {
 		uuids = append(uuids, tbl.Metadata().TableUUID())
 	}
 	o := r.Opts
-	m := Latency(ctx, commitOp(s.c, tables, uuids), s.warmup, 5, 2*o.CreateOps+100, o.CreateOps)
+	m := Latency(ctx, commitOp(s.c, tables, uuids), o.Warmup, 5, 2*o.CreateOps+100, o.CreateOps)
 	return r.emit(s, CommitTable, 1, m, map[string]any{"commit_tables": len(tables)})
 }
 
@@ -241,7 +253,7 @@ func (r *Runner) sweep(ctx context.Context, s *state) error {
 		var created []table.Identifier
 		err = c.Catalog().CreateNamespace(ctx, ns, nil)
 		if err == nil {
-			m := Latency(ctx, createOp(c, ns, "sweep", &created), s.warmup, 5, 2*o.CreateOps+100, o.CreateOps)
+			m := Latency(ctx, createOp(c, ns, "sweep", &created), o.Warmup, 5, 2*o.CreateOps+100, o.CreateOps)
 			err = r.emitFor(s, c, name, 1, m, map[string]any{"durability": mode})
 		} else {
 			err = r.skip(s, name, "create namespace: "+err.Error())
@@ -277,10 +289,11 @@ func (r *Runner) cleanup(s *state) error {
 func (r *Runner) params(s *state, c competitors.Competitor, extra map[string]any) map[string]any {
 	o := r.Opts
 	p := map[string]any{
-		"quick":      o.Quick,
-		"shape":      o.Shape,
-		"durability": orDefault(s.t.Config.Durability, "immediate"),
-		"warmup_s":   s.warmup.Seconds(),
+		"quick":           o.Quick,
+		"shape":           o.Shape,
+		"durability":      orDefault(s.t.Config.Durability, "immediate"),
+		"warmup_s":        o.Warmup.Seconds(),
+		"server_warmup_s": s.warmup.Seconds(),
 	}
 	if s.d != nil {
 		p["tables"] = len(s.d.Tables)

@@ -26,6 +26,7 @@ func tinyOptions() scenarios.Options {
 	o.Warmup = 5 * time.Millisecond
 	o.Duration = 50 * time.Millisecond
 	o.Threads = []int{1, 2}
+	o.ServerWarmup = 20 * time.Millisecond
 	return o
 }
 
@@ -83,6 +84,9 @@ func TestRunnerDrivesEveryCompetitorIdentically(t *testing.T) {
 			}
 			if rec.P50US <= 0 || rec.P99US < rec.P50US || rec.MaxUS < rec.P999US {
 				t.Errorf("%s %s: percentiles out of order: p50=%v p99=%v p999=%v max=%v", tg, name, rec.P50US, rec.P99US, rec.P999US, rec.MaxUS)
+			}
+			if rec.Params["server_warmup_s"] != 0.02 {
+				t.Errorf("%s %s: params.server_warmup_s = %v, want 0.02", tg, name, rec.Params["server_warmup_s"])
 			}
 			if rec.Params["tables"] != 10 {
 				t.Errorf("%s %s: params.tables = %v, want 10", tg, name, rec.Params["tables"])

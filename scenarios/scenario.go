@@ -185,3 +185,16 @@ func commitOp(c competitors.Competitor, tables []table.Identifier, uuids []uuid.
 func controlOp(ctl competitors.Controller) Op {
 	return func(ctx context.Context, _, _ int) error { return ctl.Control(ctx) }
 }
+
+// warmOp is the one-time server warm-up: loads, existence checks and, where
+// the path has one, control round trips, in the mix the scenarios use.
+func warmOp(c competitors.Competitor, d *Dataset) Op {
+	ops := []Op{existsOp(c, d, 1<<12)}
+	if len(d.Tables) > 0 {
+		ops = append(ops, loadOp(c, d, 1<<12))
+	}
+	if ctl, ok := competitors.As[competitors.Controller](c); ok {
+		ops = append(ops, controlOp(ctl))
+	}
+	return func(ctx context.Context, w, i int) error { return ops[i%len(ops)](ctx, w, i) }
+}

@@ -27,6 +27,7 @@ type benchFlags struct {
 	tables     int
 	duration   time.Duration
 	warmup     time.Duration
+	serverWarm string
 	threads    string
 	durability string
 	dir        string
@@ -46,6 +47,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.tables, "tables", 0, "tables in the dataset (default 200 with --quick, 10000 otherwise)")
 	fl.DurationVar(&f.duration, "duration", 0, "measured time per throughput level (default 1s with --quick, 5s otherwise)")
 	fl.DurationVar(&f.warmup, "warmup", 0, "unrecorded warm-up before each scenario (default 300ms with --quick, 2s otherwise; JVM servers ask for more)")
+	fl.StringVar(&f.serverWarm, "server-warmup", "auto", "one-time warm-up of each server before its first scenario; 'auto' = what the competitor asks for (30s for JVM servers: Nessie, Polaris, the fixture; 0 otherwise)")
 	fl.StringVar(&f.threads, "threads", "", "throughput levels, comma-separated (default 1,2,4,8,16,32)")
 	fl.StringVar(&f.durability, "durability", os.Getenv("BENCH_DURABILITY"), "embedded catalog durability: immediate|eventual|none; env BENCH_DURABILITY")
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
@@ -89,6 +91,13 @@ func (f *benchFlags) options(run *results.Run) (scenarios.Options, error) {
 	}
 	if f.latencyOps > 0 {
 		o.LatencyOps = f.latencyOps
+	}
+	if f.serverWarm != "auto" {
+		d, err := time.ParseDuration(f.serverWarm)
+		if err != nil || d < 0 {
+			return o, usagef("--server-warmup %q: want 'auto' or a duration like 30s", f.serverWarm)
+		}
+		o.ServerWarmup = d
 	}
 	o.Parallel = f.parallel
 	if f.threads != "" {

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# check.sh — shellcheck every script in containers/ (make test runs this).
+set -euo pipefail
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+
+case "${1:-}" in
+-h | --help)
+	printf 'usage: check.sh\n\nRuns shellcheck (Debian package shellcheck) on containers/*.sh with\ncontainers/.shellcheckrc. Installs shellcheck with apt-get when missing and run as root; exits\nnon-zero on any finding or when shellcheck cannot be had.\n'
+	exit 0
+	;;
+esac
+if ! command -v shellcheck >/dev/null 2>&1; then
+	# A fresh machine (CI) has no shellcheck; install it from Debian when we can.
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "check.sh: installing shellcheck from Debian" >&2
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shellcheck) >&2 || true
+	fi
+	command -v shellcheck >/dev/null 2>&1 || {
+		echo "check.sh: shellcheck is not installed (apt-get install -y shellcheck)" >&2
+		exit 1
+	}
+fi
+cd "$HERE"
+shellcheck ./*.sh
+echo "check.sh: shellcheck clean: $(find . -maxdepth 1 -name '*.sh' | wc -l) scripts" >&2

@@ -1,0 +1,342 @@
+# shellcheck shell=bash
+# lib.sh — functions shared by every containers/NAME_up.sh and NAME_down.sh.
+#
+# Sourced, never run. Every function logs to stderr only: an up script's
+# stdout carries nothing but `export K=V` lines, so `eval "$(X_up.sh)"` works.
+#
+# Layout:
+#   state:  ${KATBENCH_STATE_DIR:-${XDG_RUNTIME_DIR:-/tmp}/katbench-containers}/NAME/
+#           pid | container, port, exports, log, and the temp dirs up created
+#   cache:  ${KATBENCH_CACHE:-$HOME/.cache/katbench}/{bin,jars,...}
+
+# kb_state_root prints the directory that holds one state dir per system.
+kb_state_root() {
+	printf '%s\n' "${KATBENCH_STATE_DIR:-${XDG_RUNTIME_DIR:-/tmp}/katbench-containers}"
+}
+
+# kb_state_dir NAME prints NAME's state dir (not created).
+kb_state_dir() {
+	printf '%s/%s\n' "$(kb_state_root)" "$1"
+}
+
+# kb_cache_dir prints the download/build cache (not created).
+kb_cache_dir() {
+	printf '%s\n' "${KATBENCH_CACHE:-${HOME:-/tmp}/.cache/katbench}"
+}
+
+# kb_log MSG... writes one line to stderr, prefixed with the script's name.
+kb_log() {
+	printf '%s: %s\n' "${KB_NAME:-katbench}" "$*" >&2
+}
+
+# kb_die MSG... logs MSG and exits 1.
+kb_die() {
+	kb_log "error: $*"
+	exit 1
+}
+
+# kb_need_cmd CMD WHY dies with a clear message when CMD is not on PATH.
+kb_need_cmd() {
+	command -v "$1" >/dev/null 2>&1 || kb_die "$1 is required ($2) but not on PATH"
+}
+
+# kb_valid_port VALUE dies unless VALUE is a TCP port number 1..65535.
+kb_valid_port() {
+	case "$1" in
+	'' | *[!0-9]*) kb_die "invalid port '$1': want a number 1..65535" ;;
+	esac
+	if [ "$1" -lt 1 ] || [ "$1" -gt 65535 ]; then
+		kb_die "invalid port '$1': want a number 1..65535"
+	fi
+}
+
+# kb_port_in_use PORT succeeds when something accepts TCP connections on
+# 127.0.0.1:PORT.
+kb_port_in_use() {
+	(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# kb_require_free_port PORT WHAT dies with a clear message when PORT is taken.
+kb_require_free_port() {
+	if kb_port_in_use "$1"; then
+		kb_die "port $1 ($2) is already in use by another process on 127.0.0.1; stop it or pass --port"
+	fi
+}
+
+# kb_pid_alive PID succeeds while PID is a running (non-zombie) process.
+kb_pid_alive() {
+	local pid=$1 state
+	[ -n "$pid" ] || return 1
+	kill -0 "$pid" 2>/dev/null || return 1
+	state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || true)
+	[ "$state" != "Z" ]
+}
+
+# kb_recorded_pid DIR prints the pid recorded in DIR/pid, if any.
+kb_recorded_pid() {
+	if [ -f "$1/pid" ]; then
+		tr -dc '0-9' <"$1/pid"
+	fi
+}
+
+# kb_pid_matches PID NEEDLE succeeds when PID's command line contains NEEDLE,
+# so a recycled pid is never mistaken for ours.
+kb_pid_matches() {
+	local pid=$1 needle=$2
+	[ -r "/proc/$pid/cmdline" ] || return 1
+	tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$needle"
+}
+
+# kb_start_bg DIR CMD... starts CMD detached in its own session, stdin from
+# /dev/null and output to DIR/log, and records its pid in DIR/pid. It never
+# holds the caller's stdout, so `$(X_up.sh)` returns once up is done.
+kb_start_bg() {
+	local dir=$1
+	shift
+	setsid "$@" </dev/null >>"$dir/log" 2>&1 &
+	printf '%s\n' "$!" >"$dir/pid"
+}
+
+# kb_log_tail DIR prints the last lines of DIR/log to stderr.
+kb_log_tail() {
+	if [ -f "$1/log" ]; then
+		kb_log "last lines of $1/log:"
+		tail -n 30 "$1/log" >&2 || true
+	fi
+}
+
+# kb_wait_ready DIR SECONDS WHAT CHECK... runs CHECK every half second until it
+# succeeds; dies with the log tail when the process in DIR/pid exits or
+# SECONDS pass.
+kb_wait_ready() {
+	local dir=$1 secs=$2 what=$3 pid deadline
+	shift 3
+	pid=$(kb_recorded_pid "$dir")
+	deadline=$((SECONDS + secs))
+	while :; do
+		if "$@"; then
+			return 0
+		fi
+		if [ -n "$pid" ] && ! kb_pid_alive "$pid"; then
+			kb_log_tail "$dir"
+			kb_die "$what exited before it became healthy"
+		fi
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			kb_log_tail "$dir"
+			kb_die "$what not healthy after ${secs}s"
+		fi
+		sleep 0.5
+	done
+}
+
+# kb_http_code URL prints the HTTP status of GET URL (000 when nothing answers).
+kb_http_code() {
+	curl -s -o /dev/null -m 5 -w '%{http_code}' "$1" 2>/dev/null || true
+}
+
+# kb_http_answers URL succeeds when anything speaks HTTP at URL.
+kb_http_answers() {
+	local code
+	code=$(kb_http_code "$1")
+	[ -n "$code" ] && [ "$code" != "000" ]
+}
+
+# kb_http_ok URL succeeds when GET URL answers 2xx.
+kb_http_ok() {
+	case "$(kb_http_code "$1")" in
+	2??) return 0 ;;
+	*) return 1 ;;
+	esac
+}
+
+# kb_stop_pid PID [SECONDS] sends TERM to PID's process group (it leads one:
+# kb_start_bg uses setsid), waits up to SECONDS (default 15), then KILLs.
+kb_stop_pid() {
+	local pid=$1 secs=${2:-15} deadline
+	kb_pid_alive "$pid" || return 0
+	kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+	deadline=$((SECONDS + secs))
+	while kb_pid_alive "$pid"; do
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			kb_log "pid $pid still running after ${secs}s; sending KILL"
+			kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+			sleep 0.5
+			break
+		fi
+		sleep 0.2
+	done
+	# The whole group: a JVM or a go-built server may leave helpers behind.
+	kill -KILL -- "-$pid" 2>/dev/null || true
+}
+
+# kb_print_exports DIR prints DIR/exports (the only stdout an up script makes).
+kb_print_exports() {
+	cat "$1/exports"
+}
+
+# kb_write_exports DIR K=V... writes `export K='V'` lines to DIR/exports.
+kb_write_exports() {
+	local dir=$1 kv
+	shift
+	: >"$dir/exports.tmp"
+	for kv in "$@"; do
+		printf "export %s='%s'\n" "${kv%%=*}" "${kv#*=}" >>"$dir/exports.tmp"
+	done
+	mv "$dir/exports.tmp" "$dir/exports"
+}
+
+# kb_go_install PKG@VERSION BIN prints the path of BIN in the cache, building
+# it with `GOBIN=cache/bin go install PKG@VERSION` when it is missing.
+kb_go_install() {
+	local pkg=$1 bin=$2 gobin
+	gobin="$(kb_cache_dir)/bin"
+	if [ ! -x "$gobin/$bin" ]; then
+		kb_need_cmd go "to build $bin"
+		mkdir -p "$gobin"
+		kb_log "installing $pkg into $gobin (first run only)"
+		GOBIN="$gobin" GOFLAGS=-mod=mod go install "$pkg" >&2 ||
+			kb_die "go install $pkg failed"
+	fi
+	printf '%s\n' "$gobin/$bin"
+}
+
+# kb_mvn_jar G:A:V[:type[:classifier]] FILE prints the cached path of a jar
+# from Maven Central, fetching it with `mvn dependency:copy` when missing.
+kb_mvn_jar() {
+	local artifact=$1 file=$2 dir
+	dir="$(kb_cache_dir)/jars"
+	if [ ! -s "$dir/$file" ]; then
+		kb_need_cmd mvn "to fetch $artifact from Maven Central"
+		mkdir -p "$dir"
+		kb_log "fetching $artifact into $dir (first run only)"
+		(cd "$dir" && mvn -q -B dependency:copy -Dartifact="$artifact" -DoutputDirectory="$dir" >&2) ||
+			kb_die "mvn could not fetch $artifact"
+		[ -s "$dir/$file" ] || kb_die "mvn fetched $artifact but $dir/$file is missing"
+	fi
+	printf '%s\n' "$dir/$file"
+}
+
+# kb_java_home MIN [MAX] prints a JAVA_HOME whose java major version is in
+# MIN..MAX (MAX default 999): $JAVA_HOME if it fits, else the oldest JDK under
+# /usr/lib/jvm that does (oldest: the closest to what the server was built for).
+kb_java_home() {
+	local min=$1 max=${2:-999} cand v best='' bestv=1000
+	for cand in "${JAVA_HOME:-}" /usr/lib/jvm/*; do
+		if [ -z "$cand" ] || [ ! -x "$cand/bin/java" ]; then continue; fi
+		if [ -L "$cand" ] && [ "$cand" != "${JAVA_HOME:-}" ]; then continue; fi
+		v=$(kb_java_major "$cand/bin/java")
+		if [ "$v" -lt "$min" ] || [ "$v" -gt "$max" ]; then continue; fi
+		if [ "$cand" = "${JAVA_HOME:-}" ]; then
+			printf '%s\n' "$cand"
+			return 0
+		fi
+		if [ "$v" -lt "$bestv" ]; then
+			best=$cand
+			bestv=$v
+		fi
+	done
+	[ -n "$best" ] || return 1
+	printf '%s\n' "$best"
+}
+
+# kb_java_major JAVA prints the major version of the java binary JAVA (0 if unknown).
+kb_java_major() {
+	local out v
+	out=$("$1" -version 2>&1 | head -n 1) || true
+	v=$(printf '%s\n' "$out" | sed -n 's/.*version "\([0-9][0-9]*\).*/\1/p')
+	if [ "$v" = "1" ]; then
+		v=$(printf '%s\n' "$out" | sed -n 's/.*version "1\.\([0-9][0-9]*\).*/\1/p')
+	fi
+	printf '%s\n' "${v:-0}"
+}
+
+# kb_docker_ok succeeds when a Docker engine answers.
+kb_docker_ok() {
+	[ "${KATBENCH_NO_DOCKER:-}" != "1" ] || return 1
+	command -v docker >/dev/null 2>&1 || return 1
+	timeout 10 docker info >/dev/null 2>&1
+}
+
+# kb_existing DIR CHECK... handles `up` run twice: when DIR records a live
+# process and CHECK succeeds, it prints the recorded exports and exits 0; when
+# DIR holds a dead run's leftovers it removes them. It returns otherwise.
+kb_existing() {
+	local dir=$1 pid cid
+	shift
+	[ -d "$dir" ] || return 0
+	pid=$(kb_recorded_pid "$dir")
+	cid=$(cat "$dir/container" 2>/dev/null || true)
+	if [ -f "$dir/exports" ] && { kb_pid_alive "$pid" || kb_container_running "$cid"; }; then
+		if "$@"; then
+			kb_log "already running (state in $dir); printing its exports again"
+			kb_print_exports "$dir"
+			exit 0
+		fi
+		kb_die "a copy recorded in $dir is running but not healthy; run the down script first"
+	fi
+	if kb_pid_alive "$pid" || kb_container_running "$cid"; then
+		kb_die "a copy recorded in $dir is still starting or half-started; run the down script first"
+	fi
+	kb_log "removing leftovers of an earlier run in $dir"
+	rm -rf -- "$dir"
+}
+
+# kb_container_running CID succeeds while Docker container CID runs.
+kb_container_running() {
+	[ -n "$1" ] || return 1
+	command -v docker >/dev/null 2>&1 || return 1
+	[ "$(timeout 10 docker inspect -f '{{.State.Running}}' "$1" 2>/dev/null || true)" = "true" ]
+}
+
+# kb_down DIR WHAT stops what DIR records (pid or container) and removes DIR.
+kb_down() {
+	local dir=$1 what=$2 pid cid
+	if [ ! -d "$dir" ]; then
+		kb_log "$what is not running (no state in $dir); nothing to do"
+		return 0
+	fi
+	pid=$(kb_recorded_pid "$dir")
+	cid=$(cat "$dir/container" 2>/dev/null || true)
+	if [ -n "$cid" ]; then
+		kb_log "stopping container $cid"
+		timeout 60 docker rm -f "$cid" >/dev/null 2>&1 || kb_log "docker rm -f $cid failed (already gone?)"
+	fi
+	if [ -n "$pid" ]; then
+		if kb_pid_alive "$pid"; then
+			kb_log "stopping $what (pid $pid)"
+			kb_stop_pid "$pid"
+		else
+			kb_log "$what (pid $pid) had already exited"
+		fi
+	fi
+	rm -rf -- "$dir"
+}
+
+# kb_undo_on_failure DOWN_SCRIPT makes a failing up script run DOWN_SCRIPT on
+# exit, so a start that never became healthy leaves nothing behind. Call it
+# only after kb_existing: it must never tear down a copy that was running.
+kb_undo_on_failure() {
+	KB_UNDO=$1
+	trap 'kb__undo $?' EXIT
+}
+
+kb__undo() {
+	if [ "$1" != 0 ] && [ -n "${KB_UNDO:-}" ]; then
+		kb_log "start failed; undoing with $(basename "$KB_UNDO")"
+		"$KB_UNDO" >&2 || true
+	fi
+}
+
+# kb_usage_if_help TEXT ARGS... prints TEXT and exits 0 when ARGS hold -h/--help.
+kb_usage_if_help() {
+	local text=$1 a
+	shift
+	for a in "$@"; do
+		case "$a" in
+		-h | --help)
+			printf '%s\n' "$text"
+			exit 0
+			;;
+		esac
+	done
+}

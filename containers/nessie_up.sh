@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# nessie_up.sh — start Project Nessie (Iceberg REST) with an S3 warehouse on a local store.
+set -euo pipefail
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+KB_NAME=nessie_up
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
+
+NESSIE_VERSION=${KATBENCH_NESSIE_VERSION:-0.99.0}
+BUCKET=katbench-nessie
+WAREHOUSE=warehouse
+# SHA-256 of an empty body; S3 servers want it in x-amz-content-sha256.
+EMPTY_SHA256=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
+
+USAGE="usage: nessie_up.sh [--port N] [--management-port N] [--s3-port N]
+
+Starts Nessie $NESSIE_VERSION with an in-memory version store and its Iceberg
+REST catalog on 127.0.0.1: with Docker (ghcr.io/projectnessie/nessie) when a
+Docker engine answers, else the runner uber-jar
+org.projectnessie.nessie:nessie-quarkus:$NESSIE_VERSION:jar:runner from Maven
+Central (fetched once into \$KATBENCH_CACHE/jars) with java -jar on Java >= 21
+(JAVA_HOME if new enough, else a JDK under /usr/lib/jvm).
+
+Nessie refuses file: warehouses, so this also starts (or reuses) versitygw via
+versitygw_up.sh, creates bucket $BUCKET on it and points warehouse
+'$WAREHOUSE' at s3://$BUCKET/. Prints:
+
+  eval \"\$(containers/nessie_up.sh)\"
+  # KATBENCH_NESSIE_URL, KATBENCH_NESSIE_WAREHOUSE, KATBENCH_S3_ENDPOINT, AWS_*
+
+  --port N              Nessie HTTP port (default 19120)
+  --management-port N   Quarkus management/health port (default 19121; Nessie's
+                        own default 9000 collides with S3 servers)
+  --s3-port N           versitygw port when one is started (default 7070)
+
+KATBENCH_NESSIE_VERSION picks another version; KATBENCH_JAVA_OPTS adds JVM
+flags; KATBENCH_NO_DOCKER=1 forces the jar. Stop with containers/nessie_down.sh
+(which also stops the versitygw only if this script started it)."
+kb_usage_if_help "$USAGE" "$@"
+
+port=19120
+mport=19121
+s3port=7070
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--port | --management-port | --s3-port)
+		[ $# -ge 2 ] || kb_die "$1 needs a value"
+		case "$1" in
+		--port) port=$2 ;;
+		--management-port) mport=$2 ;;
+		--s3-port) s3port=$2 ;;
+		esac
+		shift 2
+		;;
+	--port=*) port=${1#*=} && shift ;;
+	--management-port=*) mport=${1#*=} && shift ;;
+	--s3-port=*) s3port=${1#*=} && shift ;;
+	*) kb_die "unknown argument '$1' (see --help)" ;;
+	esac
+done
+kb_valid_port "$port"
+kb_valid_port "$mport"
+kb_valid_port "$s3port"
+[ "$port" != "$mport" ] || kb_die "--port and --management-port must differ"
+
+state=$(kb_state_dir nessie)
+healthy() { kb_http_ok "http://127.0.0.1:$(cat "$state/port")/iceberg/v1/config?warehouse=$WAREHOUSE"; }
+kb_existing "$state" healthy
+kb_require_free_port "$port" "Nessie HTTP"
+kb_require_free_port "$mport" "Nessie management"
+kb_undo_on_failure "$HERE/nessie_down.sh"
+kb_need_cmd curl "health checks and bucket creation"
+
+use_docker=0
+if kb_docker_ok; then
+	use_docker=1
+else
+	java_home=$(kb_java_home 21) ||
+		kb_die "Nessie needs Java >= 21 and no Docker engine answers: set JAVA_HOME to a JDK 21+ or install one under /usr/lib/jvm"
+	jar=$(kb_mvn_jar "org.projectnessie.nessie:nessie-quarkus:$NESSIE_VERSION:jar:runner" \
+		"nessie-quarkus-$NESSIE_VERSION-runner.jar")
+fi
+
+mkdir -p "$state"
+printf '%s\n' "$port" >"$state/port"
+
+# The S3 store: reuse a running versitygw recorded in the same state root,
+# else start one and remember that we did, so down stops only what we started.
+s3state=$(kb_state_dir versitygw)
+if [ -f "$s3state/exports" ] && kb_pid_alive "$(kb_recorded_pid "$s3state")"; then
+	kb_log "reusing the running versitygw in $s3state"
+else
+	touch "$state/started-versitygw"
+fi
+s3exports=$("$HERE/versitygw_up.sh" --port "$s3port") ||
+	kb_die "could not start versitygw for Nessie's warehouse"
+eval "$s3exports"
+: "${KATBENCH_S3_ENDPOINT:?versitygw_up.sh printed no endpoint}"
+
+code=$(curl -s -o "$state/bucket.out" -w '%{http_code}' -m 10 -X PUT \
+	-H "x-amz-content-sha256: $EMPTY_SHA256" \
+	--aws-sigv4 "aws:amz:${AWS_REGION:-us-east-1}:s3" \
+	--user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
+	"$KATBENCH_S3_ENDPOINT/$BUCKET" || true)
+case "$code" in
+2??) touch "$state/created-bucket" ;;
+409) kb_log "bucket $BUCKET already exists; using it" ;;
+*) kb_die "creating bucket $BUCKET on $KATBENCH_S3_ENDPOINT failed (HTTP $code): $(head -c 400 "$state/bucket.out" 2>/dev/null)" ;;
+esac
+
+# One list of settings for both ways of running: a properties file the jar
+# reads from ./config/ (keys stay off the command line), an env file for Docker.
+props=(
+	"nessie.version.store.type=IN_MEMORY"
+	"nessie.server.authentication.enabled=false"
+	"quarkus.http.host=127.0.0.1"
+	"quarkus.http.port=$port"
+	"quarkus.management.host=127.0.0.1"
+	"quarkus.management.port=$mport"
+	"quarkus.otel.sdk.disabled=true"
+	"nessie.catalog.default-warehouse=$WAREHOUSE"
+	"nessie.catalog.warehouses.$WAREHOUSE.location=s3://$BUCKET/"
+	"nessie.catalog.service.s3.default-options.endpoint=$KATBENCH_S3_ENDPOINT/"
+	"nessie.catalog.service.s3.default-options.path-style-access=true"
+	"nessie.catalog.service.s3.default-options.region=${AWS_REGION:-us-east-1}"
+	"nessie.catalog.service.s3.default-options.access-key=urn:nessie-secret:quarkus:katbench-secrets.s3"
+	"katbench-secrets.s3.name=$AWS_ACCESS_KEY_ID"
+	"katbench-secrets.s3.secret=$AWS_SECRET_ACCESS_KEY"
+)
+mkdir -p "$state/config"
+(
+	umask 077
+	printf '%s\n' "${props[@]}" >"$state/config/application.properties"
+	printf '%s\n' "${props[@]}" >"$state/nessie.env"
+)
+
+if [ "$use_docker" = 1 ]; then
+	kb_log "starting ghcr.io/projectnessie/nessie:$NESSIE_VERSION with Docker (host network)"
+	cid=$(timeout 600 docker run -d --network host --env-file "$state/nessie.env" \
+		"ghcr.io/projectnessie/nessie:$NESSIE_VERSION") || kb_die "docker run nessie failed"
+	printf '%s\n' "$cid" >"$state/container"
+	kb_wait_ready "$state" 300 Nessie healthy
+else
+	kb_log "starting Nessie $NESSIE_VERSION with $java_home on :$port (log $state/log)"
+	# shellcheck disable=SC2086 # KATBENCH_JAVA_OPTS is a list of flags
+	(cd "$state" && kb_start_bg "$state" "$java_home/bin/java" ${KATBENCH_JAVA_OPTS:-} \
+		-Djava.io.tmpdir="$state" -jar "$jar")
+	kb_wait_ready "$state" 300 Nessie healthy
+fi
+
+kb_write_exports "$state" \
+	"KATBENCH_NESSIE_URL=http://127.0.0.1:$port/iceberg" \
+	"KATBENCH_NESSIE_WAREHOUSE=$WAREHOUSE" \
+	"KATBENCH_S3_ENDPOINT=$KATBENCH_S3_ENDPOINT" \
+	"AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID" \
+	"AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY" \
+	"AWS_REGION=${AWS_REGION:-us-east-1}"
+kb_log "Nessie ready at http://127.0.0.1:$port/iceberg (warehouse $WAREHOUSE = s3://$BUCKET/)"
+kb_print_exports "$state"

@@ -1,0 +1,274 @@
+package testenv
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// ErrNoExports is returned when an up script exits 0 but prints no export line.
+var ErrNoExports = errors.New("up script printed no export lines")
+
+// Service is one outside system started by a containers/NAME_up.sh script for
+// a test. Each Service has its own state dir, so parallel tests and a
+// developer's own running copies never share one. A Service is not safe for
+// concurrent use; it is read-only after Up returns.
+type Service struct {
+	// Name is the script's NAME (versitygw, nessie, fixture, minio…).
+	Name string
+	// StateDir is the KATBENCH_STATE_DIR the scripts ran with; every pid they
+	// recorded lives in a file StateDir/*/pid.
+	StateDir string
+	// Env holds what the up script exported (KATBENCH_S3_ENDPOINT, …).
+	Env map[string]string
+}
+
+// S3Env is how a test reaches a plaintext S3 store started for it.
+type S3Env struct {
+	Endpoint  string // http://127.0.0.1:PORT
+	AccessKey string
+	SecretKey string
+	Region    string
+}
+
+// RESTEnv is how a test reaches an Iceberg REST catalog started for it.
+type RESTEnv struct {
+	URL       string // base URI for an iceberg-go REST client
+	Warehouse string
+	// S3 is the store behind the warehouse, when there is one (Nessie).
+	S3 *S3Env
+	// Service is the underlying started system (pids, raw exports).
+	Service *Service
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that nothing listened on a moment
+// ago. The caller must tolerate the small race before it binds the port.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Up runs containers/NAME_up.sh ARGS... with a fresh state dir under
+// t.TempDir(), parses its export lines, and registers NAME_down.sh with
+// t.Cleanup (a failing down is a test error). When the script fails, Up calls
+// Need, so the test skips locally and fails in CI, with the script's stderr.
+// timeout bounds the whole start, first-run downloads included.
+func Up(t testing.TB, name string, timeout time.Duration, args ...string) *Service {
+	t.Helper()
+	state := filepath.Join(t.TempDir(), "state")
+	svc, err := StartService(name, state, timeout, args...)
+	if svc != nil {
+		t.Cleanup(func() {
+			if err := svc.Down(2 * time.Minute); err != nil {
+				t.Errorf("%v", err)
+			}
+		})
+	}
+	Need(t, name, err)
+	return svc
+}
+
+// StartService runs containers/NAME_up.sh with KATBENCH_STATE_DIR=stateDir and
+// returns the started Service. On error the Service is still returned when the
+// script may have started something, so the caller can call Down.
+func StartService(name, stateDir string, timeout time.Duration, args ...string) (*Service, error) {
+	script := filepath.Join(RepoRoot(), "containers", name+"_up.sh")
+	if _, err := os.Stat(script); err != nil {
+		return nil, fmt.Errorf("up script for %s: %w", name, err)
+	}
+	if err := os.MkdirAll(stateDir, 0o755); err != nil {
+		return nil, fmt.Errorf("state dir for %s: %w", name, err)
+	}
+	svc := &Service{Name: name, StateDir: stateDir}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", script)
+	cmd.Args = append(cmd.Args, args...)
+	cmd.Env = append(os.Environ(), "KATBENCH_STATE_DIR="+stateDir)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	// The script's children are detached and do not hold stdout, but a hung
+	// script must not hang the test: WaitDelay bounds the pipe drain.
+	cmd.WaitDelay = 10 * time.Second
+	out, err := cmd.Output()
+	if err != nil {
+		return svc, fmt.Errorf("%s_up.sh %s: %w\n%s", name, strings.Join(args, " "), err, tail(stderr.String(), 40))
+	}
+	env, err := ParseExports(string(out))
+	if err != nil {
+		return svc, fmt.Errorf("%s_up.sh output: %w\nstderr:\n%s", name, err, tail(stderr.String(), 20))
+	}
+	svc.Env = env
+	return svc, nil
+}
+
+// Down runs containers/NAME_down.sh for this Service's state dir.
+func (s *Service) Down(timeout time.Duration) error {
+	script := filepath.Join(RepoRoot(), "containers", s.Name+"_down.sh")
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", script)
+	cmd.Env = append(os.Environ(), "KATBENCH_STATE_DIR="+s.StateDir)
+	cmd.WaitDelay = 10 * time.Second
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s_down.sh: %w\n%s", s.Name, err, tail(string(out), 20))
+	}
+	return nil
+}
+
+// PIDs returns every pid recorded under the state dir (StateDir/*/pid), the
+// up script's own process and any it started for itself (nessie's versitygw).
+func (s *Service) PIDs() ([]int, error) {
+	files, err := filepath.Glob(filepath.Join(s.StateDir, "*", "pid"))
+	if err != nil {
+		return nil, fmt.Errorf("list pid files: %w", err)
+	}
+	var pids []int
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", f, err)
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil {
+			return nil, fmt.Errorf("pid file %s: %w", f, err)
+		}
+		pids = append(pids, pid)
+	}
+	return pids, nil
+}
+
+// ProcessAlive reports whether pid names a running, non-zombie process.
+func ProcessAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state letter follows the ")" that closes the command name.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return false
+	}
+	return s[i+2] != 'Z' && s[i+2] != 'X'
+}
+
+// ParseExports reads `export K=V` lines (V optionally single- or
+// double-quoted) as printed by the up scripts. Any other non-empty line is an
+// error: the scripts' contract is that stdout holds only export lines.
+func ParseExports(out string) (map[string]string, error) {
+	env := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		rest, ok := strings.CutPrefix(line, "export ")
+		if !ok {
+			return nil, fmt.Errorf("not an export line: %q", line)
+		}
+		k, v, ok := strings.Cut(rest, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("malformed export line: %q", line)
+		}
+		if len(v) >= 2 && (v[0] == '\'' && v[len(v)-1] == '\'' || v[0] == '"' && v[len(v)-1] == '"') {
+			v = v[1 : len(v)-1]
+		}
+		env[k] = v
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read exports: %w", err)
+	}
+	if len(env) == 0 {
+		return nil, ErrNoExports
+	}
+	return env, nil
+}
+
+// Environ returns os.Environ() with this Service's exports added (overriding),
+// for starting a katbench process against it.
+func (s *Service) Environ(base []string) []string {
+	out := append([]string(nil), base...)
+	for k, v := range s.Env {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// Versitygw starts a versitygw for this test on a free port and returns how
+// to reach it; it is stopped when the test ends.
+func Versitygw(t testing.TB) S3Env {
+	t.Helper()
+	port, err := FreePort()
+	Need(t, "versitygw", err)
+	svc := Up(t, "versitygw", 5*time.Minute, "--port", strconv.Itoa(port))
+	return s3From(svc.Env)
+}
+
+// MinIO starts a MinIO server for this test on a free port (Docker when it
+// works, else a binary built once with go install) and returns how to reach it.
+func MinIO(t testing.TB) S3Env {
+	t.Helper()
+	port, err := FreePort()
+	Need(t, "minio", err)
+	svc := Up(t, "minio", 10*time.Minute, "--port", strconv.Itoa(port))
+	return s3From(svc.Env)
+}
+
+// Nessie starts a Nessie server (and the versitygw holding its warehouse) for
+// this test on free ports.
+func Nessie(t testing.TB) RESTEnv {
+	t.Helper()
+	var ports [3]int
+	for i := range ports {
+		p, err := FreePort()
+		Need(t, "nessie", err)
+		ports[i] = p
+	}
+	svc := Up(t, "nessie", 15*time.Minute, "--port", strconv.Itoa(ports[0]),
+		"--management-port", strconv.Itoa(ports[1]), "--s3-port", strconv.Itoa(ports[2]))
+	s3 := s3From(svc.Env)
+	return RESTEnv{URL: svc.Env["KATBENCH_NESSIE_URL"], Warehouse: svc.Env["KATBENCH_NESSIE_WAREHOUSE"], S3: &s3, Service: svc}
+}
+
+// Fixture starts the Apache Iceberg REST fixture (RESTCatalogServer) for this
+// test on a free port.
+func Fixture(t testing.TB) RESTEnv {
+	t.Helper()
+	port, err := FreePort()
+	Need(t, "fixture", err)
+	svc := Up(t, "fixture", 15*time.Minute, "--port", strconv.Itoa(port))
+	return RESTEnv{URL: svc.Env["KATBENCH_FIXTURE_URL"], Warehouse: svc.Env["KATBENCH_FIXTURE_WAREHOUSE"], Service: svc}
+}
+
+func s3From(env map[string]string) S3Env {
+	return S3Env{
+		Endpoint:  env["KATBENCH_S3_ENDPOINT"],
+		AccessKey: env["AWS_ACCESS_KEY_ID"],
+		SecretKey: env["AWS_SECRET_ACCESS_KEY"],
+		Region:    env["AWS_REGION"],
+	}
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
