@@ -24,26 +24,35 @@ func (*sqlCompetitor) Ephemeral() bool { return true }
 func init() {
 	Register(Factory{
 		Name:        "sql",
-		Description: "iceberg-go's SQL catalog on SQLite in a fresh directory (the peer)",
-		New:         newSQL,
+		Description: "iceberg-go's SQL catalog on SQLite in a fresh directory, SQLite's default rollback journal (the peer)",
+		New:         sqlFactory("sql", sqlitePragmas),
+	})
+	Register(Factory{
+		Name:        "sql-wal",
+		Description: "iceberg-go's SQL catalog on SQLite tuned with WAL journaling (one fsync per commit)",
+		New:         sqlFactory("sql-wal", sqlitePragmas+"&_pragma=journal_mode(WAL)"),
 	})
 }
 
-const sqlitePragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_txlock=immediate"
+// sqlitePragmas make concurrent writers wait for SQLite's lock instead of
+// failing with SQLITE_BUSY (parallel dataset setup needs it); journaling and
+// synchronous stay at SQLite's defaults (rollback journal, FULL).
+const sqlitePragmas = "_pragma=busy_timeout(10000)&_txlock=immediate"
 
-func newSQL(ctx context.Context, cfg Config) (Competitor, error) {
+func sqlFactory(name, pragmas string) func(context.Context, Config) (Competitor, error) {
+	return func(ctx context.Context, cfg Config) (Competitor, error) { return newSQL(ctx, cfg, name, pragmas) }
+}
+
+func newSQL(ctx context.Context, cfg Config, name, pragmas string) (Competitor, error) {
 	if cfg.Dir == "" {
-		return nil, fmt.Errorf("sql: no directory given")
+		return nil, fmt.Errorf("%s: no directory given", name)
 	}
 	warehouse := filepath.Join(cfg.Dir, "warehouse")
 	if err := os.MkdirAll(warehouse, 0o755); err != nil {
-		return nil, fmt.Errorf("sql: create warehouse: %w", err)
+		return nil, fmt.Errorf("%s: create warehouse: %w", name, err)
 	}
 	db := filepath.Join(cfg.Dir, "sql-catalog.db")
-	// Configured as a user of SQLite would for concurrent writers: WAL,
-	// a busy timeout and immediate write transactions, so parallel setup
-	// waits for the lock instead of failing with SQLITE_BUSY.
-	uri := "file:" + db + "?" + sqlitePragmas
+	uri := "file:" + db + "?" + pragmas
 	cat, err := icecatalog.Load(ctx, "katbench", iceberg.Properties{
 		"type":                "sql",
 		"uri":                 uri,
@@ -53,9 +62,9 @@ func newSQL(ctx context.Context, cfg Config) (Competitor, error) {
 		"init_catalog_tables": "true",
 	})
 	if err != nil {
-		return nil, fmt.Errorf("sql: open %s: %w", db, err)
+		return nil, fmt.Errorf("%s: open %s: %w", name, db, err)
 	}
-	c := &sqlCompetitor{Base: Base{N: "sql", Cat: cat, P: map[string]any{"dir": cfg.Dir, "driver": sqliteshim.ShimName, "sqlite_options": sqlitePragmas}}}
+	c := &sqlCompetitor{Base: Base{N: name, Cat: cat, P: map[string]any{"dir": cfg.Dir, "driver": sqliteshim.ShimName, "sqlite_options": pragmas}}}
 	c.CloseFn = func() error {
 		if cl, ok := cat.(icecatalog.Closer); ok {
 			return cl.Close()

@@ -74,20 +74,11 @@ func serveRest(cmd *cobra.Command, f serveRestFlags) (err error) {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	dir := f.dir
-	if dir == "" {
-		d, err := os.MkdirTemp("", "katbench-rest-*")
-		if err != nil {
-			return fmt.Errorf("create temp dir: %w", err)
-		}
-		dir = d
-		defer func() { err = errors.Join(err, os.RemoveAll(d)) }()
-	}
-	cat, err := catalog.Open(ctx, catalog.Options{Dir: dir, Durability: dur})
+	cat, dir, closeCat, err := openServedCatalog(ctx, f.dir, dur, "rest")
 	if err != nil {
-		return fmt.Errorf("open catalog in %s: %w", dir, err)
+		return err
 	}
-	defer func() { err = errors.Join(err, cat.Close()) }()
+	defer func() { err = errors.Join(err, closeCat()) }()
 
 	srv, err := restserver.New(cat, sopts)
 	if err != nil {

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/nordisk/katbench/catalog"
+)
+
+// openServedCatalog opens the embedded catalog a `katbench serve` front
+// serves: in dir, or in a fresh temp dir (named after front) that the
+// returned close function removes after closing the catalog.
+func openServedCatalog(ctx context.Context, dir string, dur catalog.Durability, front string) (*catalog.Catalog, string, func() error, error) {
+	removeDir := func() error { return nil }
+	if dir == "" {
+		d, err := os.MkdirTemp("", "katbench-"+front+"-*")
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("create temp dir: %w", err)
+		}
+		dir = d
+		removeDir = func() error { return os.RemoveAll(d) }
+	}
+	cat, err := catalog.Open(ctx, catalog.Options{Dir: dir, Durability: dur})
+	if err != nil {
+		return nil, "", nil, errors.Join(fmt.Errorf("open catalog in %s: %w", dir, err), removeDir())
+	}
+	return cat, dir, func() error { return errors.Join(cat.Close(), removeDir()) }, nil
+}
