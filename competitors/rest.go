@@ -198,7 +198,13 @@ func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Con
 	}
 	c, err := dialREST(ctx, name, strings.TrimRight(u, "/"), p)
 	if err != nil {
-		return nil, fmt.Errorf("%w (is the server up? %s)", err, hint)
+		// Only a server that could not be reached suggests starting one; a
+		// refused credential or warehouse says so on its own.
+		var opErr *net.OpError
+		if errors.As(err, &opErr) {
+			return nil, fmt.Errorf("%w (is the server up? %s)", err, hint)
+		}
+		return nil, err
 	}
 	if name == "nessie" || name == "polaris" || name == "fixture" {
 		c.warmup = jvmWarmup
