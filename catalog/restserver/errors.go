@@ -3,6 +3,7 @@ package restserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -111,4 +112,17 @@ func (s *Server) writeMethodNotAllowed(w http.ResponseWriter, r *http.Request, a
 		Type:    "MethodNotAllowedException",
 		Code:    code,
 	}})
+}
+
+// writeExists answers a HEAD existence check: 204 when the object exists,
+// a bare 404 when it does not (HEAD has no body), the mapped error otherwise.
+func (s *Server) writeExists(w http.ResponseWriter, r *http.Request, ok bool, err error, what string, ident []string) {
+	switch {
+	case err != nil:
+		s.writeError(w, r, fmt.Errorf("check %s %v: %w", what, ident, err))
+	case ok:
+		writeNoContent(w)
+	default:
+		w.WriteHeader(http.StatusNotFound)
+	}
 }

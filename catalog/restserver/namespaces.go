@@ -74,14 +74,7 @@ func (s *Server) handleNamespace(w http.ResponseWriter, r *http.Request, rt rout
 	switch r.Method {
 	case http.MethodHead:
 		ok, err := s.cat.CheckNamespaceExists(ctx, ns)
-		switch {
-		case err != nil:
-			s.writeError(w, r, fmt.Errorf("check namespace %v: %w", ns, err))
-		case ok:
-			writeNoContent(w)
-		default:
-			w.WriteHeader(http.StatusNotFound)
-		}
+		s.writeExists(w, r, ok, err, "namespace", ns)
 	case http.MethodGet:
 		props, err := s.cat.LoadNamespaceProperties(ctx, ns)
 		if err != nil {

@@ -119,14 +119,7 @@ func (s *Server) handleTable(w http.ResponseWriter, r *http.Request, rt route) {
 	switch r.Method {
 	case http.MethodHead:
 		ok, err := s.cat.CheckTableExists(ctx, ident)
-		switch {
-		case err != nil:
-			s.writeError(w, r, fmt.Errorf("check table %v: %w", ident, err))
-		case ok:
-			writeNoContent(w)
-		default:
-			w.WriteHeader(http.StatusNotFound)
-		}
+		s.writeExists(w, r, ok, err, "table", ident)
 	case http.MethodGet:
 		s.loadTable(w, r, ident)
 	case http.MethodPost:
