@@ -27,22 +27,7 @@ variables pass through to the server (CATALOG_URI=... replaces the SQLite
 file). KATBENCH_JAVA_OPTS adds JVM flags. Stop it with containers/fixture_down.sh."
 kb_usage_if_help "$USAGE" "$@"
 
-port=8181
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--port)
-		[ $# -ge 2 ] || kb_die "--port needs a value"
-		port=$2
-		shift 2
-		;;
-	--port=*)
-		port=${1#--port=}
-		shift
-		;;
-	*) kb_die "unknown argument '$1' (see --help)" ;;
-	esac
-done
-kb_valid_port "$port"
+port=$(kb_port_option 8181 "$@")
 
 state=$(kb_state_dir fixture)
 healthy() { kb_http_ok "http://127.0.0.1:$(cat "$state/port")/v1/config"; }

@@ -50,6 +50,30 @@ kb_valid_port() {
 	fi
 }
 
+# kb_port_option DEFAULT ARGS... parses the arguments of a script whose only
+# option is --port N (or --port=N) and prints the valid port; it dies on
+# anything else. Use: port=$(kb_port_option 7070 "$@")
+kb_port_option() {
+	local port=$1
+	shift
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--port)
+			[ $# -ge 2 ] || kb_die "--port needs a value"
+			port=$2
+			shift 2
+			;;
+		--port=*)
+			port=${1#--port=}
+			shift
+			;;
+		*) kb_die "unknown argument '$1' (see --help)" ;;
+		esac
+	done
+	kb_valid_port "$port"
+	printf '%s\n' "$port"
+}
+
 # kb_port_in_use PORT succeeds when something accepts TCP connections on
 # 127.0.0.1:PORT.
 kb_port_in_use() {

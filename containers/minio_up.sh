@@ -26,22 +26,7 @@ katbench-secret; MinIO wants 8+ characters), KATBENCH_NO_DOCKER=1 forces the
 binary. Stop it with containers/minio_down.sh."
 kb_usage_if_help "$USAGE" "$@"
 
-port=9100
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--port)
-		[ $# -ge 2 ] || kb_die "--port needs a value"
-		port=$2
-		shift 2
-		;;
-	--port=*)
-		port=${1#--port=}
-		shift
-		;;
-	*) kb_die "unknown argument '$1' (see --help)" ;;
-	esac
-done
-kb_valid_port "$port"
+port=$(kb_port_option 9100 "$@")
 [ "$port" -lt 65535 ] || kb_die "--port must leave room for the console on port+1"
 cport=$((port + 1))
 

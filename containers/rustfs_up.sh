@@ -24,22 +24,7 @@ Environment: RUSTFS_ACCESS_KEY / RUSTFS_SECRET_KEY (default katbench /
 katbench-secret). Stop it with containers/rustfs_down.sh."
 kb_usage_if_help "$USAGE" "$@"
 
-port=9200
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--port)
-		[ $# -ge 2 ] || kb_die "--port needs a value"
-		port=$2
-		shift 2
-		;;
-	--port=*)
-		port=${1#--port=}
-		shift
-		;;
-	*) kb_die "unknown argument '$1' (see --help)" ;;
-	esac
-done
-kb_valid_port "$port"
+port=$(kb_port_option 9200 "$@")
 
 if ! kb_docker_ok; then
 	kb_die "RustFS needs Docker and no Docker engine answers here ('docker info' failed). Use containers/minio_up.sh or containers/versitygw_up.sh for a local plaintext S3 store instead."

@@ -20,22 +20,7 @@ katbench-secret), KATBENCH_STATE_DIR, KATBENCH_CACHE. The binary is built
 once into \$KATBENCH_CACHE/bin. Stop it with containers/versitygw_down.sh."
 kb_usage_if_help "$USAGE" "$@"
 
-port=7070
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--port)
-		[ $# -ge 2 ] || kb_die "--port needs a value"
-		port=$2
-		shift 2
-		;;
-	--port=*)
-		port=${1#--port=}
-		shift
-		;;
-	*) kb_die "unknown argument '$1' (see --help)" ;;
-	esac
-done
-kb_valid_port "$port"
+port=$(kb_port_option 7070 "$@")
 
 access=${ROOT_ACCESS_KEY:-katbench}
 secret=${ROOT_SECRET_KEY:-katbench-secret}

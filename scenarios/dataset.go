@@ -158,9 +158,8 @@ func (d *Dataset) Drop(ctx context.Context, cat icecatalog.Catalog, extra []tabl
 	return errors.Join(errs...)
 }
 
-// parallelDo applies fn to every id with n workers. It stops at the first
-// error and returns the ids that succeeded (in order up to the first gap is
-// not guaranteed; the slice holds exactly the successful ones).
+// parallelDo applies fn to every id with n workers and stops at the first
+// error. It returns exactly the ids that succeeded, in input order.
 func parallelDo(ctx context.Context, ids []table.Identifier, n int, fn func(context.Context, table.Identifier) error, tick func(done int)) ([]table.Identifier, error) {
 	if n < 1 {
 		n = 1

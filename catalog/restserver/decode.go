@@ -204,3 +204,17 @@ func isNull(raw json.RawMessage) bool {
 	t := bytes.TrimSpace(raw)
 	return len(t) == 0 || bytes.Equal(t, []byte("null"))
 }
+
+// decodeRequest reads the request body within the server's size limit and
+// decodes it with decode. On failure it has already answered with the
+// mapped error and ok is false.
+func decodeRequest[T any](s *Server, w http.ResponseWriter, r *http.Request, decode func([]byte) (T, error)) (req T, ok bool) {
+	body, err := readBody(w, r, s.maxBody)
+	if err == nil {
+		if req, err = decode(body); err == nil {
+			return req, true
+		}
+	}
+	s.writeError(w, r, err)
+	return req, false
+}

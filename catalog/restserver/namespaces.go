@@ -42,14 +42,8 @@ func (s *Server) handleListNamespaces(w http.ResponseWriter, r *http.Request) {
 
 // handleCreateNamespace serves POST /v1/namespaces.
 func (s *Server) handleCreateNamespace(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(w, r, s.maxBody)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	req, err := DecodeCreateNamespace(body)
-	if err != nil {
-		s.writeError(w, r, err)
+	req, ok := decodeRequest(s, w, r, DecodeCreateNamespace)
+	if !ok {
 		return
 	}
 	if err := s.cat.CreateNamespace(r.Context(), req.Namespace, req.Properties); err != nil {
@@ -101,14 +95,8 @@ func (s *Server) handleNamespaceProps(w http.ResponseWriter, r *http.Request, rt
 		s.writeError(w, r, err)
 		return
 	}
-	body, err := readBody(w, r, s.maxBody)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	req, err := DecodeUpdateNamespaceProperties(body)
-	if err != nil {
-		s.writeError(w, r, err)
+	req, ok := decodeRequest(s, w, r, DecodeUpdateNamespaceProperties)
+	if !ok {
 		return
 	}
 	sum, err := s.cat.UpdateNamespaceProperties(r.Context(), ns, req.Removals, req.Updates)

@@ -68,14 +68,8 @@ func (s *Server) handleCreateTable(w http.ResponseWriter, r *http.Request, rt ro
 		s.writeError(w, r, err)
 		return
 	}
-	body, err := readBody(w, r, s.maxBody)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	req, err := DecodeCreateTable(body)
-	if err != nil {
-		s.writeError(w, r, err)
+	req, ok := decodeRequest(s, w, r, DecodeCreateTable)
+	if !ok {
 		return
 	}
 	if req.StageCreate {
@@ -203,14 +197,8 @@ func appendJSONString(b []byte, s string) []byte {
 // iceberg-go's own JSON types, then CommitTable. A failed requirement or a
 // lost race is 409 CommitFailedException and changes nothing.
 func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, ident table.Identifier) {
-	body, err := readBody(w, r, s.maxBody)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	req, err := DecodeCommitTable(body)
-	if err != nil {
-		s.writeError(w, r, err)
+	req, ok := decodeRequest(s, w, r, DecodeCommitTable)
+	if !ok {
 		return
 	}
 	if req.Identifier != nil && !slices.Equal(req.Identifier, ident) {
@@ -264,14 +252,8 @@ func (s *Server) classifyCommitError(ctx context.Context, ident table.Identifier
 
 // handleRename serves POST /v1/tables/rename.
 func (s *Server) handleRename(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(w, r, s.maxBody)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	req, err := DecodeRenameTable(body)
-	if err != nil {
-		s.writeError(w, r, err)
+	req, ok := decodeRequest(s, w, r, DecodeRenameTable)
+	if !ok {
 		return
 	}
 	if _, err := s.cat.RenameTable(r.Context(), req.Source, req.Destination); err != nil {
