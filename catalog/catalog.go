@@ -76,6 +76,15 @@ type Catalog struct {
 	wmu    sync.Mutex
 	tables mirror
 
+	// gc batches the bbolt writes of concurrent writers (group commit).
+	gc groupCommitter
+	// serial, set only by tests before any write, commits every write in a
+	// bbolt transaction of its own, as before group commit: the A side of
+	// the write-path benchmarks.
+	serial bool
+	// dirs makes new directories durable for concurrent writers (Immediate).
+	dirs dirTracker
+
 	syncer *syncer // Eventual mode only
 
 	closed    atomic.Bool
@@ -134,6 +143,7 @@ func Open(ctx context.Context, opts Options) (*Catalog, error) {
 	}
 
 	c := &Catalog{db: db, path: path, durability: durability, ioProps: opts.IOProps}
+	c.gc.commit = c.commitBatch
 	if err := c.init(ctx, dir, opts.Warehouse); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -215,20 +225,47 @@ func (c *Catalog) Close() error {
 
 // write runs fn in a bbolt write transaction and, if it commits, runs publish
 // (which updates the mirror) before any other writer can start. fn must not
-// have side effects outside the transaction.
+// have side effects outside the transaction and may run more than once; its
+// transaction may be shared with other writers' changes (group commit), so
+// an error from fn makes the batch rerun without it.
 func (c *Catalog) write(fn func(tx *bolt.Tx) error, publish func()) error {
+	return c.commit(&writeOp{apply: fn, publish: publish})
+}
+
+// commit commits op through the group committer: together with the ops of
+// concurrent writers, in one bbolt transaction, with op's own result.
+func (c *Catalog) commit(op *writeOp) error {
+	if c.closed.Load() {
+		return ErrClosed
+	}
+	if c.serial {
+		return c.commitSerial(op)
+	}
+	return c.gc.submit(op)
+}
+
+// commitSerial commits op in a transaction of its own under the writer lock.
+func (c *Catalog) commitSerial(op *writeOp) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.closed.Load() {
 		return ErrClosed
 	}
-	if err := c.db.Update(fn); err != nil {
-		return err
+	err := c.db.Update(func(tx *bolt.Tx) error {
+		if op.check != nil {
+			if err := op.check(tx); err != nil {
+				return err
+			}
+		}
+		if op.apply != nil {
+			return op.apply(tx)
+		}
+		return nil
+	})
+	if err == nil && op.publish != nil {
+		op.publish()
 	}
-	if publish != nil {
-		publish()
-	}
-	return nil
+	return err
 }
 
 // read runs fn in a bbolt read transaction.

@@ -10,10 +10,34 @@
 // # Write order
 //
 // Every write that produces new table metadata writes the metadata file first
-// (and, in [Immediate] mode, fsyncs it and every directory it created) and
-// only then commits the pointer in bbolt. A pointer therefore never names a
-// file that was not completely written before it. A commit that loses the race
-// for the pointer removes the file it wrote.
+// (and, in [Immediate] mode, fsyncs it and every directory on its path that
+// is new — including directories a concurrent writer created and has not
+// fsynced yet, which it waits for) and only then commits the pointer in
+// bbolt. A pointer therefore never names a file that was not completely
+// written (and, in Immediate mode, made durable) before it. A commit that
+// loses the race for the pointer removes the file it wrote.
+//
+// # Group commit
+//
+// Concurrent writers share flush rounds. Each writer writes and fsyncs its
+// own metadata file in its own goroutine, so the files of concurrent writers
+// are fsynced in parallel (one journal commit on ext4 serves them all). The
+// pointer changes then go to a group committer: a writer that finds no bbolt
+// commit running commits at once, alone — a single writer waits for nobody
+// and there is no timer — and the writers that arrive while a commit runs
+// are committed together by the next one, in one bbolt transaction: one
+// fsync of bbolt's data pages and one of its meta page for the whole batch.
+// Every writer still gets its own result: a writer whose check fails (a
+// table that exists, a pointer that moved) gets its own error and the rest
+// of its batch commits; a change that fails half-applied is rolled back by
+// rerunning the batch's transaction without it (in memory; nothing reaches
+// the disk before the commit). The in-memory mirror is updated after each
+// batch commits, in batch order, before any writer of the batch returns.
+//
+// A writer is acknowledged only after the bbolt transaction holding its
+// pointer committed, which in Immediate mode means fsynced, and its metadata
+// file was fsynced before it joined the batch: group commit changes how many
+// fsyncs a write costs, not what an acknowledged write promises.
 //
 // # Read fast paths
 //
@@ -55,10 +79,12 @@
 //
 // # Concurrency
 //
-// A Catalog is safe for concurrent use by multiple goroutines. Writers are
-// serialised by bbolt's single writer; CommitTable is atomic per table: the
-// pointer is compared with the one the requirements were checked against
-// inside the bbolt write transaction, so of two commits from the same base
-// exactly one wins and the other fails with an error wrapping
+// A Catalog is safe for concurrent use by multiple goroutines. Writers write
+// their metadata files concurrently; their bbolt changes are committed in
+// batches by one writer at a time (see Group commit). CommitTable is atomic
+// per table: the pointer is compared with the one the requirements were
+// checked against inside the bbolt write transaction (in the same batch, a
+// change sees the changes ordered before it), so of two commits from the
+// same base exactly one wins and the other fails with an error wrapping
 // table.ErrCommitFailed, having changed nothing.
 package catalog

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -71,9 +69,13 @@ func metadataVersion(loc string) int {
 }
 
 // writeMetadata writes raw to loc. In Immediate mode a local file is fsynced,
-// and so is its directory and every directory created for it, before
+// and so is its directory and every directory created for it (by this
+// writer or, still pending, by a concurrent one: see dirTracker), before
 // writeMetadata returns; in Eventual mode those paths are handed to the
 // syncer. Non-local IOs (S3) are durable when Close returns.
+//
+// Concurrent calls fsync concurrently: on a journaling file system their
+// fsyncs share journal commits, which is the file half of group commit.
 func (c *Catalog) writeMetadata(ctx context.Context, loc string, raw []byte, tableProps iceberg.Properties) (err error) {
 	fsys, _, err := c.fsFor(ctx, loc, tableProps)
 	if err != nil {
@@ -85,9 +87,16 @@ func (c *Catalog) writeMetadata(ctx context.Context, loc string, raw []byte, tab
 	}
 
 	local, isLocal := localPath(loc)
-	var dirs []string // directories whose entries must reach the disk
-	if isLocal && c.durability != None {
-		dirs = dirsToSync(filepath.Dir(local))
+	var (
+		plan  *dirPlan // Immediate
+		noted []string // Eventual: directories whose entries will change
+	)
+	switch {
+	case isLocal && c.durability == Immediate:
+		plan = c.dirs.plan(filepath.Dir(local))
+		defer func() { plan.finish(err) }()
+	case isLocal && c.durability == Eventual:
+		noted = dirsToSync(filepath.Dir(local))
 	}
 
 	w, err := wfs.Create(loc)
@@ -107,11 +116,14 @@ func (c *Catalog) writeMetadata(ctx context.Context, loc string, raw []byte, tab
 	}
 	switch c.durability {
 	case Immediate:
-		if err := syncAll(w, dirs); err != nil {
+		if err := syncAll(w, plan.fsync); err != nil {
+			return fmt.Errorf("write metadata %s: %w", loc, err)
+		}
+		if err := plan.wait(); err != nil {
 			return fmt.Errorf("write metadata %s: %w", loc, err)
 		}
 	case Eventual:
-		c.syncer.note(append(dirs, local)...)
+		c.syncer.note(append(noted, local)...)
 	}
 	return nil
 }
@@ -134,25 +146,6 @@ func syncAll(w any, dirs []string) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-// dirsToSync returns dir and every ancestor up to and including the first
-// one that exists now: after dir's missing parents are created, those are
-// the directories whose entries must be fsynced for a new file in dir to
-// survive a crash.
-func dirsToSync(dir string) []string {
-	dirs := []string{dir}
-	for {
-		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
-			return dirs
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return dirs
-		}
-		dir = parent
-		dirs = append(dirs, dir)
-	}
 }
 
 // removeMetadata deletes a metadata file that will never be committed. It is

@@ -199,6 +199,32 @@ func (c *Catalog) defaultLocation(ident table.Identifier, nsProps iceberg.Proper
 // location (or, for nil, if ident does not exist and its namespace does).
 // On failure the file is removed and nothing changes.
 func (c *Catalog) install(ctx context.Context, ident table.Identifier, base *tableEntry, meta table.Metadata, version int) (*table.Table, error) {
+	s, err := c.stage(ctx, ident, base, meta, version)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.commit(s.op()); err != nil {
+		s.discard(ctx)
+		return nil, err
+	}
+	return s.table(), nil
+}
+
+// staged is a table's next metadata file, written (and durable as the mode
+// promises), whose pointer is not committed yet. Its op commits it; several
+// tables' ops combined with combineOps commit atomically.
+type staged struct {
+	c     *Catalog
+	ident table.Identifier
+	key   []byte
+	base  *tableEntry // nil: the table must not exist yet
+	entry *tableEntry // the new pointer, with its metadata attached
+	props iceberg.Properties
+}
+
+// stage writes meta as version's metadata file for ident, computed from
+// base (nil for a new table). Nothing is committed.
+func (c *Catalog) stage(ctx context.Context, ident table.Identifier, base *tableEntry, meta table.Metadata, version int) (*staged, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -219,35 +245,49 @@ func (c *Catalog) install(ctx context.Context, ident table.Identifier, base *tab
 		return nil, err
 	}
 	entry := &tableEntry{location: loc}
-	l := newLoaded(ident, loc, meta, raw, fsF, c)
-	entry.loaded.Store(l)
+	entry.loaded.Store(newLoaded(ident, loc, meta, raw, fsF, c))
+	return &staged{c: c, ident: ident, key: keyOf(ident), base: base, entry: entry, props: meta.Properties()}, nil
+}
 
-	key := keyOf(ident)
-	ns := ident[:len(ident)-1]
-	err = c.write(func(tx *bolt.Tx) error {
-		tables := tx.Bucket(bucketTables)
-		cur := tables.Get(key)
-		switch {
-		case base == nil && cur != nil:
-			return icecatalog.ErrTableAlreadyExists
-		case base == nil:
-			if tx.Bucket(bucketNamespaces).Get(keyOf(ns)) == nil {
-				return fmt.Errorf("namespace %s: %w", identString(ns), icecatalog.ErrNoSuchNamespace)
+// op is the pointer swing: check compares ident's pointer with base (and,
+// for a new table, that its namespace exists), apply stores the new
+// location, publish installs the entry in the mirror.
+func (s *staged) op() *writeOp {
+	return &writeOp{
+		check: func(tx *bolt.Tx) error {
+			cur := tx.Bucket(bucketTables).Get(s.key)
+			switch {
+			case s.base == nil && cur != nil:
+				return icecatalog.ErrTableAlreadyExists
+			case s.base == nil:
+				ns := s.ident[:len(s.ident)-1]
+				if tx.Bucket(bucketNamespaces).Get(keyOf(ns)) == nil {
+					return fmt.Errorf("namespace %s: %w", identString(ns), icecatalog.ErrNoSuchNamespace)
+				}
+			case cur == nil:
+				return fmt.Errorf("%w: table was dropped concurrently: %w", table.ErrCommitFailed, icecatalog.ErrNoSuchTable)
+			case string(cur) != s.base.location:
+				return fmt.Errorf("%w: metadata location moved from %s to %s concurrently",
+					table.ErrCommitFailed, s.base.location, cur)
 			}
-		case cur == nil:
-			return fmt.Errorf("%w: table was dropped concurrently: %w", table.ErrCommitFailed, icecatalog.ErrNoSuchTable)
-		case string(cur) != base.location:
-			return fmt.Errorf("%w: metadata location moved from %s to %s concurrently",
-				table.ErrCommitFailed, base.location, cur)
-		}
-		return tables.Put(key, []byte(loc))
-	}, func() { c.tables.set(key, entry) })
-	if err != nil {
-		c.removeMetadata(ctx, loc, meta.Properties())
-		return nil, err
+			return nil
+		},
+		apply: func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketTables).Put(s.key, []byte(s.entry.location))
+		},
+		publish: func() { s.c.tables.set(s.key, s.entry) },
 	}
-	t := *l.proto
-	return &t, nil
+}
+
+// discard removes the staged file after its op failed.
+func (s *staged) discard(ctx context.Context) {
+	s.c.removeMetadata(ctx, s.entry.location, s.props)
+}
+
+// table is the committed table, a copy of the cached prototype.
+func (s *staged) table() *table.Table {
+	t := *s.entry.loaded.Load().proto
+	return &t
 }
 
 // ListTables yields the tables directly inside ns, in name order. A missing

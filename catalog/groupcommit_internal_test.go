@@ -1,0 +1,243 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+	bolt "go.etcd.io/bbolt"
+)
+
+func openInternal(t *testing.T, d Durability) *Catalog {
+	t.Helper()
+	c, err := Open(context.Background(), Options{Dir: t.TempDir(), Durability: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+var gcSchema = iceberg.NewSchema(0,
+	iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true})
+
+// TestCommitBatchIsolatesFailures commits one batch in which one op is
+// rejected by its check and another fails in apply after writing part of
+// its change: each gets its own error, the others commit and publish in
+// order, and nothing of the failed apply remains.
+func TestCommitBatchIsolatesFailures(t *testing.T) {
+	c := openInternal(t, Immediate)
+	bucket := []byte("gc-test")
+	if err := c.db.Update(func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucket(bucket)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var published []string
+	put := func(k string) *writeOp {
+		return &writeOp{
+			apply:   func(tx *bolt.Tx) error { return tx.Bucket(bucket).Put([]byte(k), []byte("v")) },
+			publish: func() { published = append(published, k) },
+		}
+	}
+	errRejected, errHalf := errors.New("rejected"), errors.New("half done")
+	rejected := &writeOp{
+		check:   func(*bolt.Tx) error { return errRejected },
+		apply:   func(*bolt.Tx) error { t.Error("apply of a rejected op ran"); return nil },
+		publish: func() { t.Error("rejected op published") },
+	}
+	half := &writeOp{
+		apply: func(tx *bolt.Tx) error {
+			if err := tx.Bucket(bucket).Put([]byte("half"), []byte("v")); err != nil {
+				return err
+			}
+			return errHalf
+		},
+		publish: func() { t.Error("failed op published") },
+	}
+	// sees reports whether "half" is visible to a later op of the batch; it
+	// must not be once the batch is rerun without half.
+	var sawHalf bool
+	sees := &writeOp{check: func(tx *bolt.Tx) error {
+		sawHalf = tx.Bucket(bucket).Get([]byte("half")) != nil
+		return nil
+	}, apply: func(tx *bolt.Tx) error { return tx.Bucket(bucket).Put([]byte("d"), []byte("v")) },
+		publish: func() { published = append(published, "d") }}
+
+	batch := []*writeOp{put("a"), rejected, half, put("c"), sees}
+	c.commitBatch(batch)
+
+	for i, want := range []error{nil, errRejected, errHalf, nil, nil} {
+		if got := batch[i].err; !errors.Is(got, want) || (want == nil && got != nil) {
+			t.Errorf("op %d: err = %v, want %v", i, got, want)
+		}
+	}
+	if sawHalf {
+		t.Error("a later op saw the failed op's partial write")
+	}
+	if fmt.Sprint(published) != "[a c d]" {
+		t.Errorf("published %v, want [a c d]", published)
+	}
+	if err := c.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucket)
+		for k, want := range map[string]bool{"a": true, "c": true, "d": true, "half": false} {
+			if got := b.Get([]byte(k)) != nil; got != want {
+				t.Errorf("key %s stored = %v, want %v", k, got, want)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGroupCommitSharesBatches has many writers create tables at once in
+// Immediate mode: all must succeed, bbolt and the mirror must agree, and
+// the writers must have shared commits (fewer batches than writes).
+func TestGroupCommitSharesBatches(t *testing.T) {
+	c := openInternal(t, Immediate)
+	ctx := context.Background()
+	if err := c.CreateNamespace(ctx, table.Identifier{"ns"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	b0, o0 := c.gc.batches.Load(), c.gc.ops.Load()
+	const writers, each = 16, 4
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				id := table.Identifier{"ns", fmt.Sprintf("w%d_%d", w, i)}
+				if _, err := c.CreateTable(ctx, id, gcSchema); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	batches, ops := c.gc.batches.Load()-b0, c.gc.ops.Load()-o0
+	if ops != writers*each {
+		t.Fatalf("%d ops committed, want %d", ops, writers*each)
+	}
+	if batches >= ops {
+		t.Errorf("%d writes took %d batches: no commit was shared", ops, batches)
+	}
+	pointers := map[string]string{}
+	if err := c.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketTables).ForEach(func(k, v []byte) error {
+			pointers[string(k)] = string(v)
+			return nil
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.tables.pointers(); len(pointers) != writers*each || fmt.Sprint(got) != fmt.Sprint(pointers) {
+		t.Errorf("mirror (%d pointers) differs from bbolt (%d pointers)", len(got), len(pointers))
+	}
+	t.Logf("%d creates in %d batches", ops, batches)
+}
+
+// TestGroupCommitContendedOneWinnerPerBase has many writers commit to one
+// table from the same base at once: exactly one wins, every other gets
+// table.ErrCommitFailed, in whatever batches they landed.
+func TestGroupCommitContendedOneWinnerPerBase(t *testing.T) {
+	c := openInternal(t, Immediate)
+	ctx := context.Background()
+	if err := c.CreateNamespace(ctx, table.Identifier{"ns"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 5 {
+		tbl, err := c.CreateTable(ctx, table.Identifier{"ns", fmt.Sprintf("hot%d", round)}, gcSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := tbl.Identifier()
+		base := tbl.Metadata()
+		const writers = 12
+		var wg sync.WaitGroup
+		results := make([]error, writers)
+		start := make(chan struct{})
+		for w := range writers {
+			wg.Go(func() {
+				<-start
+				_, _, results[w] = c.CommitTable(ctx, id,
+					[]table.Requirement{table.AssertTableUUID(base.TableUUID()), table.AssertLastAssignedFieldID(base.LastColumnID())},
+					[]table.Update{table.NewSetPropertiesUpdate(iceberg.Properties{"winner": fmt.Sprint(w)})})
+			})
+		}
+		close(start)
+		wg.Wait()
+		wins := 0
+		for w, err := range results {
+			switch {
+			case err == nil:
+				wins++
+			case !errors.Is(err, table.ErrCommitFailed):
+				t.Errorf("round %d writer %d: %v, want ErrCommitFailed", round, w, err)
+			}
+		}
+		// A writer that looked the table up after a win published commits
+		// on top of it and may win too; two wins from one base would be a
+		// lost update, seen as fewer metadata versions than wins.
+		meta, err := c.ResolveMetadata(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wins == 0 {
+			t.Errorf("round %d: no writer won", round)
+		}
+		versions := 0
+		for range meta.PreviousFiles() {
+			versions++
+		}
+		if got := versions; got != wins {
+			t.Errorf("round %d: %d wins but %d metadata versions after the create", round, wins, got)
+		}
+	}
+}
+
+// TestDirTrackerWaitsForConcurrentCreator: a writer whose path runs into a
+// directory another writer is creating waits for that writer's fsyncs, and
+// inherits its error.
+func TestDirTrackerWaitsForConcurrentCreator(t *testing.T) {
+	root := t.TempDir()
+	var tr dirTracker
+	a := tr.plan(filepath.Join(root, "ns", "a", "metadata"))
+	if got, want := len(a.created), 3; got != want {
+		t.Fatalf("first writer registered %d new directories, want %d (%v)", got, want, a.created)
+	}
+	if got := a.fsync[len(a.fsync)-1]; got != root {
+		t.Errorf("first writer's last fsync is %s, want the existing root %s", got, root)
+	}
+	b := tr.plan(filepath.Join(root, "ns", "b", "metadata"))
+	if len(b.others) != 1 || b.fsync[len(b.fsync)-1] != filepath.Join(root, "ns") {
+		t.Fatalf("second writer: others %d, fsync %v; want to wait on ns", len(b.others), b.fsync)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- b.wait() }()
+	select {
+	case err := <-waited:
+		t.Fatalf("second writer did not wait for the creator of ns (err %v)", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	errDisk := errors.New("disk on fire")
+	a.finish(errDisk)
+	if err := <-waited; !errors.Is(err, errDisk) {
+		t.Errorf("second writer's wait = %v, want the creator's error", err)
+	}
+	b.finish(nil)
+	if len(tr.pending) != 0 {
+		t.Errorf("%d directories still pending after every writer finished", len(tr.pending))
+	}
+	c := tr.plan(filepath.Join(root, "ns", "c"))
+	if len(c.others) != 0 {
+		t.Error("a finished directory is still waited on")
+	}
+	c.finish(nil)
+}
