@@ -18,7 +18,7 @@ func writeHistory(t *testing.T, dir, runID string, seed uint64, us func(target, 
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, seed+1))
 	run := &results.Run{ID: runID, Host: results.Host{Hostname: "fixture-host", Cores: 2, CPU: "Test CPU", OS: "linux", Arch: "amd64", Go: "go1.26"},
-		Commit: results.Commit{SHA: "ab12cd34" + runID}}
+		Commit: results.Commit{SHA: "ab12cd34ef"}}
 	path := filepath.Join(dir, runID+".jsonl")
 	f, err := os.Create(path)
 	if err != nil {
