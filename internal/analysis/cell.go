@@ -60,9 +60,19 @@ func CellOf(l Line, withHost bool) Cell {
 	return c
 }
 
-func defining(l Line) string {
+func defining(l Line) string { return definingParams(l, false) }
+
+// definingSansTarget is defining without params that name the line's own
+// target (a transport run stamps "transport": "uring" on uring's lines),
+// so the same cell of two targets of one run can be paired.
+func definingSansTarget(l Line) string { return definingParams(l, true) }
+
+func definingParams(l Line, sansTarget bool) string {
 	p := make(map[string]any, len(l.Params)+1)
 	for k, v := range l.Params {
+		if sansTarget && v == any(l.Target) {
+			continue
+		}
 		if !placeParams[k] && !strings.HasPrefix(k, "prop.") {
 			p[k] = v
 		}
