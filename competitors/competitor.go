@@ -95,9 +95,16 @@ type Factory struct {
 	// own (`katbench embedded` runs sql beside it), so a single command
 	// still gives a comparison. Empty for none.
 	Peer string
-	// Durability reports whether the competitor honours Config.Durability,
-	// so the durability sweep runs for it.
+	// Durability reports whether the factory may honour Config.Durability
+	// (`katbench list` shows it). Whether a built competitor really runs in
+	// the mode asked for is its [Durable] capability: a remote server
+	// reached through the same factory decides its own mode.
 	Durability bool
+	// SetupParallel is the most concurrent setup requests (creating and
+	// dropping the dataset) the competitor tolerates; 0 means no limit
+	// beyond --setup-parallel. A server whose store serialises writers
+	// badly (the Apache fixture's SQLite answers SQLITE_BUSY) says so here.
+	SetupParallel int
 	// New builds the competitor. It must clean up after itself on error.
 	New func(ctx context.Context, cfg Config) (Competitor, error)
 }
@@ -192,6 +199,13 @@ func (b *Base) Close() error {
 // it created — dropping 10,000 tables one by one would only cost time.
 type Ephemeral interface {
 	Ephemeral() bool
+}
+
+// Durable is the capability of a competitor whose durability mode is set
+// by Config.Durability. DurabilityMode reports the mode it runs in, or ""
+// when the mode is not the client's to choose (a remote server).
+type Durable interface {
+	DurabilityMode() string
 }
 
 // WarmupHinter is the capability of a competitor that needs a longer warm-up

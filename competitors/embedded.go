@@ -16,7 +16,19 @@ type embedded struct {
 	cat *catalog.Catalog
 }
 
-var _ MetadataResolver = (*embedded)(nil)
+var (
+	_ MetadataResolver = (*embedded)(nil)
+	_ Controller       = (*embedded)(nil)
+	_ Durable          = (*embedded)(nil)
+)
+
+// Control is a no-op: in-process there is no path between the caller and
+// the catalog, so the floor is one call through the capability interface
+// between two clock reads.
+func (*embedded) Control(context.Context) error { return nil }
+
+// DurabilityMode is the mode the catalog was opened in.
+func (e *embedded) DurabilityMode() string { return string(e.cat.Durability()) }
 
 // ResolveMetadata is the catalog's metadata fast path.
 func (e *embedded) ResolveMetadata(ctx context.Context, ident table.Identifier) (table.Metadata, error) {

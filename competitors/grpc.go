@@ -27,12 +27,14 @@ type grpcCompetitor struct {
 	Base
 	client    *grpcfront.Client
 	ephemeral bool
+	mode      string // durability of the in-process catalog; "" for a remote server
 }
 
 var (
 	_ Controller       = (*grpcCompetitor)(nil)
 	_ MetadataResolver = (*grpcCompetitor)(nil)
 	_ Ephemeral        = (*grpcCompetitor)(nil)
+	_ Durable          = (*grpcCompetitor)(nil)
 )
 
 // Control is one empty unary RPC on the catalog's connection.
@@ -47,6 +49,10 @@ func (c *grpcCompetitor) ResolveMetadata(ctx context.Context, ident table.Identi
 // Ephemeral reports whether the catalog's storage is thrown away on Close
 // (the in-process server over a fresh embedded catalog).
 func (c *grpcCompetitor) Ephemeral() bool { return c.ephemeral }
+
+// DurabilityMode is the in-process catalog's mode; "" for a remote server,
+// which runs in its own.
+func (c *grpcCompetitor) DurabilityMode() string { return c.mode }
 
 func init() {
 	Register(Factory{
@@ -143,6 +149,7 @@ func startGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOptions, pa
 		}},
 		client:    cl,
 		ephemeral: true,
+		mode:      string(dur),
 	}, nil
 }
 

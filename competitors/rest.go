@@ -42,12 +42,14 @@ type restCompetitor struct {
 	auth      rest.AuthManager
 	ephemeral bool
 	warmup    time.Duration
+	mode      string // durability of the in-process catalog; "" for a remote server
 }
 
 var (
 	_ Controller   = (*restCompetitor)(nil)
 	_ Ephemeral    = (*restCompetitor)(nil)
 	_ WarmupHinter = (*restCompetitor)(nil)
+	_ Durable      = (*restCompetitor)(nil)
 )
 
 // Control does GET {url}/v1/config (with the warehouse and the bearer token
@@ -86,6 +88,10 @@ func (c *restCompetitor) Ephemeral() bool { return c.ephemeral }
 // WarmupHint is the warm-up this server needs before its numbers settle.
 func (c *restCompetitor) WarmupHint() time.Duration { return c.warmup }
 
+// DurabilityMode is the in-process catalog's mode; "" for a remote server,
+// which runs in its own.
+func (c *restCompetitor) DurabilityMode() string { return c.mode }
+
 func init() {
 	Register(Factory{
 		Name:        "rest",
@@ -94,20 +100,31 @@ func init() {
 		Durability:  true,
 		New:         newREST,
 	})
+	// The JVM servers ask for a warm-up; the fixture's JDBC catalog on
+	// SQLite answers concurrent writers with SQLITE_BUSY, so its dataset is
+	// built by one worker.
 	for _, s := range []struct {
 		name, usage, desc string
 		needWarehouse     bool
+		warmup            time.Duration
+		setupParallel     int
 	}{
-		{"nessie", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog (containers/nessie_up.sh)", true},
-		{"polaris", "URL WAREHOUSE", "Apache Polaris (containers/polaris_up.sh)", true},
-		{"fixture", "URL [WAREHOUSE]", "Apache Iceberg's REST fixture, the reference server (containers/fixture_up.sh)", false},
+		{"nessie", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog (containers/nessie_up.sh)", true, jvmWarmup, 0},
+		{"polaris", "URL WAREHOUSE", "Apache Polaris (containers/polaris_up.sh)", true, jvmWarmup, 0},
+		{"fixture", "URL [WAREHOUSE]", "Apache Iceberg's REST fixture, the reference server (containers/fixture_up.sh)", false, jvmWarmup, 1},
 	} {
 		Register(Factory{
-			Name:        s.name,
-			Usage:       s.usage,
-			Description: s.desc + ", through iceberg-go's REST client",
+			Name:          s.name,
+			Usage:         s.usage,
+			Description:   s.desc + ", through iceberg-go's REST client",
+			SetupParallel: s.setupParallel,
 			New: func(ctx context.Context, cfg Config) (Competitor, error) {
-				return newRemoteREST(ctx, s.name, s.needWarehouse, cfg)
+				c, err := newRemoteREST(ctx, s.name, s.needWarehouse, cfg)
+				if err != nil {
+					return nil, err
+				}
+				c.(*restCompetitor).warmup = s.warmup
+				return c, nil
 			},
 		})
 	}
@@ -155,6 +172,7 @@ func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 		return nil, errors.Join(err, stopServer())
 	}
 	c.ephemeral = true
+	c.mode = string(dur)
 	c.P["dir"] = cfg.Dir
 	c.P["durability"] = string(dur)
 	c.P["server"] = "in-process"
@@ -205,9 +223,6 @@ func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Con
 			return nil, fmt.Errorf("%w (is the server up? %s)", err, hint)
 		}
 		return nil, err
-	}
-	if name == "nessie" || name == "polaris" || name == "fixture" {
-		c.warmup = jvmWarmup
 	}
 	return c, nil
 }

@@ -18,6 +18,13 @@ type sqlCompetitor struct {
 	Base
 }
 
+var _ Controller = (*sqlCompetitor)(nil)
+
+// Control is a no-op: in-process there is no path between the caller and
+// the catalog, so the floor is one call through the capability interface
+// between two clock reads.
+func (*sqlCompetitor) Control(context.Context) error { return nil }
+
 // Ephemeral: the SQLite file and warehouse live in the run's directory.
 func (*sqlCompetitor) Ephemeral() bool { return true }
 

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,9 @@ type Measurement struct {
 	Rec      *results.Recorder // merged over workers
 	Elapsed  time.Duration     // wall time of the measured phase
 	FirstErr error             // first failure, if any
+	// WarmupErrors counts failures of the unrecorded warm-up; FirstErr
+	// includes them when no measured operation failed.
+	WarmupErrors int64
 }
 
 // errHolder keeps the first error seen by any worker.
@@ -33,13 +37,17 @@ func (h *errHolder) set(err error) { h.once.Do(func() { h.err = err }) }
 // are the only harness work inside the timed region.
 func Latency(ctx context.Context, op Op, warmup time.Duration, minWarmup, maxWarmup, n int) Measurement {
 	rec := results.NewRecorder()
-	var eh errHolder
+	var eh, warmErr errHolder
+	var warmErrs int64
 	w := 0
 	for deadline := time.Now().Add(warmup); w < maxWarmup && ctx.Err() == nil; w++ {
 		if w >= minWarmup && time.Now().After(deadline) {
 			break
 		}
-		_ = op(ctx, 0, w)
+		if err := op(ctx, 0, w); err != nil {
+			warmErrs++
+			warmErr.set(fmt.Errorf("warm-up: %w", err))
+		}
 	}
 	start := time.Now()
 	for i := range n {
@@ -56,7 +64,11 @@ func Latency(ctx context.Context, op Op, warmup time.Duration, minWarmup, maxWar
 		}
 		rec.Record(d)
 	}
-	return Measurement{Rec: rec, Elapsed: time.Since(start), FirstErr: eh.err}
+	m := Measurement{Rec: rec, Elapsed: time.Since(start), FirstErr: eh.err, WarmupErrors: warmErrs}
+	if m.FirstErr == nil {
+		m.FirstErr = warmErr.err
+	}
+	return m
 }
 
 // Throughput runs op on threads goroutines, closed loop, for warmup and then
@@ -64,16 +76,18 @@ func Latency(ctx context.Context, op Op, warmup time.Duration, minWarmup, maxWar
 // they are merged at the end, so percentiles are never averaged.
 func Throughput(ctx context.Context, op Op, threads int, warmup, d time.Duration) Measurement {
 	recs := make([]*results.Recorder, threads)
+	var warmErrs atomic.Int64
+	var warmErr errHolder
 	for w := range recs {
 		recs[w] = results.NewRecorder()
 	}
 	var (
-		eh        errHolder
-		measuring atomic.Bool
-		stop      atomic.Bool
-		ready     sync.WaitGroup
-		wg        sync.WaitGroup
-		begin     = make(chan struct{})
+		eh    errHolder
+		phase atomic.Int32 // phaseWarm, phaseMeasure, phaseDone
+		stop  atomic.Bool
+		ready sync.WaitGroup
+		wg    sync.WaitGroup
+		begin = make(chan struct{})
 	)
 	for w := range threads {
 		wg.Add(1)
@@ -87,7 +101,14 @@ func Throughput(ctx context.Context, op Op, threads int, warmup, d time.Duration
 				t0 := time.Now()
 				err := op(ctx, w, i)
 				dur := time.Since(t0)
-				if !measuring.Load() {
+				switch phase.Load() {
+				case phaseWarm:
+					if err != nil {
+						warmErrs.Add(1)
+						warmErr.set(fmt.Errorf("warm-up: %w", err))
+					}
+					continue
+				case phaseDone:
 					continue
 				}
 				if err != nil {
@@ -104,15 +125,26 @@ func Throughput(ctx context.Context, op Op, threads int, warmup, d time.Duration
 	sleepCtx(ctx, warmup)
 	// Operations that began during warm-up but end after this point are
 	// recorded; their count is at most one per worker.
-	measuring.Store(true)
+	phase.Store(phaseMeasure)
 	start := time.Now()
 	sleepCtx(ctx, d)
-	measuring.Store(false)
+	phase.Store(phaseDone)
 	elapsed := time.Since(start)
 	stop.Store(true)
 	wg.Wait()
-	return Measurement{Rec: results.Merged(recs...), Elapsed: elapsed, FirstErr: eh.err}
+	m := Measurement{Rec: results.Merged(recs...), Elapsed: elapsed, FirstErr: eh.err, WarmupErrors: warmErrs.Load()}
+	if m.FirstErr == nil {
+		m.FirstErr = warmErr.err
+	}
+	return m
 }
+
+// Phases of a Throughput run.
+const (
+	phaseWarm int32 = iota
+	phaseMeasure
+	phaseDone
+)
 
 func sleepCtx(ctx context.Context, d time.Duration) {
 	if d <= 0 {

@@ -5,17 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
+	"math"
 	"time"
-
-	"github.com/apache/iceberg-go/table"
-	"github.com/google/uuid"
 
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
 )
+
+// cleanupTimeout bounds the dropping of what a run created, which happens
+// even after the run's context was cancelled.
+const cleanupTimeout = 10 * time.Minute
 
 // Target is one competitor to run: its factory and the config to build it.
 type Target struct {
@@ -28,18 +27,24 @@ type Options struct {
 	Quick      bool
 	Shape      Shape
 	Namespace  string        // root namespace of the dataset (unique per run)
-	LatencyOps int           // recorded operations per latency scenario
-	CreateOps  int           // recorded creates (and commits) per scenario
-	Warmup     time.Duration // unrecorded warm-up before each scenario
+	LatencyOps int           // recorded operations per latency scenario and round
+	CreateOps  int           // recorded creates (and commits) per scenario and round
+	Warmup     time.Duration // unrecorded warm-up before each scenario and round
 	// ServerWarmup is a one-time warm-up of each competitor after its
-	// dataset is built and before its first scenario, so a JVM server's JIT
-	// has settled. Negative means the competitor's own WarmupHint (0 for
-	// competitors without one).
+	// dataset is built and before its first scenario (control included),
+	// so a JVM server's JIT has settled. Negative means the competitor's
+	// own WarmupHint (0 for competitors without one).
 	ServerWarmup time.Duration
-	Duration     time.Duration // measured time per throughput level
+	Duration     time.Duration // measured time per throughput level and round
 	Threads      []int         // throughput levels
 	Parallel     int           // workers for dataset setup and cleanup
-	Select       Selector
+	// Rounds is how many times each scenario is measured on each target,
+	// interleaved: every target does round 1 of a scenario, then every
+	// target in reverse order does round 2, … (A B C, C B A, A B C). A
+	// line merges the histograms of its rounds and lists each round's p50
+	// and ops/s. 0 means 1.
+	Rounds int
+	Select Selector
 	// Durability is the mode the competitors run in (params only; the
 	// factory config carries it).
 	Durability string
@@ -53,10 +58,10 @@ type Options struct {
 func Defaults(quick bool) Options {
 	if quick {
 		return Options{Quick: true, Shape: ShapeFor(200), LatencyOps: 2000, CreateOps: 200,
-			Warmup: 300 * time.Millisecond, ServerWarmup: -1, Duration: time.Second, Threads: DefaultThreads, Parallel: 4}
+			Warmup: 300 * time.Millisecond, ServerWarmup: -1, Duration: time.Second, Threads: DefaultThreads, Parallel: 4, Rounds: 1}
 	}
 	return Options{Shape: ShapeFor(10_000), LatencyOps: 20_000, CreateOps: 1000,
-		Warmup: 2 * time.Second, ServerWarmup: -1, Duration: 5 * time.Second, Threads: DefaultThreads, Parallel: 4}
+		Warmup: 2 * time.Second, ServerWarmup: -1, Duration: 5 * time.Second, Threads: DefaultThreads, Parallel: 4, Rounds: 1}
 }
 
 // Runner drives targets through the scenarios and writes one record per
@@ -69,21 +74,40 @@ type Runner struct {
 
 // state is one live competitor during a run.
 type state struct {
-	t       Target
-	c       competitors.Competitor
-	d       *Dataset
-	setup   error // why the dataset could not be built
-	control *float64
-	created []table.Identifier // tables made by create/commit scenarios
-	warmup  time.Duration      // the one-time server warm-up it got
+	t        Target
+	c        competitors.Competitor
+	d        *Dataset
+	setup    error // why the dataset could not be built
+	control  *float64
+	created  createdSet    // tables made by scenarios
+	warmed   time.Duration // the one-time server warm-up it really got
+	parallel int           // setup workers it tolerates
 }
 
-// Execute runs every selected scenario on every target, one target after
-// another per scenario, then the durability sweep, then cleans up. A target
-// that cannot be built fails the run before anything is measured; a
-// scenario that fails is a line with errors, never an abort.
+// cell accumulates one scenario's rounds on one competitor.
+type cell struct {
+	skip      string
+	rec       *results.Recorder
+	elapsed   time.Duration
+	firstErr  error
+	warmErrs  int64
+	roundP50  results.Samples
+	roundOps  results.Samples
+	params    map[string]any
+	measuredN int
+}
+
+// Execute builds every target, builds its dataset and warms it up, then
+// runs every selected scenario on every target in round-interleaved order
+// and cleans up. A target that cannot be built fails the run before
+// anything is measured; a scenario that fails is a line with errors, never
+// an abort. Whatever the run created is dropped again, also when it fails.
 func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 	o := r.Opts
+	if o.Rounds < 1 {
+		o.Rounds = 1
+		r.Opts.Rounds = 1
+	}
 	states := make([]*state, 0, len(targets))
 	defer func() {
 		for _, s := range states {
@@ -96,188 +120,165 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 		if err != nil {
 			return fmt.Errorf("start %s: %w", t.Factory.Name, err)
 		}
-		s := &state{t: t, c: c, warmup: o.ServerWarmup}
-		if s.warmup < 0 {
-			s.warmup = 0
-			if h, ok := competitors.As[competitors.WarmupHinter](c); ok {
-				s.warmup = h.WarmupHint()
-			}
+		s := &state{t: t, c: c, parallel: o.Parallel}
+		if p := t.Factory.SetupParallel; p > 0 && p < s.parallel {
+			s.parallel = p
 		}
 		states = append(states, s)
 	}
 	for _, s := range states {
-		if ctl, ok := competitors.As[competitors.Controller](s.c); ok {
-			m := Latency(ctx, controlOp(ctl), o.Warmup, 10, 1<<20, o.LatencyOps)
-			if m.Rec.Count() > 0 {
-				p50 := float64(m.Rec.Percentile(50)) / 1e3
-				s.control = &p50
-			}
-			if err := r.emit(s, Control, 1, m, nil); err != nil {
-				return err
-			}
-		} else if o.Select.Selects(Control) {
-			if err := r.skip(s, Control, "competitor has no control round trip"); err != nil {
-				return err
-			}
+		r.logf("%s: building dataset (%d tables, %+v, %d setup workers) in namespace %s",
+			s.c.Name(), o.Shape.Tables(), o.Shape, s.parallel, o.Namespace)
+		s.d, s.setup = Build(ctx, s.c.Catalog(), o.Namespace, o.Shape, s.parallel, prefixed(o.Progress, s.c.Name()))
+		if s.setup != nil && s.d != nil && len(s.d.Namespaces) == 0 {
+			s.d = nil // nothing was created, nothing to drop
 		}
-	}
-	for _, s := range states {
-		r.logf("%s: building dataset (%d tables, %+v) in namespace %s", s.c.Name(), o.Shape.Tables(), o.Shape, o.Namespace)
-		s.d, s.setup = Build(ctx, s.c.Catalog(), o.Namespace, o.Shape, o.Parallel, prefixed(o.Progress, s.c.Name()))
 		if s.setup == nil && s.d.TablesErr != nil {
 			r.logf("%s: tables could not be created: %v", s.c.Name(), s.d.TablesErr)
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if s.setup == nil && s.warmup > 0 {
-			r.logf("%s: warming the server up for %v (JIT settling; --server-warmup)", s.c.Name(), s.warmup)
-			Throughput(ctx, warmOp(s.c, s.d), 4, 0, s.warmup)
+		warm := o.ServerWarmup
+		if warm < 0 {
+			warm = 0
+			if h, ok := competitors.As[competitors.WarmupHinter](s.c); ok {
+				warm = h.WarmupHint()
+			}
+		}
+		if s.setup == nil && warm > 0 {
+			r.logf("%s: warming the server up for %v (JIT settling; --server-warmup)", s.c.Name(), warm)
+			Throughput(ctx, warmOp(s.c, s.d), 4, 0, warm)
+			s.warmed = warm
 		}
 	}
-	for _, name := range Names(o.Threads) {
-		if name == Control || strings.HasPrefix(name, DurabilityPrefix) || !o.Select.Selects(name) {
+	for _, sc := range Plan(o.Threads) {
+		if !o.Select.Selects(sc.Name) {
 			continue
 		}
-		for _, s := range states {
-			if err := r.scenario(ctx, s, name); err != nil {
-				return err
-			}
-			if ctx.Err() != nil {
-				return ctx.Err()
+		cells := make([]*cell, len(states))
+		for i := range cells {
+			cells[i] = &cell{rec: results.NewRecorder(), params: map[string]any{}}
+		}
+		for round := range o.Rounds {
+			for j := range states {
+				i := j
+				if round%2 == 1 {
+					i = len(states) - 1 - j
+				}
+				if err := r.round(ctx, sc, states[i], cells[i], round); err != nil {
+					return err
+				}
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
 			}
 		}
-	}
-	for _, s := range states {
-		if err := r.sweep(ctx, s); err != nil {
-			return err
+		for i, s := range states {
+			if err := r.emit(sc, s, cells[i]); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// scenario runs one named scenario on one competitor.
-func (r *Runner) scenario(ctx context.Context, s *state, name string) error {
-	o := r.Opts
+// round measures one round of sc on s into c.
+func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, round int) error {
+	if c.skip != "" {
+		return nil
+	}
+	env := &Env{Competitor: s.c, Dataset: s.d, SetupErr: s.setup, Opts: r.Opts, Threads: sc.Threads, Round: round, Target: s.t, created: &s.created}
 	if s.setup != nil {
-		return r.skip(s, name, "dataset setup failed: "+s.setup.Error())
+		env.Dataset = nil
 	}
-	needTables := name != TableExists
-	if needTables && len(s.d.Tables) == 0 {
-		return r.skip(s, name, "no tables: "+errText(s.d.TablesErr))
-	}
-	r.logf("%s: %s", s.c.Name(), name)
-	minW, maxW := 10, 10*o.LatencyOps+1000
-	switch {
-	case name == LoadTable:
-		return r.emit(s, name, 1, Latency(ctx, loadOp(s.c, s.d, o.LatencyOps), o.Warmup, minW, maxW, o.LatencyOps), nil)
-	case name == ResolveMetadata:
-		res, ok := competitors.As[competitors.MetadataResolver](s.c)
-		if !ok {
-			return r.skip(s, name, "competitor cannot resolve metadata without loading a table")
-		}
-		return r.emit(s, name, 1, Latency(ctx, resolveOp(res, s.d, o.LatencyOps), o.Warmup, minW, maxW, o.LatencyOps), nil)
-	case name == TableExists:
-		hit := 0.5
-		if len(s.d.Tables) == 0 {
-			hit = 0
-		}
-		return r.emit(s, name, 1, Latency(ctx, existsOp(s.c, s.d, o.LatencyOps), o.Warmup, minW, maxW, o.LatencyOps),
-			map[string]any{"hit_ratio": hit})
-	case strings.HasPrefix(name, ThroughputPrefix):
-		var t int
-		fmt.Sscanf(strings.TrimPrefix(name, ThroughputPrefix), "t%d", &t)
-		warm := min(o.Warmup, o.Duration)
-		m := Throughput(ctx, loadOp(s.c, s.d, 1<<16), t, warm, o.Duration)
-		return r.emit(s, name, t, m, nil)
-	case name == CreateTable:
-		m := Latency(ctx, createOp(s.c, s.d.Work, "create", &s.created), o.Warmup, 5, 2*o.CreateOps+100, o.CreateOps)
-		return r.emit(s, name, 1, m, nil)
-	case name == CommitTable:
-		return r.commit(ctx, s)
-	}
-	return fmt.Errorf("scenario %s: not implemented", name)
-}
-
-// commit measures set-properties commits on tables made for it, so the
-// dataset's metadata is not grown by the commits.
-func (r *Runner) commit(ctx context.Context, s *state) error {
-	cat := s.c.Catalog()
-	var tables []table.Identifier
-	var uuids []uuid.UUID
-	for i := range 16 {
-		id := append(append(table.Identifier{}, s.d.Work...), fmt.Sprintf("commit_%02d", i))
-		tbl, err := cat.CreateTable(ctx, id, Schema)
-		if err != nil {
-			return r.skip(s, CommitTable, "create commit tables: "+err.Error())
-		}
-		s.created = append(s.created, id)
-		tables = append(tables, id)
-		uuids = append(uuids, tbl.Metadata().TableUUID())
-	}
-	o := r.Opts
-	m := Latency(ctx, commitOp(s.c, tables, uuids), o.Warmup, 5, 2*o.CreateOps+100, o.CreateOps)
-	return r.emit(s, CommitTable, 1, m, map[string]any{"commit_tables": len(tables)})
-}
-
-// sweep measures create_table once per durability mode on fresh competitors
-// of a factory that honours modes.
-func (r *Runner) sweep(ctx context.Context, s *state) error {
-	o := r.Opts
-	for _, mode := range DurabilityModes {
-		name := DurabilityPrefix + mode
-		if !o.Select.Selects(name) {
-			continue
-		}
-		if !s.t.Factory.Durability {
-			if err := r.skip(s, name, "competitor has no durability modes"); err != nil {
-				return err
+	for _, need := range sc.Needs {
+		if !need.Met(env) {
+			c.skip = need.Why
+			if need.Explain != nil {
+				c.skip = need.Explain(env)
 			}
-			continue
+			return nil
 		}
-		r.logf("%s: %s", s.c.Name(), name)
-		cfg := s.t.Config
-		cfg.Durability = mode
-		cfg.Dir = filepath.Join(s.t.Config.Dir, "durability-"+mode)
-		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-			return fmt.Errorf("durability sweep %s: %w", mode, err)
-		}
-		c, err := s.t.Factory.New(ctx, cfg)
-		if err != nil {
-			if err := r.skip(s, name, "start: "+err.Error()); err != nil {
-				return err
-			}
-			continue
-		}
-		ns := table.Identifier{o.Namespace}
-		var created []table.Identifier
-		err = c.Catalog().CreateNamespace(ctx, ns, nil)
-		if err == nil {
-			m := Latency(ctx, createOp(c, ns, "sweep", &created), o.Warmup, 5, 2*o.CreateOps+100, o.CreateOps)
-			err = r.emitFor(s, c, name, 1, m, map[string]any{"durability": mode})
-		} else {
-			err = r.skip(s, name, "create namespace: "+err.Error())
-		}
-		if eph, ok := competitors.As[competitors.Ephemeral](c); !ok || !eph.Ephemeral() {
-			d := &Dataset{Namespaces: []table.Identifier{ns}}
-			err = errors.Join(err, d.Drop(ctx, c.Catalog(), created, o.Parallel, nil))
-		}
-		err = errors.Join(err, c.Close())
-		if err != nil {
-			return err
-		}
+	}
+	if r.Opts.Rounds > 1 {
+		r.logf("%s: %s (round %d/%d)", s.c.Name(), sc.Name, round+1, r.Opts.Rounds)
+	} else {
+		r.logf("%s: %s", s.c.Name(), sc.Name)
+	}
+	out, err := sc.Run(ctx, env)
+	if reason, ok := skipped(err); ok {
+		c.skip = reason
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", s.c.Name(), sc.Name, err)
+	}
+	m := out.M
+	c.rec.Merge(m.Rec)
+	c.elapsed += m.Elapsed
+	c.warmErrs += m.WarmupErrors
+	if c.firstErr == nil {
+		c.firstErr = m.FirstErr
+	}
+	p50, ops := math.NaN(), math.NaN()
+	if m.Rec.Count() > 0 {
+		p50 = float64(m.Rec.Percentile(50)) / 1e3
+	}
+	if m.Elapsed > 0 {
+		ops = float64(m.Rec.Count()) / m.Elapsed.Seconds()
+	}
+	c.roundP50 = append(c.roundP50, p50)
+	c.roundOps = append(c.roundOps, ops)
+	c.measuredN++
+	for k, v := range out.Params {
+		c.params[k] = v
 	}
 	return nil
+}
+
+// emit writes the line of one scenario on one competitor.
+func (r *Runner) emit(sc Scenario, s *state, c *cell) error {
+	if c.skip != "" {
+		rec := r.Run.Skipped(s.c.Name(), sc.Name, c.skip, r.params(s, nil))
+		r.describe(&rec, sc)
+		rec.Threads = sc.Threads
+		return r.Sink.Write(rec)
+	}
+	rec := r.Run.Result(s.c.Name(), sc.Name, results.Closed, sc.Threads, c.rec, c.elapsed, r.params(s, c.params))
+	r.describe(&rec, sc)
+	rec.Rounds = c.measuredN
+	rec.RoundP50US = c.roundP50
+	rec.RoundOpsSec = c.roundOps
+	warm := c.warmErrs
+	rec.WarmupErrors = &warm
+	if sc.Name == ControlName && c.rec.Count() > 0 {
+		p50 := float64(c.rec.Percentile(50)) / 1e3
+		s.control = &p50
+	}
+	rec.ControlP50US = s.control
+	if c.firstErr != nil {
+		rec.FirstError = c.firstErr.Error()
+	}
+	return r.Sink.Write(rec)
+}
+
+// describe stamps the scenario's registration data on its line.
+func (r *Runner) describe(rec *results.Record, sc Scenario) {
+	rec.Kind = string(sc.Kind)
+	rec.Metric = sc.Metric
+	rec.Better = sc.Metric.Better()
 }
 
 // cleanup drops what the run created unless the competitor's storage is
-// thrown away anyway, then closes it.
+// thrown away anyway, then closes it. It runs on a context of its own, so
+// an interrupted or failed run still leaves nothing behind.
 func (r *Runner) cleanup(s *state) error {
 	var err error
 	if eph, ok := competitors.As[competitors.Ephemeral](s.c); (!ok || !eph.Ephemeral()) && s.d != nil {
 		r.logf("%s: dropping the dataset", s.c.Name())
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		err = s.d.Drop(ctx, s.c.Catalog(), s.created, r.Opts.Parallel, prefixed(r.Opts.Progress, s.c.Name()))
+		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		err = s.d.Drop(ctx, s.c.Catalog(), s.created.list(), s.parallel, prefixed(r.Opts.Progress, s.c.Name()))
 		cancel()
 		if err != nil {
 			err = fmt.Errorf("clean up %s: %w", s.c.Name(), err)
@@ -286,19 +287,21 @@ func (r *Runner) cleanup(s *state) error {
 	return errors.Join(err, s.c.Close())
 }
 
-func (r *Runner) params(s *state, c competitors.Competitor, extra map[string]any) map[string]any {
+func (r *Runner) params(s *state, extra map[string]any) map[string]any {
 	o := r.Opts
 	p := map[string]any{
 		"quick":           o.Quick,
 		"shape":           o.Shape,
 		"durability":      orDefault(s.t.Config.Durability, "immediate"),
 		"warmup_s":        o.Warmup.Seconds(),
-		"server_warmup_s": s.warmup.Seconds(),
+		"server_warmup_s": s.warmed.Seconds(),
+		"setup_parallel":  s.parallel,
+		"preceded_by":     r.preceded(s),
 	}
 	if s.d != nil {
 		p["tables"] = len(s.d.Tables)
 	}
-	for k, v := range c.Params() {
+	for k, v := range s.c.Params() {
 		p[k] = v
 	}
 	for k, v := range extra {
@@ -307,38 +310,23 @@ func (r *Runner) params(s *state, c competitors.Competitor, extra map[string]any
 	return p
 }
 
-func (r *Runner) emit(s *state, name string, threads int, m Measurement, extra map[string]any) error {
-	return r.emitFor(s, s.c, name, threads, m, extra)
-}
-
-func (r *Runner) emitFor(s *state, c competitors.Competitor, name string, threads int, m Measurement, extra map[string]any) error {
-	if !r.Opts.Select.Selects(name) {
-		return nil
+// preceded lists what ran on the competitor before any scenario was
+// measured, in order: the dataset build and the server warm-up.
+func (r *Runner) preceded(s *state) []string {
+	var out []string
+	if s.d != nil {
+		out = append(out, "dataset")
 	}
-	rec := r.Run.Result(s.c.Name(), name, results.Closed, threads, m.Rec, m.Elapsed, r.params(s, c, extra))
-	rec.ControlP50US = s.control
-	if m.FirstErr != nil {
-		rec.FirstError = m.FirstErr.Error()
+	if s.warmed > 0 {
+		out = append(out, "server_warmup")
 	}
-	return r.Sink.Write(rec)
-}
-
-func (r *Runner) skip(s *state, name, reason string) error {
-	rec := r.Run.Skipped(s.c.Name(), name, reason, r.params(s, s.c, nil))
-	return r.Sink.Write(rec)
+	return out
 }
 
 func (r *Runner) logf(format string, args ...any) {
 	if r.Opts.Log != nil {
 		fmt.Fprintf(r.Opts.Log, format+"\n", args...)
 	}
-}
-
-func errText(err error) string {
-	if err == nil {
-		return "none were created"
-	}
-	return err.Error()
 }
 
 func orDefault(s, d string) string {

@@ -59,20 +59,25 @@ func TestRunnerDrivesEveryCompetitorIdentically(t *testing.T) {
 	}
 	got := byKey(coll.Records)
 	for _, tg := range []string{"embedded", "sql"} {
-		for _, name := range scenarios.Names(o.Threads) {
+		for _, sc := range scenarios.Plan(o.Threads) {
+			name := sc.Name
 			rec, ok := got[tg+" "+name]
 			if !ok {
 				t.Errorf("%s: no line for %s", tg, name)
 				continue
 			}
-			skippable := name == scenarios.Control || (tg == "sql" && (name == scenarios.ResolveMetadata || strings.HasPrefix(name, scenarios.DurabilityPrefix)))
+			if rec.Kind != string(sc.Kind) || rec.Metric != sc.Metric || rec.Better != sc.Metric.Better() || rec.Threads != sc.Threads {
+				t.Errorf("%s %s: kind/metric/better/threads = %s/%s/%s/%d, want the registration's %s/%s/%s/%d",
+					tg, name, rec.Kind, rec.Metric, rec.Better, rec.Threads, sc.Kind, sc.Metric, sc.Metric.Better(), sc.Threads)
+			}
+			skippable := tg == "sql" && (name == "resolve_metadata.latency" || sc.Kind == scenarios.KindDurability)
 			if rec.Skipped != "" {
 				if !skippable {
 					t.Errorf("%s %s skipped: %s", tg, name, rec.Skipped)
 				}
 				continue
 			}
-			if skippable && name != scenarios.Control {
+			if skippable {
 				t.Errorf("%s %s ran, want skipped", tg, name)
 			}
 			if rec.Ops == 0 || rec.Errors != 0 {
@@ -93,8 +98,8 @@ func TestRunnerDrivesEveryCompetitorIdentically(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{scenarios.LoadTable, scenarios.TableExists, scenarios.CreateTable, scenarios.CommitTable} {
-		if n := got["embedded "+name].Ops; name == scenarios.CreateTable || name == scenarios.CommitTable {
+	for _, name := range []string{"load_table.latency", "table_exists.latency", "create_table.latency", "commit_table.latency"} {
+		if n := got["embedded "+name].Ops; strings.HasPrefix(name, "create") || strings.HasPrefix(name, "commit") {
 			if n != int64(o.CreateOps) {
 				t.Errorf("embedded %s ops = %d, want %d", name, n, o.CreateOps)
 			}
@@ -102,11 +107,11 @@ func TestRunnerDrivesEveryCompetitorIdentically(t *testing.T) {
 			t.Errorf("embedded %s ops = %d, want %d", name, n, o.LatencyOps)
 		}
 	}
-	if got["sql "+scenarios.ResolveMetadata].Skipped == "" {
+	if got["sql resolve_metadata.latency"].Skipped == "" {
 		t.Error("sql has no metadata resolver, yet resolve_metadata was not skipped")
 	}
 	for _, m := range scenarios.DurabilityModes {
-		if d := got["embedded "+scenarios.DurabilityPrefix+m].Params["durability"]; d != m {
+		if d := got["embedded create_table.durability."+m].Params["durability"]; d != m {
 			t.Errorf("durability sweep %s: params.durability = %v", m, d)
 		}
 	}
@@ -176,11 +181,11 @@ func TestRefusedTablesSkipStorageScenarios(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := byKey(coll.Records)
-	ex := got["sql-nowarehouse "+scenarios.TableExists]
+	ex := got["sql-nowarehouse table_exists.latency"]
 	if ex.Skipped != "" || ex.Ops != int64(o.LatencyOps) || ex.Errors != 0 || ex.Params["hit_ratio"] != 0.0 {
 		t.Fatalf("table_exists = %+v, want %d miss-only ops", ex, o.LatencyOps)
 	}
-	lt := got["sql-nowarehouse "+scenarios.LoadTable]
+	lt := got["sql-nowarehouse load_table.latency"]
 	if !strings.Contains(lt.Skipped, "nowhere") {
 		t.Fatalf("load_table skipped = %q, want the catalog's own error naming the scheme", lt.Skipped)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -23,8 +22,10 @@ func init() {
 				fmt.Fprintf(w, "%s\t%s\t%s\n", f.Name, f.Usage, f.Description)
 			}
 			fmt.Fprintln(w)
-			fmt.Fprintln(w, "SCENARIOS")
-			fmt.Fprintln(w, strings.Join(scenarios.Names(scenarios.DefaultThreads), "\n"))
+			fmt.Fprintln(w, "SCENARIO\tKIND\tTHREADS\tMETRIC\tBETTER\tDESCRIPTION")
+			for _, s := range scenarios.Plan(scenarios.DefaultThreads) {
+				fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\n", s.Name, s.Kind, s.Threads, s.Metric, s.Metric.Better(), s.Doc)
+			}
 			return w.Flush()
 		},
 	})

@@ -38,6 +38,7 @@ type benchFlags struct {
 	latencyOps int
 	createOps  int
 	parallel   int
+	rounds     int
 	props      []string
 }
 
@@ -57,7 +58,8 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.namespace, "namespace", "", "root namespace of the dataset (default katbench_<run id>)")
 	fl.IntVar(&f.latencyOps, "ops", 0, "recorded operations per latency scenario (default 2000 with --quick, 20000 otherwise)")
 	fl.IntVar(&f.createOps, "create-ops", 0, "recorded creates and commits per scenario (default 200 with --quick, 1000 otherwise)")
-	fl.IntVar(&f.parallel, "setup-parallel", 4, "workers creating and dropping the dataset")
+	fl.IntVar(&f.parallel, "setup-parallel", 4, "workers creating and dropping the dataset (fewer where the competitor asks for fewer)")
+	fl.IntVar(&f.rounds, "rounds", 1, "measure each scenario this many times per target, interleaved round by round (A B C, C B A, …); lines keep per-round p50 and ops/s")
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable; adds to BENCH_REST_PROPS)")
 }
 
@@ -77,9 +79,10 @@ func (f *benchFlags) options(run *results.Run) (scenarios.Options, error) {
 	if err := o.Shape.Validate(); err != nil {
 		return o, usagef("%v", err)
 	}
-	if f.duration < 0 || f.warmup < 0 || f.latencyOps < 0 || f.createOps < 0 || f.parallel < 1 {
-		return o, usagef("--duration, --warmup, --ops and --create-ops must not be negative, --setup-parallel ≥ 1")
+	if f.duration < 0 || f.warmup < 0 || f.latencyOps < 0 || f.createOps < 0 || f.parallel < 1 || f.rounds < 1 || f.rounds > 1000 {
+		return o, usagef("--duration, --warmup, --ops and --create-ops must not be negative, --setup-parallel ≥ 1, --rounds 1..1000")
 	}
+	o.Rounds = f.rounds
 	if f.createOps > 0 {
 		o.CreateOps = f.createOps
 	}

@@ -16,22 +16,38 @@ import (
 // present except control_p50_us, transport fields and skipped, and a skipped
 // line carries no numbers.
 type Record struct {
-	TS                string         `json:"ts"`
-	RunID             string         `json:"run_id"`
-	Target            string         `json:"target"`
-	Scenario          string         `json:"scenario"`
-	Loop              string         `json:"loop,omitempty"`
-	Threads           int            `json:"threads"`
-	Ops               int64          `json:"ops"`
-	Errors            int64          `json:"errors"`
-	DurationS         float64        `json:"duration_s"`
-	OpsSec            float64        `json:"ops_sec"`
-	P50US             float64        `json:"p50_us"`
-	P99US             float64        `json:"p99_us"`
-	P999US            float64        `json:"p999_us"`
-	MaxUS             float64        `json:"max_us"`
-	MeanUS            float64        `json:"mean_us"`
-	ControlP50US      *float64       `json:"control_p50_us,omitempty"`
+	TS       string `json:"ts"`
+	RunID    string `json:"run_id"`
+	Target   string `json:"target"`
+	Scenario string `json:"scenario"`
+	Loop     string `json:"loop,omitempty"`
+	// Kind, Metric and Better say what the scenario measures and which
+	// direction of its headline metric is better, so no reader parses the
+	// scenario name. Absent on lines written before they existed.
+	Kind         string   `json:"kind,omitempty"`
+	Metric       Metric   `json:"metric,omitempty"`
+	Better       Better   `json:"better,omitempty"`
+	Threads      int      `json:"threads"`
+	Ops          int64    `json:"ops"`
+	Errors       int64    `json:"errors"`
+	DurationS    float64  `json:"duration_s"`
+	OpsSec       float64  `json:"ops_sec"`
+	P50US        float64  `json:"p50_us"`
+	P99US        float64  `json:"p99_us"`
+	P999US       float64  `json:"p999_us"`
+	MaxUS        float64  `json:"max_us"`
+	MeanUS       float64  `json:"mean_us"`
+	ControlP50US *float64 `json:"control_p50_us,omitempty"`
+	// Rounds is how many interleaved rounds the line's histogram merges;
+	// RoundP50US and RoundOpsSec are each round's own p50 and ops/s, so
+	// ratios can carry their spread.
+	Rounds      int     `json:"rounds,omitempty"`
+	RoundP50US  Samples `json:"round_p50_us,omitempty"`
+	RoundOpsSec Samples `json:"round_ops_sec,omitempty"`
+	// WarmupErrors counts failed operations of the unrecorded warm-up
+	// (present where a warm-up ran): they are not in Errors, but never
+	// vanish.
+	WarmupErrors      *int64         `json:"warmup_errors,omitempty"`
 	Transport         string         `json:"transport,omitempty"`
 	TransportFallback string         `json:"transport_fallback,omitempty"`
 	Params            map[string]any `json:"params"`
@@ -57,6 +73,10 @@ type skippedRecord struct {
 	RunID             string         `json:"run_id"`
 	Target            string         `json:"target"`
 	Scenario          string         `json:"scenario"`
+	Kind              string         `json:"kind,omitempty"`
+	Metric            Metric         `json:"metric,omitempty"`
+	Better            Better         `json:"better,omitempty"`
+	Threads           int            `json:"threads,omitempty"`
 	Skipped           string         `json:"skipped"`
 	Transport         string         `json:"transport,omitempty"`
 	TransportFallback string         `json:"transport_fallback,omitempty"`
@@ -70,6 +90,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 	if r.Skipped != "" {
 		return json.Marshal(skippedRecord{
 			TS: r.TS, RunID: r.RunID, Target: r.Target, Scenario: r.Scenario,
+			Kind: r.Kind, Metric: r.Metric, Better: r.Better, Threads: r.Threads,
 			Skipped: r.Skipped, Transport: r.Transport, TransportFallback: r.TransportFallback,
 			Params: r.Params, Host: r.Host, Commit: r.Commit,
 		})

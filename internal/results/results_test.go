@@ -135,3 +135,39 @@ func BenchmarkRecordOnly(b *testing.B) {
 		r.Record(d)
 	}
 }
+
+// TestTableRatioFollowsLineMetric: the ratio column uses the metric the
+// line carries, whatever its scenario is called.
+func TestTableRatioFollowsLineMetric(t *testing.T) {
+	run := NewRun()
+	mk := func(target, scenario string, m Metric, d time.Duration, elapsed time.Duration) Record {
+		r := NewRecorder()
+		for range 100 {
+			r.Record(d)
+		}
+		rec := run.Result(target, scenario, Closed, 1, r, elapsed, nil)
+		rec.Metric, rec.Better = m, m.Better()
+		return rec
+	}
+	// Named like a throughput row but measured as a latency: p50 ratio 4.
+	// Named like a latency row but measured as throughput: ops/s ratio 0.5.
+	recs := []Record{
+		mk("a", "x.throughput.lat", P50, time.Microsecond, time.Second),
+		mk("b", "x.throughput.lat", P50, 4*time.Microsecond, time.Second),
+		mk("a", "y.latency.tput", OpsSec, time.Microsecond, time.Second),
+		mk("b", "y.latency.tput", OpsSec, time.Microsecond, 2*time.Second),
+	}
+	if got := Ratio(recs[0], recs[1]); got < 3.99 || got > 4.01 {
+		t.Errorf("p50 ratio = %v, want 4", got)
+	}
+	if got := Ratio(recs[2], recs[3]); got != 0.5 {
+		t.Errorf("ops/s ratio = %v, want 0.5", got)
+	}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, recs); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); !strings.Contains(out, "4× p50") || !strings.Contains(out, "0.5× ops/s") {
+		t.Fatalf("table:\n%s", out)
+	}
+}

@@ -9,7 +9,8 @@ import (
 
 // WriteTable prints records side by side: one row per scenario, one column
 // group per target in first-seen order, and each target's ratio to the first
-// target (p50 ratio for latencies, ops/s ratio for throughput rows).
+// target in the line's headline metric (p50 for latencies, ops/s for
+// throughput; the line says which).
 func WriteTable(w io.Writer, recs []Record) error {
 	var targets, scenarios []string
 	seenT, seenS := map[string]bool{}, map[string]bool{}
@@ -65,23 +66,17 @@ func WriteTable(w io.Writer, recs []Record) error {
 	return tw.Flush()
 }
 
-// Ratio is what the table shows in a target's ratio column: for throughput
-// rows ops/s of r over base (higher is better), otherwise p50 of r over base
-// (lower is better). It returns 0 when either side has no number.
+// Ratio is what the table shows in a target's ratio column: r's headline
+// metric over base's (for ops/s higher is better, for p50 lower is better;
+// Record.Better says which). It returns 0 when either side has no number.
 func Ratio(base, r Record) float64 {
-	if base.Skipped != "" || r.Skipped != "" {
+	m := r.HeadlineMetric()
+	b, okB := m.Value(base)
+	v, okR := m.Value(r)
+	if !okB || !okR || b == 0 {
 		return 0
 	}
-	if strings.Contains(r.Scenario, "throughput") {
-		if base.OpsSec == 0 {
-			return 0
-		}
-		return r.OpsSec / base.OpsSec
-	}
-	if base.P50US == 0 {
-		return 0
-	}
-	return r.P50US / base.P50US
+	return v / b
 }
 
 func ratio(base Record, haveBase bool, r Record, ok bool) string {
@@ -92,11 +87,7 @@ func ratio(base Record, haveBase bool, r Record, ok bool) string {
 	if x == 0 {
 		return ""
 	}
-	suffix := "× p50"
-	if strings.Contains(r.Scenario, "throughput") {
-		suffix = "× ops/s"
-	}
-	return fmt.Sprintf("%.3g%s", x, suffix)
+	return fmt.Sprintf("%.3g× %s", x, r.HeadlineMetric().Unit())
 }
 
 func num(v float64) string {

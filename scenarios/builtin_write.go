@@ -1,0 +1,120 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/apache/iceberg-go/table"
+	"github.com/google/uuid"
+
+	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/internal/results"
+)
+
+// The single-threaded write scenarios: create, commit, and create once per
+// durability mode on a fresh competitor.
+
+// DurabilityModes are the modes of the durability sweep, in run order.
+var DurabilityModes = []string{"immediate", "eventual", "none"}
+
+// writeLatency measures o.CreateOps recorded operations of op.
+func writeLatency(ctx context.Context, o Options, op Op) Measurement {
+	return Latency(ctx, op, o.Warmup, 5, 2*o.CreateOps+100, o.CreateOps)
+}
+
+// NeedDurabilityModes: the competitor runs in the mode Config.Durability
+// asks for (a remote server decides its own and is skipped).
+var NeedDurabilityModes = Requirement{
+	Why: "competitor has no durability modes (a remote server runs in its own)",
+	Met: func(env *Env) bool {
+		d, ok := competitors.As[competitors.Durable](env.Competitor)
+		return ok && d.DurabilityMode() != ""
+	},
+}
+
+func init() {
+	Register(Scenario{
+		Name: "create_table.latency", Kind: KindLatency, Metric: results.P50, Order: 50,
+		Doc:   "create a table in the dataset's work namespace",
+		Needs: []Requirement{NeedDataset, NeedTables},
+		Run: func(ctx context.Context, env *Env) (Outcome, error) {
+			op := createOp(env.Competitor.Catalog(), env.Dataset.Work, fmt.Sprintf("create_r%d", env.Round), env.Created)
+			return Outcome{M: writeLatency(ctx, env.Opts, op)}, nil
+		},
+	})
+	Register(Scenario{
+		Name: "commit_table.latency", Kind: KindLatency, Metric: results.P50, Order: 60,
+		Doc:   "a set-properties commit guarded by the table UUID, round robin over 16 tables made for it",
+		Needs: []Requirement{NeedDataset, NeedTables},
+		Run:   runCommit,
+	})
+	for i, mode := range DurabilityModes {
+		Register(Scenario{
+			Name: "create_table.durability." + mode, Kind: KindDurability, Metric: results.P50, Order: 70 + i,
+			Doc:   "create_table on a fresh competitor opened in durability mode " + mode,
+			Needs: []Requirement{NeedDurabilityModes},
+			Run:   func(ctx context.Context, env *Env) (Outcome, error) { return runDurability(ctx, env, mode) },
+		})
+	}
+}
+
+// runCommit measures commits on tables made for it, so the dataset's
+// metadata is not grown by the commits.
+func runCommit(ctx context.Context, env *Env) (Outcome, error) {
+	cat := env.Competitor.Catalog()
+	var tables []table.Identifier
+	var uuids []uuid.UUID
+	for i := range 16 {
+		id := append(append(table.Identifier{}, env.Dataset.Work...), fmt.Sprintf("commit_r%d_%02d", env.Round, i))
+		tbl, err := cat.CreateTable(ctx, id, Schema)
+		if err != nil {
+			return Outcome{}, Skip("create commit tables: " + err.Error())
+		}
+		env.Created(id)
+		tables = append(tables, id)
+		uuids = append(uuids, tbl.Metadata().TableUUID())
+	}
+	return Outcome{M: writeLatency(ctx, env.Opts, commitOp(env.Competitor, tables, uuids)),
+		Params: map[string]any{"commit_tables": len(tables)}}, nil
+}
+
+// runDurability measures create_table on a fresh competitor built from the
+// same factory in mode, in a namespace of its own, and drops and closes
+// everything it made before returning.
+func runDurability(ctx context.Context, env *Env, mode string) (_ Outcome, err error) {
+	o := env.Opts
+	cfg := env.Target.Config
+	cfg.Durability = mode
+	cfg.Dir = filepath.Join(env.Target.Config.Dir, fmt.Sprintf("durability-%s-r%d", mode, env.Round))
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return Outcome{}, fmt.Errorf("durability sweep %s: %w", mode, err)
+	}
+	c, err := env.Target.Factory.New(ctx, cfg)
+	if err != nil {
+		return Outcome{}, Skip("start: " + err.Error())
+	}
+	defer func() { err = errors.Join(err, c.Close()) }()
+	if d, ok := competitors.As[competitors.Durable](c); !ok || d.DurabilityMode() != mode {
+		return Outcome{}, Skip(fmt.Sprintf("a competitor asked for durability %s does not run in it", mode))
+	}
+	// A namespace of its own: the sweep never touches the dataset, even
+	// when the fresh competitor shares a server with it.
+	ns := table.Identifier{fmt.Sprintf("%s_durability_%s_r%d", o.Namespace, mode, env.Round)}
+	if err := c.Catalog().CreateNamespace(ctx, ns, nil); err != nil {
+		return Outcome{}, Skip("create namespace: " + err.Error())
+	}
+	var created createdSet
+	m := writeLatency(ctx, o, createOp(c.Catalog(), ns, "sweep", created.add))
+	if eph, ok := competitors.As[competitors.Ephemeral](c); !ok || !eph.Ephemeral() {
+		d := &Dataset{Namespaces: []table.Identifier{ns}}
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		defer cancel()
+		if derr := d.Drop(dctx, c.Catalog(), created.list(), o.Parallel, nil); derr != nil {
+			return Outcome{}, fmt.Errorf("durability sweep %s: clean up: %w", mode, derr)
+		}
+	}
+	return Outcome{M: m, Params: map[string]any{"durability": mode}}, nil
+}

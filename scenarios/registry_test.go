@@ -1,0 +1,90 @@
+package scenarios_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
+)
+
+// workersSeen is the highest worker index + 1 the test scenario observed.
+var workersSeen atomic.Int64
+
+// A scenario added in one file: registered here, it runs on every
+// competitor of every runner test in this package like a built-in.
+func init() {
+	scenarios.Register(scenarios.Scenario{
+		Name: "test.noop", Kind: scenarios.KindThroughput, Metric: results.OpsSec, Levels: true, Order: 45,
+		Doc: "a no-op on N workers (registered by a test)",
+		Run: func(ctx context.Context, env *scenarios.Env) (scenarios.Outcome, error) {
+			op := func(_ context.Context, w, _ int) error {
+				for {
+					seen := workersSeen.Load()
+					if int64(w+1) <= seen || workersSeen.CompareAndSwap(seen, int64(w+1)) {
+						return nil
+					}
+				}
+			}
+			return scenarios.Outcome{M: scenarios.Throughput(ctx, op, env.Threads, 0, env.Opts.Duration),
+				Params: map[string]any{"level": env.Threads}}, nil
+		},
+	})
+}
+
+// TestRegisteredScenarioRunsWithItsData: a scenario registered from its own
+// file runs once per thread level with the level's worker count taken from
+// its registration (not from its name), and its line carries its kind and
+// metric direction.
+func TestRegisteredScenarioRunsWithItsData(t *testing.T) {
+	o := tinyOptions()
+	o.Threads = []int{3}
+	sel, err := scenarios.ParseSelector("test.noop.*", o.Threads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Select = sel
+	var coll results.Collector
+	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
+	workersSeen.Store(0)
+	if err := r.Execute(context.Background(), []scenarios.Target{target(t, "embedded")}); err != nil {
+		t.Fatal(err)
+	}
+	if len(coll.Records) != 1 {
+		t.Fatalf("lines = %d, want 1: %+v", len(coll.Records), coll.Records)
+	}
+	rec := coll.Records[0]
+	if rec.Scenario != "test.noop.t3" || rec.Threads != 3 || rec.Params["level"] != 3 || workersSeen.Load() != 3 {
+		t.Errorf("scenario %s threads %d level %v workers %d, want test.noop.t3 on 3 workers",
+			rec.Scenario, rec.Threads, rec.Params["level"], workersSeen.Load())
+	}
+	if rec.Kind != "throughput" || rec.Metric != results.OpsSec || rec.Better != results.Higher {
+		t.Errorf("kind/metric/better = %s/%s/%s, want throughput/ops_sec/higher", rec.Kind, rec.Metric, rec.Better)
+	}
+	if sc, ok := scenarios.Lookup("test.noop.t8", nil); !ok || sc.Threads != 8 {
+		t.Errorf("Lookup(test.noop.t8) = %+v, %v; want the t8 level", sc, ok)
+	}
+}
+
+func TestRegisterRejectsBadEntries(t *testing.T) {
+	run := func(context.Context, *scenarios.Env) (scenarios.Outcome, error) { return scenarios.Outcome{}, nil }
+	for _, c := range []struct {
+		name string
+		s    scenarios.Scenario
+	}{
+		{"duplicate", scenarios.Scenario{Name: "load_table.latency", Kind: scenarios.KindLatency, Metric: results.P50, Run: run}},
+		{"no run", scenarios.Scenario{Name: "x.norun", Kind: scenarios.KindLatency, Metric: results.P50}},
+		{"bad kind", scenarios.Scenario{Name: "x.kind", Kind: "fast", Metric: results.P50, Run: run}},
+		{"bad metric", scenarios.Scenario{Name: "x.metric", Kind: scenarios.KindLatency, Metric: "p42", Run: run}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("Register accepted it")
+				}
+			}()
+			scenarios.Register(c.s)
+		})
+	}
+}
