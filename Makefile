@@ -4,7 +4,7 @@
 GO      ?= go
 export KATBENCH_CACHE ?= $(HOME)/.cache/katbench
 
-.PHONY: test unit integration check bench generate check-generated shellcheck
+.PHONY: test unit integration check bench generate check-generated shellcheck readme readme-check
 
 ## test: everything CI runs — vet, generated-code check, shellcheck, unit and integration tests.
 test: check
@@ -19,7 +19,7 @@ unit:
 integration:
 	$(GO) test -count=1 -timeout 30m -v ./integration/...
 
-check: check-generated shellcheck
+check: check-generated shellcheck readme-check
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
@@ -36,3 +36,11 @@ shellcheck:
 ## bench: Go micro-benchmarks of the hot paths.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./catalog/ ./internal/results/
+
+## readme: regenerate the README's result tables from the runs they name in bench_history.jsonl.
+readme:
+	$(GO) run ./cmd/katbench readme
+
+## readme-check: fail when a README result table differs from what bench_history.jsonl says.
+readme-check:
+	$(GO) run ./cmd/katbench readme --check

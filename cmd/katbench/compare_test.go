@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCompareExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	targets, scens := []string{"embedded", "rest"}, []string{"load_table.latency", "table_exists.latency"}
+	base := func(tg, s string) float64 {
+		if tg == "rest" {
+			return 100
+		}
+		return 1
+	}
+	slowRest := func(tg, s string) float64 {
+		if tg == "rest" && s == "load_table.latency" {
+			return 150
+		}
+		return base(tg, s)
+	}
+	old := writeHistory(t, dir, "0ld0000000000001", 1, base, targets, scens)
+	rerun := writeHistory(t, dir, "5ame000000000002", 2, base, targets, scens)
+	regressed := writeHistory(t, dir, "5l0w000000000003", 3, slowRest, targets, scens)
+	empty := filepath.Join(dir, "empty.jsonl")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hist := filepath.Join(dir, "history.jsonl")
+	var all []byte
+	for _, p := range []string{old, rerun, regressed} {
+		b, _ := os.ReadFile(p)
+		all = append(all, b...)
+	}
+	if err := os.WriteFile(hist, all, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"rerun of the same build", []string{old, rerun}, 0, "0 regressions"},
+		{"constructed regression", []string{old, regressed}, 1, "REGRESSION"},
+		{"regression by run id in history", []string{"--history", hist, "0ld0", "5l0w"}, 1, "REGRESSION"},
+		{"regression under a raised threshold", []string{"--threshold", "60", old, regressed}, 0, "slower"},
+		{"jsonl", []string{"--format", "jsonl", old, rerun}, 0, `"verdict":"no significant change"`},
+		{"unreadable file", []string{filepath.Join(dir, "nope.jsonl"), rerun}, 2, "OLD"},
+		{"empty side", []string{old, empty}, 2, "NEW has no measured lines"},
+		{"unknown run", []string{"--history", hist, "0ld0", "9999"}, 2, "NEW"},
+		{"bad metric", []string{"--metric", "p42", old, rerun}, 2, "p42"},
+		{"one argument", []string{old}, 2, "accepts 2 arg"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := katbench(t, dir, append([]string{"compare"}, tc.args...)...)
+			if code != tc.code || !strings.Contains(out+errOut, tc.want) {
+				t.Fatalf("exit %d (want %d), output lacks %q:\n%s%s", code, tc.code, tc.want, out, errOut)
+			}
+		})
+	}
+}

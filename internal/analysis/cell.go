@@ -1,0 +1,88 @@
+package analysis
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Cell identifies what a line measured, independent of when: the host
+// (unless a comparison crosses hosts), the target, the scenario, the loop
+// and the parameters that define the work. Two lines of the same cell are
+// two measurements of the same thing.
+type Cell struct {
+	Host     string // HostKey of the line, "" when hosts are ignored
+	Target   string
+	Scenario string
+	Loop     string
+	Params   string // canonical JSON of the defining params
+}
+
+func (c Cell) String() string {
+	s := c.Target + " " + c.Scenario
+	if c.Loop != "" && c.Loop != "closed" {
+		s += " (" + c.Loop + ")"
+	}
+	return s
+}
+
+// placeParams are params that say where or how long something ran, not
+// what was measured: temp directories, ephemeral ports, warm-up lengths,
+// round and iteration counts, and derived results. They never split cells.
+var placeParams = map[string]bool{
+	"dir": true, "url": true, "addr": true, "mib_s": true,
+	"warmup": true, "warmup_s": true, "server_warmup_s": true,
+	"rounds": true, "iterations": true, "timeout": true,
+	"shard": true, "shards": true, "start_at": true,
+}
+
+// HostKey is the identity of a machine for matching: hostname, cores, CPU
+// model, OS and architecture. Kernel and Go version are left out: a
+// toolchain or kernel upgrade is exactly what a comparison may want to see.
+func (l Line) HostKey() string {
+	h := l.Host
+	return fmt.Sprintf("%s|%d|%s|%s/%s", h.Hostname, h.Cores, h.CPU, h.OS, h.Arch)
+}
+
+// HostLabel is a short human description of the line's host.
+func (l Line) HostLabel() string {
+	h := l.Host
+	return fmt.Sprintf("%s (%d cores, %s, %s %s, %s)", h.Hostname, h.Cores, h.CPU, h.OS, h.Kernel, h.Go)
+}
+
+// CellOf returns the line's cell; withHost=false drops the host from the
+// key (cross-host comparison).
+func CellOf(l Line, withHost bool) Cell {
+	c := Cell{Target: l.Target, Scenario: l.Scenario, Loop: l.Loop, Params: defining(l)}
+	if withHost {
+		c.Host = l.HostKey()
+	}
+	return c
+}
+
+func defining(l Line) string { return definingParams(l, false) }
+
+// definingSansTarget is defining without params that name the line's own
+// target (a transport run stamps "transport": "uring" on uring's lines),
+// so the same cell of two targets of one run can be paired.
+func definingSansTarget(l Line) string { return definingParams(l, true) }
+
+func definingParams(l Line, sansTarget bool) string {
+	p := make(map[string]any, len(l.Params)+1)
+	for k, v := range l.Params {
+		if sansTarget && v == any(l.Target) {
+			continue
+		}
+		if !placeParams[k] && !strings.HasPrefix(k, "prop.") {
+			p[k] = v
+		}
+	}
+	if l.Rate != nil {
+		p["rate"] = *l.Rate
+	}
+	b, err := json.Marshal(p) // map keys are sorted: canonical
+	if err != nil {
+		return fmt.Sprint(p)
+	}
+	return string(b)
+}

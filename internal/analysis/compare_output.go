@@ -1,0 +1,139 @@
+package analysis
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteCompareText prints a comparison as an aligned table, one row per
+// cell, then the cells only one side has and a one-line summary.
+func WriteCompareText(w io.Writer, c Comparison) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "target\tscenario\tmetric\told\tnew\tdelta\tinterval\tp\tn\tverdict\tnotes")
+	for _, r := range c.Rows {
+		unit := r.Unit
+		if r.Normalised {
+			unit = "×ctl"
+		}
+		notes := append([]string(nil), r.Notes...)
+		if r.Normalised {
+			notes = append(notes, fmt.Sprintf("raw %s %+.1f %%", r.Metric, 100*r.RawDelta))
+		}
+		if r.CrossHost != "" {
+			notes = append([]string{r.CrossHost}, notes...)
+		}
+		verdict := string(r.Verdict)
+		if r.Regression {
+			verdict = fmt.Sprintf("REGRESSION (> %.0f %%)", 100*r.Threshold)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%s\t%+.1f %%\t%s\t%s\t%d/%d\t%s\t%s\n",
+			r.Target, r.Scen, r.Metric, unit, fmtStat(r.Old), fmtStat(r.New), 100*r.Delta,
+			fmtInterval(r.DeltaLo, r.DeltaHi), fmtP(r.P), r.Old.N, r.New.N, verdict, strings.Join(notes, "; "))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, cell := range c.OnlyOld {
+		fmt.Fprintf(w, "only in OLD: %s\n", cell)
+	}
+	for _, cell := range c.OnlyNew {
+		fmt.Fprintf(w, "only in NEW: %s\n", cell)
+	}
+	counts := map[Verdict]int{}
+	for _, r := range c.Rows {
+		counts[r.Verdict]++
+	}
+	_, err := fmt.Fprintf(w, "%d cells compared: %d faster, %d slower (%d regressions), %d no significant change, %d no test, %d unreliable\n",
+		len(c.Rows), counts[Faster], counts[Slower], c.Regressions(), counts[NoChange], counts[NoTest], counts[Unreliable])
+	return err
+}
+
+// WriteCompareJSONL writes one JSON object per compared cell.
+func WriteCompareJSONL(w io.Writer, c Comparison) error {
+	enc := json.NewEncoder(w)
+	for _, r := range c.Rows {
+		r.Old, r.New = jsonStat(r.Old), jsonStat(r.New)
+		if err := enc.Encode(struct {
+			Row
+			Params string `json:"params"`
+		}{r, r.Cell.Params}); err != nil {
+			return fmt.Errorf("encode comparison row: %w", err)
+		}
+	}
+	return nil
+}
+
+// jsonStat replaces unbounded interval ends (which JSON cannot hold) by
+// the centre, and the row's n says why.
+func jsonStat(s Stat) Stat {
+	if math.IsInf(s.Lo, 0) || math.IsNaN(s.Lo) {
+		s.Lo = s.Center
+	}
+	if math.IsInf(s.Hi, 0) || math.IsNaN(s.Hi) {
+		s.Hi = s.Center
+	}
+	return s
+}
+
+func fmtStat(s Stat) string {
+	if finite(s.Lo, s.Hi) && s.N > 1 {
+		return fmt.Sprintf("%s [%s, %s]", FormatNum(s.Center), FormatNum(s.Lo), FormatNum(s.Hi))
+	}
+	return FormatNum(s.Center)
+}
+
+func fmtInterval(lo, hi *float64) string {
+	if lo == nil || hi == nil {
+		return "—"
+	}
+	return fmt.Sprintf("[%+.1f %%, %+.1f %%]", 100**lo, 100**hi)
+}
+
+func fmtP(p *float64) string {
+	if p == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f", *p)
+}
+
+// FormatNum prints a measured number with about four significant digits
+// and thousands separators: 0.485, 26.2, 1,337, 2,295,716.
+func FormatNum(v float64) string {
+	switch a := math.Abs(v); {
+	case math.IsNaN(v):
+		return "—"
+	case a == 0:
+		return "0"
+	case a < 10:
+		return fmt.Sprintf("%.3f", v)
+	case a < 100:
+		return fmt.Sprintf("%.2f", v)
+	case a < 1000:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return thousands(int64(math.Round(v)))
+	}
+}
+
+func thousands(n int64) string {
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

@@ -1,0 +1,84 @@
+package analysis
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/nordisk/katbench/internal/results"
+)
+
+// fixture builds result lines the way katbench writes them: a real
+// recorder, a real encoded histogram, and (when rounds > 0) per-round
+// samples in the newer schema.
+type fixture struct {
+	run     *results.Run
+	rng     *rand.Rand
+	control *float64 // control_p50_us stamped on every line, when set
+	rounds  int      // per-round samples; 0 writes old-schema lines
+}
+
+func newFixture(runID, host string, seed uint64) *fixture {
+	return &fixture{
+		run: &results.Run{ID: runID, Host: results.Host{Hostname: host, Cores: 2, CPU: "Test CPU", Kernel: "6.1", Go: "go1.26", OS: "linux", Arch: "amd64"},
+			Commit: results.Commit{SHA: "c0ffee" + runID, Dirty: false}},
+		rng:    rand.New(rand.NewPCG(seed, seed^0x9e3779b9)),
+		rounds: 10,
+	}
+}
+
+// line measures target/scenario with service times around centerUS (±5 %
+// noise per op and ±2 % per round) and returns the encoded JSON line.
+func (f *fixture) line(t testing.TB, target, scenario string, centerUS float64) []byte {
+	t.Helper()
+	rec := results.NewRecorder()
+	var rounds []map[string]float64
+	nr := max(f.rounds, 1)
+	for range nr {
+		rc := results.NewRecorder()
+		shift := 1 + 0.02*(f.rng.Float64()*2-1)
+		for range 200 {
+			v := centerUS * shift * (1 + 0.05*(f.rng.Float64()*2-1))
+			rc.Record(time.Duration(v * 1e3))
+		}
+		p50 := float64(rc.Percentile(50)) / 1e3
+		rounds = append(rounds, map[string]float64{"p50_us": p50, "p99_us": float64(rc.Percentile(99)) / 1e3, "ops_sec": 1e6 / p50})
+		rec.Merge(rc)
+	}
+	elapsed := time.Duration(float64(rec.Count()) * centerUS * 1e3)
+	r := f.run.Result(target, scenario, results.Closed, 1, rec, elapsed, map[string]any{"tables": 200, "dir": "/tmp/" + f.run.ID})
+	if f.control != nil {
+		c := *f.control
+		r.ControlP50US = &c
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.rounds == 0 {
+		return b
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["schema"] = 2
+	m["rounds"] = rounds
+	b, err = json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// parse decodes fixture lines.
+func parse(t testing.TB, ls ...[]byte) []Line {
+	t.Helper()
+	out, err := Read(bytes.NewReader(bytes.Join(ls, []byte("\n"))), "fixture")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -1,0 +1,192 @@
+package analysis
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nordisk/katbench/internal/results"
+)
+
+// Line is one decoded result line. It reads every schema katbench has
+// written: the first history (no schema field, one merged value per line)
+// and later lines with a schema version, per-round samples, warm-up errors
+// and open-loop fields. A value that the line does not carry is nil, never
+// 0, so an unmeasured number cannot be mistaken for a measurement.
+type Line struct {
+	TS           time.Time
+	RunID        string
+	Target       string
+	Scenario     string
+	Loop         string // "closed" when the line predates the field
+	Threads      int
+	Ops          int64
+	Errors       int64
+	DurationS    float64
+	OpsSec       *float64
+	P50US        *float64
+	P99US        *float64
+	P999US       *float64
+	MaxUS        *float64
+	MeanUS       *float64
+	ControlP50US *float64
+	Rate         *float64 // requested arrival rate of an open loop, ops/s
+	Params       map[string]any
+	Host         results.Host
+	Commit       results.Commit
+	Hist         string
+	Skipped      string
+	Command      string // the command that produced the line, when recorded
+	Schema       int    // 0 for lines written before the field existed
+	// Rounds holds per-round values when the line carries them; nil for
+	// lines with one merged value.
+	Rounds []Round
+
+	// Source and LineNo say where the line was read from.
+	Source string
+	LineNo int
+
+	raw map[string]json.RawMessage
+}
+
+// Round is one round's values of a line measured in several rounds.
+type Round struct {
+	P50US  *float64 `json:"p50_us"`
+	P99US  *float64 `json:"p99_us"`
+	OpsSec *float64 `json:"ops_sec"`
+}
+
+// ErrBadLine is wrapped by every decoding error of a result line.
+var ErrBadLine = errors.New("bad result line")
+
+// wire is the JSON shape read from a line; pointers tell absent from 0.
+type wire struct {
+	TS           string         `json:"ts"`
+	RunID        string         `json:"run_id"`
+	Target       string         `json:"target"`
+	Scenario     string         `json:"scenario"`
+	Loop         string         `json:"loop"`
+	Threads      int            `json:"threads"`
+	Ops          int64          `json:"ops"`
+	Errors       int64          `json:"errors"`
+	DurationS    float64        `json:"duration_s"`
+	OpsSec       *float64       `json:"ops_sec"`
+	P50US        *float64       `json:"p50_us"`
+	P99US        *float64       `json:"p99_us"`
+	P999US       *float64       `json:"p999_us"`
+	MaxUS        *float64       `json:"max_us"`
+	MeanUS       *float64       `json:"mean_us"`
+	ControlP50US *float64       `json:"control_p50_us"`
+	Rate         *float64       `json:"rate"`
+	Params       map[string]any `json:"params"`
+	Host         results.Host   `json:"host"`
+	Commit       results.Commit `json:"commit"`
+	Hist         string         `json:"hist"`
+	Skipped      string         `json:"skipped"`
+	Command      any            `json:"command"`
+	Schema       any            `json:"schema"`
+}
+
+// roundFields are the names a line may carry its per-round samples under,
+// first match wins.
+var roundFields = []string{"rounds", "round_samples", "per_round", "samples"}
+
+// ParseLine decodes one JSONL line. Unknown fields are kept (see Raw) so a
+// merged line can carry them on.
+func ParseLine(b []byte) (Line, error) {
+	var w wire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return Line{}, fmt.Errorf("%w: %w", ErrBadLine, err)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return Line{}, fmt.Errorf("%w: %w", ErrBadLine, err)
+	}
+	if w.RunID == "" || w.Target == "" || w.Scenario == "" {
+		return Line{}, fmt.Errorf("%w: run_id, target and scenario are required", ErrBadLine)
+	}
+	l := Line{
+		RunID: w.RunID, Target: w.Target, Scenario: w.Scenario, Loop: w.Loop,
+		Threads: w.Threads, Ops: w.Ops, Errors: w.Errors, DurationS: w.DurationS,
+		OpsSec: w.OpsSec, P50US: w.P50US, P99US: w.P99US, P999US: w.P999US,
+		MaxUS: w.MaxUS, MeanUS: w.MeanUS, ControlP50US: w.ControlP50US, Rate: w.Rate,
+		Params: w.Params, Host: w.Host, Commit: w.Commit, Hist: w.Hist, Skipped: w.Skipped,
+		raw: raw,
+	}
+	if l.Params == nil {
+		l.Params = map[string]any{}
+	}
+	if l.Loop == "" {
+		l.Loop = results.Closed
+	}
+	if w.TS != "" {
+		ts, err := time.Parse(time.RFC3339Nano, w.TS)
+		if err != nil {
+			return Line{}, fmt.Errorf("%w: ts: %w", ErrBadLine, err)
+		}
+		l.TS = ts
+	}
+	switch c := w.Command.(type) {
+	case string:
+		l.Command = c
+	case []any:
+		l.Command = joinArgs(c)
+	}
+	if f, ok := w.Schema.(float64); ok {
+		l.Schema = int(f)
+	}
+	if l.Skipped != "" {
+		// A skipped line carries no numbers, whatever it says.
+		l.OpsSec, l.P50US, l.P99US, l.P999US, l.MaxUS, l.MeanUS = nil, nil, nil, nil, nil, nil
+		return l, nil
+	}
+	if l.Ops == 0 {
+		// Nothing succeeded: no percentile was measured (old lines wrote 0).
+		l.P50US, l.P99US, l.P999US, l.MaxUS, l.MeanUS = nil, nil, nil, nil, nil
+	}
+	for _, f := range roundFields {
+		if rs, ok := decodeRounds(raw[f]); ok {
+			l.Rounds = rs
+			break
+		}
+	}
+	return l, nil
+}
+
+// decodeRounds reads an array of per-round objects; a number (a round
+// count) or anything else is not a sample list.
+func decodeRounds(b json.RawMessage) ([]Round, bool) {
+	if len(b) == 0 || b[0] != '[' {
+		return nil, false
+	}
+	var rs []Round
+	if err := json.Unmarshal(b, &rs); err != nil || len(rs) == 0 {
+		return nil, false
+	}
+	return rs, true
+}
+
+func joinArgs(a []any) string {
+	s := ""
+	for i, v := range a {
+		if i > 0 {
+			s += " "
+		}
+		s += fmt.Sprint(v)
+	}
+	return s
+}
+
+// Measured reports whether the line carries numbers (not skipped, at least
+// one successful operation).
+func (l Line) Measured() bool { return l.Skipped == "" && l.Ops > 0 }
+
+// Raw returns the line's fields as read, including ones this package does
+// not know. The map is shared with the line: do not modify it.
+func (l Line) Raw() map[string]json.RawMessage { return l.raw }
+
+// Where names the line for error messages: file:line run target scenario.
+func (l Line) Where() string {
+	return fmt.Sprintf("%s:%d (%s %s %s)", l.Source, l.LineNo, l.RunID, l.Target, l.Scenario)
+}

@@ -1,0 +1,134 @@
+package analysis
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/nordisk/katbench/internal/results"
+)
+
+// shardLines measures n workers of one distributed run, each with its own
+// latency distribution, and returns their lines and one recorder holding
+// every sample any worker recorded.
+func shardLines(t testing.TB, n int, hosts []string, commit string) ([][]byte, *results.Recorder) {
+	t.Helper()
+	all := results.NewRecorder()
+	rng := rand.New(rand.NewPCG(42, 43))
+	var out [][]byte
+	end := time.Date(2026, 12, 1, 5, 0, 0, 0, time.UTC)
+	for w := range n {
+		run := &results.Run{ID: fmt.Sprintf("worker%02d", w), Host: results.Host{Hostname: hosts[w%len(hosts)], Cores: 2, CPU: "c", OS: "linux", Arch: "amd64"},
+			Commit: results.Commit{SHA: commit}}
+		rec := results.NewRecorder()
+		for range 1000 + 100*w {
+			// Workers differ: averaging their percentiles would be wrong.
+			d := time.Duration((50 + 40*float64(w) + 30*rng.ExpFloat64()) * 1e3)
+			rec.Record(d)
+			all.Record(d)
+		}
+		rec.Error()
+		all.Error()
+		r := run.Result("rest", "load_table.throughput.t8", results.Closed, 8, rec, 2*time.Second, map[string]any{"tables": 200, "shard": fmt.Sprintf("%d/%d", w, n), "shards": n})
+		r.TS = end.Add(time.Duration(w) * time.Millisecond).Format(time.RFC3339Nano)
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out, all
+}
+
+func TestMergeAddsHistograms(t *testing.T) {
+	raw, all := shardLines(t, 4, []string{"vm"}, "abc")
+	ms, err := Merge(parse(t, raw...), MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 1 {
+		t.Fatalf("merged into %d cells, want 1", len(ms))
+	}
+	got, err := ParseLine(ms[0].JSON)
+	if err != nil {
+		t.Fatalf("merged line does not parse: %v\n%s", err, ms[0].JSON)
+	}
+	var srcOps, srcErrs int64
+	for _, l := range parse(t, raw...) {
+		srcOps += l.Ops
+		srcErrs += l.Errors
+	}
+	if got.Ops != srcOps || got.Ops != all.Count() || got.Errors != srcErrs {
+		t.Fatalf("ops %d errors %d, want %d and %d", got.Ops, got.Errors, srcOps, srcErrs)
+	}
+	for _, q := range []struct {
+		v *float64
+		q float64
+	}{{got.P50US, 50}, {got.P99US, 99}, {got.P999US, 99.9}, {got.MaxUS, 100}} {
+		want := float64(all.Percentile(q.q)) / 1e3
+		if q.v == nil || *q.v != want {
+			t.Fatalf("p%v = %v, want %v from the histogram of all samples", q.q, q.v, want)
+		}
+	}
+	if got.Threads != 32 {
+		t.Fatalf("threads %d, want 4 workers × 8", got.Threads)
+	}
+	if got.OpsSec == nil || *got.OpsSec < float64(srcOps)/2.01 || *got.OpsSec > float64(srcOps)/2 {
+		t.Fatalf("ops_sec %v for %d ops over ~2 s", got.OpsSec, srcOps)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(ms[0].JSON, &m); err != nil {
+		t.Fatal(err)
+	}
+	if ids, _ := m["merged_from"].([]any); len(ids) != 4 {
+		t.Fatalf("merged_from = %v", m["merged_from"])
+	}
+	if p, _ := m["params"].(map[string]any); p["shard"] != nil || p["shards"] != float64(4) {
+		t.Fatalf("params = %v", p)
+	}
+}
+
+func TestMergeHosts(t *testing.T) {
+	raw, _ := shardLines(t, 4, []string{"a", "b"}, "abc")
+	ms, err := Merge(parse(t, raw...), MergeOptions{})
+	if err != nil || len(ms) != 2 {
+		t.Fatalf("same-host merge of two hosts: %d cells, %v", len(ms), err)
+	}
+	ms, err = Merge(parse(t, raw...), MergeOptions{CrossHost: true})
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("cross-host merge: %d cells, %v", len(ms), err)
+	}
+	l, err := ParseLine(ms[0].JSON)
+	if err != nil || l.Host.Hostname != "a+b" || l.Host.Cores != 4 {
+		t.Fatalf("cross-host line host = %+v, %v", l.Host, err)
+	}
+}
+
+func TestMergeRefuses(t *testing.T) {
+	a, _ := shardLines(t, 1, []string{"vm"}, "abc")
+	b, _ := shardLines(t, 2, []string{"vm"}, "def")
+	if _, err := Merge(parse(t, a[0], b[1]), MergeOptions{}); !errors.Is(err, ErrMixedBuilds) {
+		t.Fatalf("mixed builds: %v", err)
+	}
+	var m map[string]any
+	_ = json.Unmarshal(a[0], &m)
+	delete(m, "hist")
+	nohist, _ := json.Marshal(m)
+	if _, err := Merge(parse(t, nohist), MergeOptions{}); !errors.Is(err, ErrNoHist) {
+		t.Fatalf("no hist: %v", err)
+	}
+}
+
+func BenchmarkMerge100(b *testing.B) {
+	raw, _ := shardLines(b, 100, []string{"vm"}, "abc")
+	lines := parse(b, raw...)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Merge(lines, MergeOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

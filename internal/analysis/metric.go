@@ -1,0 +1,75 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Metric is one number of a line that can be compared across runs.
+type Metric struct {
+	Name string
+	Unit string
+	// HigherBetter is true for rates (ops/s), false for times.
+	HigherBetter bool
+	// Deterministic metrics (counters such as allocations or syscalls per
+	// operation) get the tighter default threshold; wall-clock ones the
+	// looser.
+	Deterministic bool
+	value         func(Line) *float64
+	round         func(Round) *float64
+}
+
+// Metrics katbench lines carry. All three are wall-clock.
+var (
+	P50    = Metric{Name: "p50", Unit: "µs", value: func(l Line) *float64 { return l.P50US }, round: func(r Round) *float64 { return r.P50US }}
+	P99    = Metric{Name: "p99", Unit: "µs", value: func(l Line) *float64 { return l.P99US }, round: func(r Round) *float64 { return r.P99US }}
+	OpsSec = Metric{Name: "ops_sec", Unit: "ops/s", HigherBetter: true, value: func(l Line) *float64 { return l.OpsSec }, round: func(r Round) *float64 { return r.OpsSec }}
+	P999   = Metric{Name: "p999", Unit: "µs", value: func(l Line) *float64 { return l.P999US }}
+)
+
+// ErrUnknownMetric is returned by MetricByName for a name it does not know.
+var ErrUnknownMetric = errors.New("unknown metric")
+
+// MetricByName returns p50, p99, p999 or ops_sec.
+func MetricByName(name string) (Metric, error) {
+	for _, m := range []Metric{P50, P99, P999, OpsSec} {
+		if m.Name == name {
+			return m, nil
+		}
+	}
+	return Metric{}, fmt.Errorf("%w %q: want p50, p99, p999 or ops_sec", ErrUnknownMetric, name)
+}
+
+// Value returns the line's value of m, or false when the line has none.
+func (m Metric) Value(l Line) (float64, bool) {
+	if !l.Measured() {
+		return 0, false
+	}
+	if p := m.value(l); p != nil {
+		return *p, true
+	}
+	return 0, false
+}
+
+// Samples returns the line's per-round values of m when it carries them,
+// else its single merged value (one sample), else nothing.
+func (m Metric) Samples(l Line) []float64 {
+	if !l.Measured() {
+		return nil
+	}
+	if m.round != nil && len(l.Rounds) > 0 {
+		out := make([]float64, 0, len(l.Rounds))
+		for _, r := range l.Rounds {
+			if p := m.round(r); p != nil {
+				out = append(out, *p)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	if v, ok := m.Value(l); ok {
+		return []float64{v}
+	}
+	return nil
+}

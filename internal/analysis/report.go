@@ -1,0 +1,440 @@
+package analysis
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// ReportOptions shape a report.
+type ReportOptions struct {
+	Title   string
+	Sources []string  // the files the lines came from, shown in the header
+	Now     time.Time // generation time shown in the header; zero: time.Now
+}
+
+// WriteReport renders lines as one self-contained HTML page: per scenario
+// the HDR percentile spectrum of every (run, target) overlaid, throughput
+// against threads, A/B ratios with their spread, and each run's host,
+// commit and command. The page references nothing outside itself (inline
+// SVG and CSS, no script), so it opens offline.
+func WriteReport(w io.Writer, lines []Line, o ReportOptions) error {
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	if o.Title == "" {
+		o.Title = "katbench report"
+	}
+	v, err := buildReport(lines, o)
+	if err != nil {
+		return err
+	}
+	if err := reportTmpl.Execute(w, v); err != nil {
+		return fmt.Errorf("render report: %w", err)
+	}
+	return nil
+}
+
+type reportView struct {
+	Title     string
+	Generated string
+	Sources   []string
+	Runs      []runView
+	Scenarios []scenarioView
+	Families  []familyView
+	Ratios    []ratioRunView
+}
+
+type runView struct {
+	ID, TS, Host, Commit, Command string
+	Targets                       string
+	Lines                         int
+}
+
+type scenarioView struct {
+	Name    string
+	Anchor  string
+	Chart   template.HTML
+	Rows    []seriesRow
+	Skipped []string
+}
+
+type seriesRow struct {
+	Label, Loop                                    string
+	Ops, Errors                                    int64
+	P50, P99, P999, Max, OpsSec, Control, Achieved string
+}
+
+type familyView struct {
+	Name  string
+	Chart template.HTML
+}
+
+type ratioRunView struct {
+	RunID, Base string
+	Rows        []ratioRow
+}
+
+type ratioRow struct {
+	Scenario, Target string
+	P50, OpsSec      string
+	Tie              bool
+}
+
+func buildReport(lines []Line, o ReportOptions) (reportView, error) {
+	v := reportView{Title: o.Title, Generated: o.Now.UTC().Format(time.RFC3339), Sources: o.Sources}
+	runs := Runs(lines)
+	multiRun := len(runs) > 1
+	for _, r := range runs {
+		cmd := r.First.Command
+		if cmd == "" {
+			cmd = "not recorded in these lines"
+		}
+		v.Runs = append(v.Runs, runView{
+			ID: r.ID, TS: r.First.TS.UTC().Format("2006-01-02 15:04:05 MST"), Host: r.First.HostLabel(),
+			Commit: commitLabel(r.First), Command: cmd, Targets: strings.Join(r.Targets, ", "), Lines: r.Lines,
+		})
+	}
+	variant := variants(lines)
+	label := func(l Line) string {
+		s := l.Target
+		if multiRun {
+			s += " · " + short(l.RunID)
+		}
+		if v := variant(l); v != "" {
+			s += " · " + v
+		}
+		return s
+	}
+
+	var order []string
+	byScen := map[string][]Line{}
+	for _, l := range lines {
+		if _, ok := byScen[l.Scenario]; !ok {
+			order = append(order, l.Scenario)
+		}
+		byScen[l.Scenario] = append(byScen[l.Scenario], l)
+	}
+	for i, s := range order {
+		sv := scenarioView{Name: s, Anchor: fmt.Sprintf("s%d", i)}
+		c := chart{Title: s + ": latency by percentile", XLabel: "percentile (log nines)", YLabel: "µs (log)", LogY: true}
+		maxNines := 0.0
+		for _, l := range byScen[s] {
+			if l.Skipped != "" {
+				sv.Skipped = append(sv.Skipped, fmt.Sprintf("%s: %s", label(l), oneLine(l.Skipped)))
+				continue
+			}
+			row := seriesRow{Label: label(l), Loop: l.Loop, Ops: l.Ops, Errors: l.Errors,
+				P50: opt(l.P50US), P99: opt(l.P99US), P999: opt(l.P999US), Max: opt(l.MaxUS), OpsSec: opt(l.OpsSec), Control: opt(l.ControlP50US)}
+			if l.Rate != nil {
+				row.Achieved = fmt.Sprintf("%s of %s requested", opt(l.OpsSec), FormatNum(*l.Rate))
+			}
+			sv.Rows = append(sv.Rows, row)
+			if l.Hist == "" || l.Ops == 0 {
+				continue
+			}
+			h, err := DecodeHist(l)
+			if err != nil {
+				return v, err
+			}
+			pts := Spectrum(h)
+			se := series{Name: label(l)}
+			for _, p := range pts {
+				se.X = append(se.X, p.Nines)
+				se.Y = append(se.Y, p.US)
+				maxNines = math.Max(maxNines, p.Nines)
+			}
+			c.Series = append(c.Series, se)
+		}
+		c.XTicks = ninesTicks(maxNines)
+		if len(c.Series) > 0 {
+			sv.Chart = template.HTML(c.SVG())
+		}
+		v.Scenarios = append(v.Scenarios, sv)
+	}
+	v.Families = families(lines, label)
+	v.Ratios = ratios(lines, runs)
+	return v, nil
+}
+
+// variants tells apart lines of one run and target that differ only in
+// params (a transport run measures the same cell against two endpoints):
+// it returns, for a line, the params whose values differ within its
+// group as "k=v", or "" when there is nothing to tell apart.
+func variants(lines []Line) func(Line) string {
+	group := func(l Line) string {
+		name := l.Scenario
+		if fam, ok := familyOf(l); ok {
+			name = fam
+		}
+		return l.RunID + "\x00" + l.Target + "\x00" + name
+	}
+	sets := map[string][]map[string]any{}
+	for _, l := range lines {
+		g := group(l)
+		sets[g] = append(sets[g], l.Params)
+	}
+	diff := map[string][]string{}
+	for g, ps := range sets {
+		keys := map[string]bool{}
+		for _, p := range ps {
+			for k := range p {
+				keys[k] = true
+			}
+		}
+		var ks []string
+		for k := range keys {
+			if placeParams[k] || strings.HasPrefix(k, "prop.") {
+				continue
+			}
+			first := fmt.Sprint(ps[0][k])
+			for _, p := range ps[1:] {
+				if fmt.Sprint(p[k]) != first && !threadLike(k) {
+					ks = append(ks, k)
+					break
+				}
+			}
+		}
+		sort.Strings(ks)
+		diff[g] = ks
+	}
+	return func(l Line) string {
+		var parts []string
+		for _, k := range diff[group(l)] {
+			parts = append(parts, fmt.Sprintf("%s=%v", k, l.Params[k]))
+		}
+		return strings.Join(parts, " ")
+	}
+}
+
+// threadLike params vary along a throughput family by design.
+func threadLike(k string) bool { return k == "concurrency" || k == "threads" }
+
+// familyOf is the scenario's name without its concurrency level: the last
+// dot-separated part when it is "t" or "c" followed by the line's own
+// thread count (so the data, not the name alone, says it is a level).
+func familyOf(l Line) (string, bool) {
+	i := strings.LastIndexByte(l.Scenario, '.')
+	if i < 0 || l.Threads <= 0 {
+		return "", false
+	}
+	last := l.Scenario[i+1:]
+	if last == fmt.Sprintf("t%d", l.Threads) || last == fmt.Sprintf("c%d", l.Threads) {
+		return l.Scenario[:i], true
+	}
+	return "", false
+}
+
+func families(lines []Line, label func(Line) string) []familyView {
+	type key struct{ fam, series string }
+	var famOrder []string
+	pts := map[string]map[string]map[int]float64{}
+	var seriesOrder = map[string][]string{}
+	for _, l := range lines {
+		fam, ok := familyOf(l)
+		if !ok || l.OpsSec == nil || !l.Measured() {
+			continue
+		}
+		if _, ok := pts[fam]; !ok {
+			famOrder = append(famOrder, fam)
+			pts[fam] = map[string]map[int]float64{}
+		}
+		name := label(l)
+		if _, ok := pts[fam][name]; !ok {
+			seriesOrder[fam] = append(seriesOrder[fam], name)
+			pts[fam][name] = map[int]float64{}
+		}
+		pts[fam][name][l.Threads] = *l.OpsSec
+	}
+	var out []familyView
+	for _, fam := range famOrder {
+		levels := map[int]bool{}
+		c := chart{Title: fam + ": throughput by threads", XLabel: "threads (log2)", YLabel: "ops/s", Markers: true}
+		for _, name := range seriesOrder[fam] {
+			m := pts[fam][name]
+			ths := make([]int, 0, len(m))
+			for th := range m {
+				ths = append(ths, th)
+				levels[th] = true
+			}
+			sort.Ints(ths)
+			se := series{Name: name}
+			for _, th := range ths {
+				se.X = append(se.X, math.Log2(float64(th)))
+				se.Y = append(se.Y, m[th])
+			}
+			c.Series = append(c.Series, se)
+		}
+		if len(levels) < 2 {
+			continue
+		}
+		lo, hi := math.Inf(1), 0.0
+		for _, se := range c.Series {
+			for _, y := range se.Y {
+				lo, hi = math.Min(lo, y), math.Max(hi, y)
+			}
+		}
+		if lo > 0 && hi/lo > 50 {
+			c.LogY = true
+			c.YLabel = "ops/s (log)"
+		}
+		var ls []int
+		for th := range levels {
+			ls = append(ls, th)
+		}
+		sort.Ints(ls)
+		for _, th := range ls {
+			c.XTicks = append(c.XTicks, tick{math.Log2(float64(th)), fmt.Sprint(th)})
+		}
+		out = append(out, familyView{Name: fam, Chart: template.HTML(c.SVG())})
+	}
+	return out
+}
+
+// ratios compares every target of a run with the run's first target, per
+// scenario: p50 and ops/s as B/A, with the median and min–max of the
+// per-round ratios when both lines carry rounds.
+func ratios(lines []Line, runs []RunInfo) []ratioRunView {
+	var out []ratioRunView
+	for _, r := range runs {
+		if len(r.Targets) < 2 {
+			continue
+		}
+		base := r.Targets[0]
+		type cellKey struct{ target, scen, params string }
+		cells := map[cellKey]Line{}
+		var order []cellKey
+		for _, l := range lines {
+			if l.RunID != r.ID || !l.Measured() {
+				continue
+			}
+			k := cellKey{l.Target, l.Scenario, definingSansTarget(l)}
+			if _, ok := cells[k]; !ok {
+				order = append(order, k)
+			}
+			cells[k] = l
+		}
+		rv := ratioRunView{RunID: r.ID, Base: base}
+		for _, k := range order {
+			if k.target == base {
+				continue
+			}
+			a, ok := cells[cellKey{base, k.scen, k.params}]
+			if !ok {
+				continue
+			}
+			b := cells[k]
+			p50, tie1 := ratioSpread(P50, a, b)
+			ops, tie2 := ratioSpread(OpsSec, a, b)
+			scen := k.scen
+			if ep, ok := b.Params["endpoint"]; ok {
+				scen += fmt.Sprintf(" (%v)", ep)
+			}
+			rv.Rows = append(rv.Rows, ratioRow{Scenario: scen, Target: k.target, P50: p50, OpsSec: ops, Tie: tie1 || tie2})
+		}
+		if len(rv.Rows) > 0 {
+			out = append(out, rv)
+		}
+	}
+	return out
+}
+
+// ratioSpread formats b/a of metric m: "1.14× [1.02–1.25] n=10" from
+// per-round samples of equal count, else the merged values' ratio "n=1".
+// It reports a tie when the spread straddles 1.
+func ratioSpread(m Metric, a, b Line) (string, bool) {
+	sa, sb := m.Samples(a), m.Samples(b)
+	if len(sa) > 1 && len(sa) == len(sb) {
+		rs := make([]float64, len(sa))
+		for i := range sa {
+			rs[i] = sb[i] / sa[i]
+		}
+		sort.Float64s(rs)
+		lo, hi := rs[0], rs[len(rs)-1]
+		tie := lo < 1 && hi > 1
+		s := fmt.Sprintf("%.3g× [%.3g–%.3g] n=%d", median(rs), lo, hi, len(rs))
+		if tie {
+			s += " tie"
+		}
+		return s, tie
+	}
+	va, oka := m.Value(a)
+	vb, okb := m.Value(b)
+	if !oka || !okb || va == 0 {
+		return "—", false
+	}
+	return fmt.Sprintf("%.3g× (n=1, no spread)", vb/va), false
+}
+
+func commitLabel(l Line) string {
+	state := "clean"
+	if l.Commit.Dirty {
+		state = "dirty"
+	}
+	sha := l.Commit.SHA
+	if len(sha) > 12 {
+		sha = sha[:12]
+	}
+	return sha + " (" + state + ")"
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+func opt(p *float64) string {
+	if p == nil {
+		return "—"
+	}
+	return FormatNum(*p)
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+var reportTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1400px}
+h1{font-size:22px} h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ccc} h3{font-size:15px;margin:20px 0 6px}
+table{border-collapse:collapse;font-size:12px;margin:6px 0} th,td{border:1px solid #ccc;padding:3px 6px;text-align:right} th{background:#f3f3f3}
+td.l,th.l{text-align:left} .tie{color:#a60} .note{color:#666;font-size:12px} .chart{display:block;margin:6px 0;border:1px solid #eee}
+section.scenario{display:inline-block;vertical-align:top;margin-right:24px}
+</style></head><body>
+<h1>{{.Title}}</h1>
+<p class="note">Generated {{.Generated}} from {{range $i, $s := .Sources}}{{if $i}}, {{end}}<code>{{$s}}</code>{{end}}. Closed-loop lines are service times (coordinated omission not corrected); only open-loop lines are latency under load.</p>
+<h2 id="runs">Runs</h2>
+<table><tr><th class="l">run</th><th class="l">time</th><th class="l">host</th><th class="l">commit</th><th class="l">command</th><th class="l">targets</th><th>lines</th></tr>
+{{range .Runs}}<tr><td class="l"><code>{{.ID}}</code></td><td class="l">{{.TS}}</td><td class="l">{{.Host}}</td><td class="l">{{.Commit}}</td><td class="l"><code>{{.Command}}</code></td><td class="l">{{.Targets}}</td><td>{{.Lines}}</td></tr>
+{{end}}</table>
+{{if .Families}}<h2 id="throughput">Throughput vs threads</h2>
+{{range .Families}}<section class="scenario"><h3>{{.Name}}</h3>{{.Chart}}</section>
+{{end}}{{end}}
+{{if .Ratios}}<h2 id="ratios">A/B ratios (B/A per cell; median [min–max] of per-round ratios where rounds exist)</h2>
+{{range .Ratios}}<h3>run <code>{{.RunID}}</code>, A = {{.Base}}</h3>
+<table><tr><th class="l">scenario</th><th class="l">B</th><th>p50 B/A</th><th>ops/s B/A</th></tr>
+{{range .Rows}}<tr{{if .Tie}} class="tie"{{end}}><td class="l">{{.Scenario}}</td><td class="l">{{.Target}}</td><td>{{.P50}}</td><td>{{.OpsSec}}</td></tr>
+{{end}}</table>{{end}}{{end}}
+<h2 id="spectra">Percentile spectra per scenario</h2>
+{{range .Scenarios}}<section class="scenario" id="{{.Anchor}}"><h3>{{.Name}}</h3>
+{{if .Chart}}{{.Chart}}{{else}}<p class="note">no histogram to plot</p>{{end}}
+{{if .Rows}}<table><tr><th class="l">series</th><th class="l">loop</th><th>ops</th><th>errors</th><th>p50 µs</th><th>p99 µs</th><th>p999 µs</th><th>max µs</th><th>ops/s</th><th>control p50 µs</th></tr>
+{{range .Rows}}<tr><td class="l">{{.Label}}</td><td class="l">{{.Loop}}{{if .Achieved}} ({{.Achieved}}){{end}}</td><td>{{.Ops}}</td><td>{{.Errors}}</td><td>{{.P50}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td><td>{{.OpsSec}}</td><td>{{.Control}}</td></tr>
+{{end}}</table>{{end}}
+{{range .Skipped}}<p class="note">skipped {{.}}</p>{{end}}
+</section>
+{{end}}
+</body></html>
+`))

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# report-screenshot.sh — opens a katbench report (katbench report -o FILE)
+# in headless Chromium from Debian's packages and writes a PNG screenshot,
+# so a person (or CI) can see what the page shows. Offline: every network
+# feature Chromium has is switched off, and the report fetches nothing.
+set -euo pipefail
+
+usage() {
+	printf 'usage: report-screenshot.sh REPORT.html OUT.png [WIDTH,HEIGHT]\n\nWrites a PNG of REPORT.html as headless Chromium renders it (default window 1400,2400).\nInstalls chromium with apt-get when missing and run as root; exits non-zero when it cannot be had\nor no PNG was written.\n'
+}
+case "${1:-}" in
+-h | --help)
+	usage
+	exit 0
+	;;
+esac
+if [ $# -lt 2 ]; then
+	usage >&2
+	exit 2
+fi
+report=$1
+out=$2
+size=${3:-1400,2400}
+if [ ! -r "$report" ]; then
+	echo "report-screenshot.sh: cannot read $report" >&2
+	exit 2
+fi
+
+browser=""
+for b in chromium chromium-browser; do
+	if command -v "$b" >/dev/null 2>&1; then
+		browser=$b
+		break
+	fi
+done
+if [ -z "$browser" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "report-screenshot.sh: installing chromium from Debian" >&2
+	(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >&2 || true
+	command -v chromium >/dev/null 2>&1 && browser=chromium
+fi
+if [ -z "$browser" ]; then
+	echo "report-screenshot.sh: chromium is not installed (apt-get install -y chromium)" >&2
+	exit 1
+fi
+
+profile=$(mktemp -d)
+trap 'rm -rf "$profile"' EXIT
+abs=$(cd "$(dirname -- "$report")" && pwd)/$(basename -- "$report")
+rm -f "$out"
+# Chromium prints harmless dbus/GPU warnings on a headless box; keep them
+# out of the way unless it fails.
+if ! timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+	--disable-background-networking --disable-component-update --disable-sync \
+	--disable-dev-shm-usage --hide-scrollbars --user-data-dir="$profile" \
+	--window-size="$size" --screenshot="$out" "file://$abs" >"$profile/log" 2>&1; then
+	cat "$profile/log" >&2
+	echo "report-screenshot.sh: chromium failed" >&2
+	exit 1
+fi
+if [ ! -s "$out" ]; then
+	cat "$profile/log" >&2
+	echo "report-screenshot.sh: no screenshot written" >&2
+	exit 1
+fi
+echo "report-screenshot.sh: wrote $out" >&2
