@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nordisk/katbench/transport/uring/internal/ring"
 )
 
 // User data of a connection's ring operations. A connection runs one step at
@@ -56,11 +58,11 @@ type conn struct {
 	pool *hostPool
 	wait WaitMode // WaitBlock or WaitPoll, for the connection's life
 	fd   int
-	ring *Ring
+	ring *ring.Ring
 	sa   []byte        // the peer's raw sockaddr, referenced by the connect SQE
 	wbuf []byte        // queued request bytes, referenced by an in-flight send
 	br   *bufio.Reader // response reader over c (Read = one recv step)
-	to   Timeout       // link timeout of the current step; heap field, stable address
+	to   ring.Timeout  // link timeout of the current step; heap field, stable address
 
 	// Per-request state, owner only.
 	ctx      context.Context
@@ -78,7 +80,7 @@ var errTimeout = fmt.Errorf("uring: %w", os.ErrDeadlineExceeded)
 // dial opens a TCP connection to addr through io_uring (IORING_OP_CONNECT on
 // a blocking socket; the ring turns EINPROGRESS into a poll internally).
 func dial(ctx context.Context, addr netip.AddrPort, timeout time.Duration, wait WaitMode) (*conn, error) {
-	ring, err := NewRing(8) // send + op + timeout + cancels fit with room
+	rg, err := ring.New(8) // send + op + timeout + cancels fit with room
 	if err != nil {
 		return nil, err
 	}
@@ -88,15 +90,15 @@ func dial(ctx context.Context, addr netip.AddrPort, timeout time.Duration, wait 
 	}
 	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		ring.Close()
+		rg.Close()
 		return nil, fmt.Errorf("uring: socket: %w", err)
 	}
 	if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
-		ring.Close()
+		rg.Close()
 		unix.Close(fd)
 		return nil, fmt.Errorf("uring: TCP_NODELAY: %w", err)
 	}
-	c := &conn{fd: fd, ring: ring, wait: wait, sa: rawSockaddr(addr, family), wbuf: make([]byte, 0, wbufSize), ctx: ctx}
+	c := &conn{fd: fd, ring: rg, wait: wait, sa: rawSockaddr(addr, family), wbuf: make([]byte, 0, wbufSize), ctx: ctx}
 	c.br = bufio.NewReaderSize(c, rbufSize)
 	c.deadline = earliest(ctx, timeout)
 	c.watch(ctx)
@@ -150,8 +152,8 @@ func (c *conn) watch(ctx context.Context) {
 	if ctx.Done() == nil {
 		return
 	}
-	ring := c.ring
-	c.stopWake = context.AfterFunc(ctx, func() { ring.Interrupt() })
+	rg := c.ring
+	c.stopWake = context.AfterFunc(ctx, func() { rg.Interrupt() })
 }
 
 // unwatch disarms the watcher. If it already fired the conn is broken: its
@@ -205,10 +207,10 @@ func (c *conn) stepOnce(kind stepKind, p []byte) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		sqe.Flags |= FlagLink
+		sqe.Flags |= ring.FlagLink
 		sendLen = len(c.wbuf)
 	}
-	var sqe *SQE
+	var sqe *ring.SQE
 	var err error
 	switch kind {
 	case stepConnect:
@@ -222,7 +224,7 @@ func (c *conn) stepOnce(kind stepKind, p []byte) (int, error) {
 		return 0, err
 	}
 	if timeout > 0 {
-		sqe.Flags |= FlagLink
+		sqe.Flags |= ring.FlagLink
 		c.to.Set(int64(timeout))
 		if _, err := r.PrepLinkTimeout(udTimeout, &c.to); err != nil {
 			return 0, err
@@ -245,7 +247,7 @@ func (c *conn) stepOnce(kind stepKind, p []byte) (int, error) {
 			want = 1
 		}
 		if err := c.submitAndWait(want); err != nil {
-			if errors.Is(err, ErrInterrupted) {
+			if errors.Is(err, ring.ErrInterrupted) {
 				return 0, c.ctxErr()
 			}
 			return 0, err

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/nordisk/katbench/internal/testenv"
+	"github.com/nordisk/katbench/transport/uring/internal/ring"
 )
 
 // countingListener counts accepted connections and remembers them, so a
@@ -663,7 +664,7 @@ func TestGetBodyLandsInCallerBuffer(t *testing.T) {
 }
 
 // idleRing returns the ring of the single idle connection of tr.
-func idleRing(t *testing.T, tr *Transport) *Ring {
+func idleRing(t *testing.T, tr *Transport) *ring.Ring {
 	t.Helper()
 	pools := tr.allPools()
 	if len(pools) != 1 {

@@ -1,9 +1,11 @@
-package uring
+package ring
 
 import (
 	"errors"
 	"net"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -19,10 +21,10 @@ import (
 // io_uring is unavailable here.
 func newTestRing(t *testing.T, entries uint32) *Ring {
 	t.Helper()
-	testenv.Need(t, "io_uring", Available())
-	r, err := NewRing(entries)
+	testenv.Need(t, "io_uring", Probe())
+	r, err := New(entries)
 	if err != nil {
-		t.Fatalf("NewRing: %v", err)
+		t.Fatalf("New: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := r.Close(); err != nil && !errors.Is(err, ErrClosed) {
@@ -225,8 +227,8 @@ func TestRingEINTRRealSignal(t *testing.T) {
 }
 
 func TestRingCloseWhileInFlight(t *testing.T) {
-	testenv.Need(t, "io_uring", Available())
-	r, err := NewRing(4)
+	testenv.Need(t, "io_uring", Probe())
+	r, err := New(4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,17 +374,6 @@ func TestRingAsyncCancel(t *testing.T) {
 	}
 }
 
-func TestForceFailHook(t *testing.T) {
-	ForceFail = true
-	t.Cleanup(func() { ForceFail = false })
-	if _, err := NewRing(4); !errors.Is(err, ErrUnavailable) {
-		t.Fatalf("NewRing with ForceFail: %v, want ErrUnavailable", err)
-	}
-	if err := Available(); !errors.Is(err, ErrUnavailable) {
-		t.Fatalf("Available with ForceFail: %v", err)
-	}
-}
-
 func TestRingSubmitAndPoll(t *testing.T) {
 	r := newTestRing(t, 4)
 	fd, peer := socketPair(t)
@@ -498,24 +489,67 @@ func TestRingInterruptDuringPreparation(t *testing.T) {
 	}
 }
 
-func TestRingWaitTimeout(t *testing.T) {
-	r := newTestRing(t, 4)
-	if r.Features()&FeatExtArg == 0 {
-		testenv.Need(t, "IORING_FEAT_EXT_ARG", ErrNoExtArg)
+// TestProbeNamesWhatIsMissing: a kernel without an opcode or feature the
+// transport needs is refused up front, with the missing names in the
+// reason, instead of failing the first request.
+func TestProbeNamesWhatIsMissing(t *testing.T) {
+	testenv.Need(t, "io_uring", Probe())
+	saved := Needed
+	t.Cleanup(func() { Needed = saved })
+	Needed = Requirement{
+		Ops:      append(slices.Clone(saved.Ops), Op{250, "IORING_OP_FROM_THE_FUTURE"}),
+		Features: append(slices.Clone(saved.Features), Feature{1 << 31, "IORING_FEAT_FROM_THE_FUTURE"}),
 	}
-	fd, peer := socketPair(t)
-	buf := make([]byte, 8)
-	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
-		t.Fatal(err)
+	err := Probe()
+	if !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Probe with an unsupported requirement: %v, want ErrUnavailable", err)
 	}
-	if err := r.SubmitAndWaitTimeout(1, 30*time.Millisecond); !errors.Is(err, ErrWaitTimeout) {
-		t.Fatalf("wait on a silent socket: %v, want ErrWaitTimeout", err)
+	for _, name := range []string{"IORING_OP_FROM_THE_FUTURE", "IORING_FEAT_FROM_THE_FUTURE"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("reason %q does not name %s", err, name)
+		}
 	}
-	peer.Write([]byte("late"))
-	if err := r.SubmitAndWaitTimeout(1, 10*time.Second); err != nil {
-		t.Fatalf("wait after data arrived: %v", err)
+	for _, op := range saved.Ops {
+		if strings.Contains(err.Error(), op.Name) {
+			t.Errorf("reason %q names %s, which this kernel supports", err, op.Name)
+		}
 	}
-	if cqe, ok := r.PeekCQE(); !ok || cqe.Res != 4 {
-		t.Fatalf("cqe %+v ok %v", cqe, ok)
+}
+
+func TestRequirementCheck(t *testing.T) {
+	all := make([]bool, 256)
+	for _, op := range Needed.Ops {
+		all[op.Code] = true
+	}
+	var feats uint32
+	for _, f := range Needed.Features {
+		feats |= f.Bit
+	}
+	noSend := slices.Clone(all)
+	noSend[opSend] = false
+	tests := []struct {
+		name     string
+		features uint32
+		ops      []bool
+		missing  string // "" = supported
+	}{
+		{"everything", feats, all, ""},
+		{"no send", feats, noSend, "IORING_OP_SEND"},
+		{"no fast poll", feats &^ FeatFastPoll, all, "IORING_FEAT_FAST_POLL"},
+		{"short table (old kernel)", feats, all[:opConnect+1], "IORING_OP_SEND"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Needed.check(tc.features, tc.ops)
+			if tc.missing == "" {
+				if err != nil {
+					t.Fatalf("check: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), tc.missing) {
+				t.Fatalf("check: %v, want ErrUnavailable naming %s", err, tc.missing)
+			}
+		})
 	}
 }
