@@ -122,7 +122,7 @@ func TestRingFullQueue(t *testing.T) {
 		t.Fatalf("5th PrepNop on a 4-entry SQ: err = %v, want ErrSQFull", err)
 	}
 	// Submitting frees the SQ; the CQ (8) now holds 4 pending completions.
-	if _, err := r.Submit(); err != nil {
+	if err := r.Submit(); err != nil {
 		t.Fatal(err)
 	}
 	for i := uint64(4); i < 8; i++ {
@@ -130,7 +130,7 @@ func TestRingFullQueue(t *testing.T) {
 			t.Fatalf("PrepNop %d after submit: %v", i, err)
 		}
 	}
-	if _, err := r.Submit(); err != nil {
+	if err := r.Submit(); err != nil {
 		t.Fatal(err)
 	}
 	// 8 completions unreaped = CQ capacity: one more must be refused.
@@ -237,7 +237,7 @@ func TestRingCloseWhileInFlight(t *testing.T) {
 	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Submit(); err != nil {
+	if err := r.Submit(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.PrepRecv(2, fd, buf, false); err != nil { // prepared, never submitted
@@ -355,7 +355,7 @@ func TestRingAsyncCancel(t *testing.T) {
 	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Submit(); err != nil {
+	if err := r.Submit(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.PrepCancel(2, 1); err != nil {
@@ -461,7 +461,7 @@ func TestRingInterruptDuringPreparation(t *testing.T) {
 	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Submit(); err != nil {
+	if err := r.Submit(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.PrepNop(2); err != nil { // being prepared when the interrupt lands
@@ -549,6 +549,87 @@ func TestRequirementCheck(t *testing.T) {
 			}
 			if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), tc.missing) {
 				t.Fatalf("check: %v, want ErrUnavailable naming %s", err, tc.missing)
+			}
+		})
+	}
+}
+
+// TestFailedCloseKeepsKernelMemory: when Close cannot confirm that the
+// kernel is done with an operation (its io_uring_enter fails), the buffer
+// that operation references must stay reachable, because the kernel may
+// still write into it.
+func TestFailedCloseKeepsKernelMemory(t *testing.T) {
+	testenv.Need(t, "io_uring", Probe())
+	r, err := New(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, _ := socketPair(t)
+	freed := make(chan struct{})
+	func() {
+		buf := make([]byte, 4096)
+		runtime.AddCleanup(&buf[0], func(ch chan struct{}) { close(ch) }, freed)
+		if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Submit(); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	failing := func(*Ring, uint32) error { return unix.EIO }
+	EnterHook.Store(&failing)
+	err = r.Close()
+	EnterHook.Store(nil)
+	if err == nil {
+		t.Fatal("Close with a failing io_uring_enter reported success")
+	}
+	for i := 0; i < 5; i++ {
+		runtime.GC()
+		select {
+		case <-freed:
+			t.Fatal("a buffer the kernel may still write was freed after a failed Close")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// TestInterruptSubmittingOwnersEntries: an Interrupt that lands between the
+// owner's publish and its io_uring_enter submits the owner's entries itself;
+// the owner's enter then consumes none, which is no error.
+func TestInterruptSubmittingOwnersEntries(t *testing.T) {
+	for _, wait := range []struct {
+		name string
+		fn   func(*Ring, uint32) error
+	}{{"wait", (*Ring).SubmitAndWait}, {"poll", (*Ring).SubmitAndPoll}} {
+		t.Run(wait.name, func(t *testing.T) {
+			r := newTestRing(t, 4)
+			fd, _ := socketPair(t)
+			buf := make([]byte, 8)
+			if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
+				t.Fatal(err)
+			}
+			var inHook, fired atomic.Bool
+			hook := func(r *Ring, toSubmit uint32) error {
+				if toSubmit == 0 || inHook.Load() || fired.Swap(true) {
+					return nil
+				}
+				inHook.Store(true)
+				defer inHook.Store(false)
+				return r.Interrupt()
+			}
+			EnterHook.Store(&hook)
+			t.Cleanup(func() { EnterHook.Store(nil) })
+			if err := wait.fn(r, 1); err != nil && !errors.Is(err, ErrInterrupted) {
+				t.Fatalf("wait after a racing Interrupt: %v", err)
+			}
+			if !fired.Load() {
+				t.Fatal("the race was not exercised")
+			}
+			if err := r.Drain(); err != nil {
+				t.Fatalf("Drain: %v", err)
+			}
+			if n := r.InFlight(); n != 0 {
+				t.Fatalf("%d operations still in flight after Drain", n)
 			}
 		})
 	}
