@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"syscall"
 	"text/tabwriter"
@@ -33,6 +34,8 @@ type transportFlags struct {
 	quick       bool
 	history     string
 	format      string
+	keepAlive   bool
+	background  bool
 }
 
 var transportCmd = &cobra.Command{
@@ -76,6 +79,8 @@ func init() {
 	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", fmt.Sprintf("%d iterations per cell unless --iterations says otherwise; env BENCH_QUICK=1", s3bench.QuickIterations))
 	fl.StringVar(&f.history, "history", "bench_history.jsonl", "append result lines to this file ('' for none)")
 	fl.StringVar(&f.format, "format", "jsonl", "stdout format: jsonl or table")
+	fl.BoolVar(&f.keepAlive, "keep-alive", true, "the control server keeps connections alive; false answers Connection: close (params.endpoint control-close)")
+	fl.BoolVar(&f.background, "background-load", false, "run two CPU-bound busy processes beside the bench (params.endpoint gets +load)")
 	rootCmd.AddCommand(transportCmd)
 }
 
@@ -168,6 +173,15 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 		base.Progress = stderr
 	}
 
+	suffix := ""
+	if f.background {
+		stopLoad, err := startBackgroundLoad(2)
+		if err != nil {
+			return err
+		}
+		defer stopLoad()
+		suffix = "+load"
+	}
 	if f.control {
 		ctl, err := s3.StartControl()
 		if err != nil {
@@ -175,7 +189,11 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 		}
 		cfg := base
 		cfg.S3.Endpoint = ctl.URL()
-		cfg.EndpointName = "control"
+		cfg.EndpointName = "control" + suffix
+		if !f.keepAlive {
+			ctl.SetKeepAlive(false)
+			cfg.EndpointName = "control-close" + suffix
+		}
 		if cfg.S3.AccessKey == "" || cfg.S3.SecretKey == "" {
 			cfg.S3.AccessKey, cfg.S3.SecretKey = "control", "control" // it accepts any signature
 		}
@@ -188,11 +206,37 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	if endpoint != "" {
 		cfg := base
 		cfg.S3.Endpoint = endpoint
+		if suffix != "" {
+			ep, _ := s3.ParseEndpoint(endpoint) // validated by configs
+			cfg.EndpointName = ep.Host + suffix
+		}
 		if err := s3bench.Run(ctx, cfg, sink); err != nil {
 			return fmt.Errorf("transport bench against %s: %w", endpoint, err)
 		}
 	}
 	return nil
+}
+
+// startBackgroundLoad starts n CPU-bound busy-loop processes (/bin/sh
+// spinning), so a bench shares the machine's cores the way it does on a
+// busy host. The returned func kills and reaps them.
+func startBackgroundLoad(n int) (stop func(), err error) {
+	var procs []*exec.Cmd
+	stop = func() {
+		for _, p := range procs {
+			p.Process.Kill()
+			p.Wait()
+		}
+	}
+	for i := 0; i < n; i++ {
+		p := exec.Command("/bin/sh", "-c", "while :; do :; done")
+		if err := p.Start(); err != nil {
+			stop()
+			return nil, fmt.Errorf("--background-load: start busy loop: %w", err)
+		}
+		procs = append(procs, p)
+	}
+	return stop, nil
 }
 
 // validFormat maps --format onto what newOutput writes: the JSONL sink is

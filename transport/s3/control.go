@@ -94,6 +94,13 @@ func StartControl() (*Control, error) {
 	return c, nil
 }
 
+// SetKeepAlive turns keep-alive on (the default) or off. Off, every
+// response carries Connection: close and the connection closes after it, so
+// each request pays a new connection — the mode of servers that do not keep
+// connections alive. Safe to call at any time; it applies to the next
+// response.
+func (c *Control) SetKeepAlive(on bool) { c.srv.SetKeepAlivesEnabled(on) }
+
 // URL returns the endpoint, e.g. "http://127.0.0.1:40123".
 func (c *Control) URL() string { return c.url }
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -177,5 +179,37 @@ func TestParseRangeRejects(t *testing.T) {
 		if tc.status == 206 && buf.String() != tc.body {
 			t.Errorf("Range %q: body %q, want %q", tc.rng, buf.String(), tc.body)
 		}
+	}
+}
+
+// TestControlKeepAliveOff: with keep-alive off every response says
+// Connection: close and each request arrives on a new connection.
+func TestControlKeepAliveOff(t *testing.T) {
+	ctl, err := s3.StartControl()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ctl.Close() })
+	ctl.SetKeepAlive(false)
+	var dials int
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials++
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	client := &http.Client{Transport: tr}
+	for i := 0; i < 3; i++ {
+		resp, err := client.Get(ctl.URL() + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if !resp.Close {
+			t.Fatalf("response %d without Connection: close", i)
+		}
+	}
+	if dials != 3 {
+		t.Fatalf("%d connections for 3 requests, want 3", dials)
 	}
 }

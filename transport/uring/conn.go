@@ -12,14 +12,15 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nordisk/katbench/transport/uring/internal/ring"
 )
 
 // User data of a connection's ring operations. A connection runs one step at
 // a time, so fixed values suffice.
 const (
-	udSend    = 1 // queued request bytes, sent linked ahead of a recv
-	udMain    = 2 // the step's own operation (connect, send or recv)
-	udTimeout = 3 // the link timeout guarding udMain
+	udSend = 1 // queued request bytes, sent linked ahead of a recv
+	udMain = 2 // the step's own operation (connect, send or recv)
 )
 
 const (
@@ -56,29 +57,31 @@ type conn struct {
 	pool *hostPool
 	wait WaitMode // WaitBlock or WaitPoll, for the connection's life
 	fd   int
-	ring *Ring
+	ring *ring.Ring
 	sa   []byte        // the peer's raw sockaddr, referenced by the connect SQE
 	wbuf []byte        // queued request bytes, referenced by an in-flight send
 	br   *bufio.Reader // response reader over c (Read = one recv step)
-	to   Timeout       // link timeout of the current step; heap field, stable address
+
+	idleSince time.Time // when it last went back to the pool; pool only
 
 	// Per-request state, owner only.
 	ctx      context.Context
-	deadline time.Time   // zero: no deadline for the current step
 	nread    int64       // bytes received since the request began
 	reused   bool        // served a request before this one
 	broken   bool        // must be closed, never pooled
+	err      error       // the step error that broke it, if one did
 	stopWake func() bool // stops the context watcher; nil when none
+	timer    *time.Timer // the armed phase timeout (dial, response header); nil when none
 }
 
-// errTimeout is the error of a step ended by a deadline that is not the
+// errTimeout is the error of a step ended by a timeout that is not the
 // context's own (ResponseHeaderTimeout, DialTimeout).
-var errTimeout = fmt.Errorf("uring: %w", os.ErrDeadlineExceeded)
+var errTimeout = fmt.Errorf("timeout: %w", os.ErrDeadlineExceeded)
 
 // dial opens a TCP connection to addr through io_uring (IORING_OP_CONNECT on
 // a blocking socket; the ring turns EINPROGRESS into a poll internally).
 func dial(ctx context.Context, addr netip.AddrPort, timeout time.Duration, wait WaitMode) (*conn, error) {
-	ring, err := NewRing(8) // send + op + timeout + cancels fit with room
+	rg, err := ring.New(8) // send + op + timeout + cancels fit with room
 	if err != nil {
 		return nil, err
 	}
@@ -88,25 +91,25 @@ func dial(ctx context.Context, addr netip.AddrPort, timeout time.Duration, wait 
 	}
 	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		ring.Close()
+		rg.Close()
 		return nil, fmt.Errorf("uring: socket: %w", err)
 	}
 	if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
-		ring.Close()
+		rg.Close()
 		unix.Close(fd)
 		return nil, fmt.Errorf("uring: TCP_NODELAY: %w", err)
 	}
-	c := &conn{fd: fd, ring: ring, wait: wait, sa: rawSockaddr(addr, family), wbuf: make([]byte, 0, wbufSize), ctx: ctx}
+	c := &conn{fd: fd, ring: rg, wait: wait, sa: rawSockaddr(addr, family), wbuf: make([]byte, 0, wbufSize), ctx: ctx}
 	c.br = bufio.NewReaderSize(c, rbufSize)
-	c.deadline = earliest(ctx, timeout)
 	c.watch(ctx)
+	c.arm(timeout)
 	_, err = c.step(stepConnect, nil)
+	c.disarm()
 	c.unwatch()
 	if err != nil {
 		c.close()
 		return nil, fmt.Errorf("uring: connect %s: %w", addr, err)
 	}
-	c.deadline = time.Time{}
 	return c, nil
 }
 
@@ -128,18 +131,27 @@ func rawSockaddr(addr netip.AddrPort, family int) []byte {
 	return sa
 }
 
-// earliest returns the earlier of ctx's deadline and now+d (d <= 0: none).
-func earliest(ctx context.Context, d time.Duration) time.Time {
-	dl, ok := ctx.Deadline()
-	if d > 0 {
-		if t := time.Now().Add(d); !ok || t.Before(dl) {
-			return t
+// arm starts a phase timeout (DialTimeout, ResponseHeaderTimeout): when d
+// passes first, the ring is interrupted exactly as when the context ends,
+// so whatever the phase has in flight — a connect, a send to a peer that
+// stopped reading, a recv — is cancelled, and the step fails with
+// errTimeout. d <= 0 arms nothing. The timer costs no system call.
+func (c *conn) arm(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	rg := c.ring
+	c.timer = time.AfterFunc(d, func() { rg.Interrupt() })
+}
+
+// disarm stops the phase timeout. If it already fired the conn is broken.
+func (c *conn) disarm() {
+	if c.timer != nil {
+		if !c.timer.Stop() {
+			c.broken = true
 		}
+		c.timer = nil
 	}
-	if ok {
-		return dl
-	}
-	return time.Time{}
 }
 
 // watch arms the context watcher for ctx: when ctx ends, the ring is
@@ -150,8 +162,8 @@ func (c *conn) watch(ctx context.Context) {
 	if ctx.Done() == nil {
 		return
 	}
-	ring := c.ring
-	c.stopWake = context.AfterFunc(ctx, func() { ring.Interrupt() })
+	rg := c.ring
+	c.stopWake = context.AfterFunc(ctx, func() { rg.Interrupt() })
 }
 
 // unwatch disarms the watcher. If it already fired the conn is broken: its
@@ -168,18 +180,21 @@ func (c *conn) unwatch() {
 	}
 }
 
-// ctxErr is the error of a step the context watcher interrupted.
-func (c *conn) ctxErr() error {
+// stopErr is the error of a step the context watcher or a phase timeout
+// interrupted: the context's error when it ended, errTimeout otherwise.
+func (c *conn) stopErr(kind stepKind) error {
 	if err := c.ctx.Err(); err != nil {
-		return err
+		return fmt.Errorf("uring: %s: %w", kind, err)
 	}
-	return errTimeout
+	return fmt.Errorf("uring: %s: %w", kind, errTimeout)
 }
 
 // step runs one I/O operation and waits for it: connect, send p, or recv
 // into p. A recv first sends the queued request bytes, linked ahead of it,
-// so a whole small exchange is one io_uring_enter. A deadline becomes a
-// linked timeout on the operation. Any error breaks the conn.
+// so a whole small exchange is one io_uring_enter. The context watcher and
+// the phase timeout bound the step by interrupting the ring. Any error
+// breaks the conn; no error returns while an operation of the step is
+// still in flight.
 func (c *conn) step(kind stepKind, p []byte) (int, error) {
 	if c.broken {
 		return 0, fmt.Errorf("uring: %s on a broken connection", kind)
@@ -187,53 +202,40 @@ func (c *conn) step(kind stepKind, p []byte) (int, error) {
 	n, err := c.stepOnce(kind, p)
 	if err != nil {
 		c.broken = true
+		c.err = err
 	}
 	return n, err
 }
 
 func (c *conn) stepOnce(kind stepKind, p []byte) (int, error) {
-	var timeout time.Duration
-	if !c.deadline.IsZero() {
-		if timeout = time.Until(c.deadline); timeout <= 0 {
-			return 0, c.deadlineErr(kind)
-		}
-	}
 	r := c.ring
 	sendLen := 0
 	if (kind == stepRecv || kind == stepRecvAll) && len(c.wbuf) > 0 {
 		sqe, err := r.PrepSend(udSend, c.fd, c.wbuf, true)
 		if err != nil {
-			return 0, err
+			return 0, c.abort(kind, err)
 		}
-		sqe.Flags |= FlagLink
+		sqe.Flags |= ring.FlagLink
 		sendLen = len(c.wbuf)
 	}
-	var sqe *SQE
 	var err error
 	switch kind {
 	case stepConnect:
-		sqe, err = r.PrepConnect(udMain, c.fd, c.sa)
+		_, err = r.PrepConnect(udMain, c.fd, c.sa)
 	case stepSend:
-		sqe, err = r.PrepSend(udMain, c.fd, p, true)
+		_, err = r.PrepSend(udMain, c.fd, p, true)
 	case stepRecv, stepRecvAll:
-		sqe, err = r.PrepRecv(udMain, c.fd, p, kind == stepRecvAll)
+		_, err = r.PrepRecv(udMain, c.fd, p, kind == stepRecvAll)
 	}
 	if err != nil {
-		return 0, err
-	}
-	if timeout > 0 {
-		sqe.Flags |= FlagLink
-		c.to.Set(int64(timeout))
-		if _, err := r.PrepLinkTimeout(udTimeout, &c.to); err != nil {
-			return 0, err
-		}
+		return 0, c.abort(kind, err)
 	}
 
-	var sendRes, mainRes, toRes int32
-	gotSend, gotMain, gotTimeout := sendLen == 0, false, timeout == 0
-	for !gotSend || !gotMain || !gotTimeout {
-		// Wait for the send and the main op together (one enter for the
-		// common exchange); the timeout's CQE follows its target at once.
+	var sendRes, mainRes int32
+	gotSend, gotMain := sendLen == 0, false
+	for !gotSend || !gotMain {
+		// Wait for the send and the main op together: one enter for the
+		// common exchange.
 		var want uint32
 		if !gotSend {
 			want++
@@ -241,14 +243,8 @@ func (c *conn) stepOnce(kind stepKind, p []byte) (int, error) {
 		if !gotMain {
 			want++
 		}
-		if want == 0 {
-			want = 1
-		}
 		if err := c.submitAndWait(want); err != nil {
-			if errors.Is(err, ErrInterrupted) {
-				return 0, c.ctxErr()
-			}
-			return 0, err
+			return 0, c.abort(kind, err)
 		}
 		for {
 			cqe, ok := r.PeekCQE()
@@ -260,21 +256,17 @@ func (c *conn) stepOnce(kind stepKind, p []byte) (int, error) {
 				sendRes, gotSend = cqe.Res, true
 			case udMain:
 				mainRes, gotMain = cqe.Res, true
-			case udTimeout:
-				toRes, gotTimeout = cqe.Res, true
 			}
+		}
+		if (!gotSend || !gotMain) && r.Interrupted() {
+			// The interrupt's cancels may have missed an operation that
+			// had not started yet (a recv linked behind its send): Drain
+			// cancels until everything is reaped.
+			return 0, c.abort(kind, ring.ErrInterrupted)
 		}
 	}
 	if r.Interrupted() {
-		// Reap the interrupt's own cancel completions before returning.
-		for r.InFlight() > 0 {
-			if err := r.SubmitAndWait(1); err != nil {
-				break
-			}
-			for _, ok := r.PeekCQE(); ok; _, ok = r.PeekCQE() {
-			}
-		}
-		return 0, c.ctxErr()
+		return 0, c.abort(kind, ring.ErrInterrupted)
 	}
 	if sendLen > 0 {
 		if sendRes < 0 {
@@ -286,16 +278,27 @@ func (c *conn) stepOnce(kind stepKind, p []byte) (int, error) {
 		c.wbuf = c.wbuf[:0]
 	}
 	if mainRes < 0 {
-		errno := unix.Errno(-mainRes)
-		if errno == unix.ECANCELED && toRes == -int32(unix.ETIME) {
-			return 0, c.deadlineErr(kind)
-		}
-		return 0, fmt.Errorf("uring: %s: %w", kind, errno)
+		return 0, fmt.Errorf("uring: %s: %w", kind, unix.Errno(-mainRes))
 	}
 	if kind == stepSend && int(mainRes) != len(p) {
 		return 0, fmt.Errorf("uring: send: %w (%d of %d bytes)", io.ErrShortWrite, mainRes, len(p))
 	}
 	return int(mainRes), nil
+}
+
+// abort ends a failed or interrupted step: everything still in flight on
+// the ring (the step's operations, an interrupt's cancels) is cancelled and
+// reaped, so the kernel is done with the step's buffers before the error
+// returns. An interrupted step reports why it was stopped (the context's
+// error or errTimeout) rather than how the ring noticed.
+func (c *conn) abort(kind stepKind, err error) error {
+	if derr := c.ring.Drain(); derr != nil && !errors.Is(derr, ring.ErrClosed) {
+		err = errors.Join(err, derr) // Close keeps the memory if the kernel is not done
+	}
+	if errors.Is(err, ring.ErrInterrupted) || c.ring.Interrupted() {
+		return c.stopErr(kind)
+	}
+	return err
 }
 
 // submitAndWait waits for want completions in the connection's wait mode.
@@ -304,17 +307,6 @@ func (c *conn) submitAndWait(want uint32) error {
 		return c.ring.SubmitAndWait(want)
 	}
 	return c.ring.SubmitAndPoll(want)
-}
-
-// deadlineErr is the error of a step whose deadline passed.
-func (c *conn) deadlineErr(kind stepKind) error {
-	if err := c.ctx.Err(); err != nil {
-		return fmt.Errorf("uring: %s: %w", kind, err)
-	}
-	if dl, ok := c.ctx.Deadline(); ok && !time.Now().Before(dl) {
-		return fmt.Errorf("uring: %s: %w", kind, context.DeadlineExceeded)
-	}
-	return fmt.Errorf("uring: %s: %w", kind, errTimeout)
 }
 
 // Read receives into p: one recv step (which first flushes queued request
@@ -415,6 +407,7 @@ func (c *conn) flush() error {
 
 // close releases the ring (cancelling anything in flight) and the socket.
 func (c *conn) close() {
+	c.disarm()
 	c.unwatch()
 	c.ring.Close()
 	unix.Close(c.fd)

@@ -1,10 +1,11 @@
-// Package uring is katbench's own minimal io_uring binding and an HTTP/1.1
-// http.RoundTripper whose sockets do their I/O through it.
-//
-// The binding (Ring) talks to the kernel with raw system calls from
-// golang.org/x/sys/unix: no cgo, no liburing, no go:linkname. It covers what
-// the transport needs — nop, connect, send, recv, close, poll, linked
-// timeouts and async cancel — and nothing else.
+// Package uring is an HTTP/1.1 http.RoundTripper (Transport) whose sockets
+// do their I/O through io_uring. Its exported surface is the Transport, its
+// Options and Available; the ring binding itself lives in internal/ring,
+// which talks to the kernel with raw system calls from golang.org/x/sys/unix
+// (no cgo, no liburing, no go:linkname) and covers what the transport needs
+// and nothing else. Available probes the kernel's opcodes and features
+// (IORING_REGISTER_PROBE) so an old kernel is refused with a reason, and
+// transport.New falls back to net/http.
 //
 // The RoundTripper (Transport) keeps a small keep-alive pool per host. Each
 // connection owns a private ring, and a request runs entirely on the

@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // hostPool is the keep-alive pool of one host:port: at most size open
@@ -19,7 +21,9 @@ import (
 type hostPool struct {
 	hostport    string
 	dialTimeout time.Duration
+	idleTimeout time.Duration // < 0: never
 	wait        WaitMode
+	skipPeek    bool
 	sem         chan struct{}
 
 	mu     sync.Mutex
@@ -27,8 +31,24 @@ type hostPool struct {
 	closed bool
 }
 
-func newHostPool(hostport string, size int, dialTimeout time.Duration, wait WaitMode) *hostPool {
-	return &hostPool{hostport: hostport, dialTimeout: dialTimeout, wait: wait, sem: make(chan struct{}, size)}
+func newHostPool(hostport string, opts Options, skipPeek bool) *hostPool {
+	return &hostPool{hostport: hostport, dialTimeout: opts.DialTimeout, idleTimeout: opts.IdleTimeout,
+		wait: opts.Wait, skipPeek: skipPeek, sem: make(chan struct{}, opts.PoolSize)}
+}
+
+// peekAfter is how long a connection must have idled before its reuse
+// costs a liveness peek (one recv system call). Back-to-back requests skip
+// it: a server closes idle connections after seconds, not microseconds, and
+// the rare race left is covered by the retry of rewindable requests.
+const peekAfter = time.Millisecond
+
+// alive reports whether an idle connection is still usable: a non-blocking
+// MSG_PEEK finds nothing to read. EOF (the server closed), unexpected bytes
+// (say, a 408 the server sent before closing) or an error mean it is not.
+func (c *conn) alive() bool {
+	var b [1]byte
+	n, _, err := unix.Recvfrom(c.fd, b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+	return n < 0 && (err == unix.EAGAIN || err == unix.EWOULDBLOCK)
 }
 
 // get returns an idle connection or dials a new one, waiting for a free slot
@@ -49,10 +69,23 @@ func (p *hostPool) get(ctx context.Context, fresh bool) (*conn, error) {
 		<-p.sem
 		return nil, ErrPoolClosed
 	}
-	if n := len(p.idle); n > 0 && !fresh {
+	for n := len(p.idle); n > 0 && !fresh; n = len(p.idle) {
 		c := p.idle[n-1]
 		p.idle[n-1] = nil
 		p.idle = p.idle[:n-1]
+		idle := time.Since(c.idleSince)
+		if (p.idleTimeout > 0 && idle > p.idleTimeout) || (idle >= peekAfter && !p.skipPeek && !c.alive()) {
+			// Expired or closed by the server: drop it (its slot is ours).
+			p.mu.Unlock()
+			c.close()
+			p.mu.Lock()
+			if p.closed {
+				p.mu.Unlock()
+				<-p.sem
+				return nil, ErrPoolClosed
+			}
+			continue
+		}
 		p.mu.Unlock()
 		c.reused = true
 		return c, nil
@@ -111,6 +144,7 @@ func (p *hostPool) resolve(ctx context.Context) (netip.AddrPort, error) {
 func (p *hostPool) put(c *conn, reusable bool) {
 	if reusable && !c.broken {
 		c.ctx = nil
+		c.idleSince = time.Now()
 		p.mu.Lock()
 		if !p.closed {
 			p.idle = append(p.idle, c)

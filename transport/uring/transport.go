@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +16,9 @@ import (
 
 // DefaultPoolSize is the keep-alive pool per host when Options.PoolSize is 0.
 const DefaultPoolSize = 8
+
+// DefaultIdleTimeout is Options.IdleTimeout's default, net/http's too.
+const DefaultIdleTimeout = 90 * time.Second
 
 // Options configures a Transport.
 type Options struct {
@@ -26,6 +30,11 @@ type Options struct {
 	// ResponseHeaderTimeout bounds the wait for the response headers once
 	// the request is written; 0 means only the context does.
 	ResponseHeaderTimeout time.Duration
+	// IdleTimeout closes keep-alive connections idle for longer; 0 means
+	// DefaultIdleTimeout, < 0 means never. Independently of it, a
+	// connection idle for a millisecond or more is checked before reuse
+	// with a non-blocking peek, so one the server has closed is not used.
+	IdleTimeout time.Duration
 	// Wait picks how requests wait for completions; the zero value
 	// (WaitAuto) is right outside of experiments, and lets the environment
 	// variable WaitEnv pick a mode.
@@ -39,6 +48,8 @@ type Options struct {
 // http.Transport. Each request runs on its caller's goroutine.
 type Transport struct {
 	opts Options
+
+	skipPeek bool // tests only: reuse idle conns without the liveness peek
 
 	mu    sync.Mutex
 	pools map[string]*hostPool
@@ -54,6 +65,9 @@ func NewTransport(opts Options) (*Transport, error) {
 	}
 	if opts.PoolSize <= 0 {
 		opts.PoolSize = DefaultPoolSize
+	}
+	if opts.IdleTimeout == 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
 	}
 	opts.Wait = resolveWait(opts.Wait)
 	return &Transport{opts: opts, pools: map[string]*hostPool{}}, nil
@@ -90,7 +104,7 @@ func (t *Transport) pool(hostport string) *hostPool {
 	defer t.mu.Unlock()
 	p := t.pools[hostport]
 	if p == nil {
-		p = newHostPool(hostport, t.opts.PoolSize, t.opts.DialTimeout, t.opts.Wait)
+		p = newHostPool(hostport, t.opts, t.skipPeek)
 		t.pools[hostport] = p
 	}
 	return p
@@ -99,12 +113,14 @@ func (t *Transport) pool(hostport string) *hostPool {
 // RoundTrip sends req and returns the response, whose Body the caller must
 // read to the end and close for the connection to be reused.
 //
-// A reused connection the server had closed (no response byte received) is
+// An idle connection is checked before reuse (see Options.IdleTimeout). A
+// reused connection the server closed anyway (no response byte received) is
 // retried once on a fresh connection when req is idempotent (GET, HEAD,
-// OPTIONS, TRACE, or PUT/DELETE whose body is absent or can be re-created
-// with GetBody); otherwise the error wraps ErrServerClosed. Cancelling
-// req's context, or its deadline passing, ends the operation in flight and
-// discards the connection.
+// OPTIONS, TRACE, or PUT/DELETE) and its body is absent, can be re-created
+// with GetBody, or is an io.Seeker — also behind io.NopCloser, as minio-go
+// sends it — which is sought back to where it stood; otherwise the error
+// wraps ErrServerClosed. Cancelling req's context, or its deadline
+// passing, ends the operation in flight and discards the connection.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	hostport, err := t.check(req)
 	if err != nil {
@@ -114,6 +130,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	p := t.pool(hostport)
 	fresh := false
+	mark := markBody(req)
 	for {
 		c, err := p.get(ctx, fresh)
 		if err != nil {
@@ -127,7 +144,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if !errors.Is(err, ErrServerClosed) || fresh {
 			return nil, err
 		}
-		retry, rerr := rewind(req)
+		retry, rerr := rewind(req, mark)
 		if rerr != nil {
 			return nil, fmt.Errorf("uring: %s %s not retried (%v): %w", req.Method, req.URL.Redacted(), rerr, err)
 		}
@@ -163,9 +180,9 @@ func (t *Transport) check(req *http.Request) (string, error) {
 func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request) (*http.Response, error) {
 	c.nread = 0
 	c.watch(ctx)
-	c.deadline = earliest(ctx, t.opts.ResponseHeaderTimeout)
 	fail := func(what string, err error) (*http.Response, error) {
 		reused := c.reused
+		c.disarm()
 		c.broken = true
 		c.finish(false)
 		if reused && c.nread == 0 && peerClosed(err) && ctx.Err() == nil {
@@ -174,8 +191,16 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request) (*
 		return nil, fmt.Errorf("uring: %s %s: %s: %w", req.Method, req.URL.Redacted(), what, err)
 	}
 	if err := req.Write(c); err != nil {
+		if c.err != nil {
+			// net/http hides a writer's error behind its own unexported
+			// type when the body is copied with WriterTo; ours says why.
+			err = c.err
+		}
 		return fail("write request", err)
 	}
+	// Written, as far as a caller can tell: what is left in wbuf (under
+	// 64 KiB) goes out with the first recv, which the timeout bounds too.
+	c.arm(t.opts.ResponseHeaderTimeout)
 	var resp *http.Response
 	for {
 		var err error
@@ -189,8 +214,10 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request) (*
 		}
 		break
 	}
-	dl, _ := ctx.Deadline()
-	c.deadline = dl
+	c.disarm()
+	if c.broken { // the timeout fired as the headers arrived
+		return fail("read response", c.stopErr(stepRecv))
+	}
 	reusable := !resp.Close && !req.Close
 	if resp.Body == http.NoBody || resp.Body == nil {
 		resp.Body = http.NoBody
@@ -228,8 +255,49 @@ func peerClosed(err error) bool {
 		errors.Is(err, syscall.ECONNABORTED)
 }
 
+// bodyMark remembers where a seekable request body started.
+type bodyMark struct {
+	seeker io.Seeker // nil: not seekable
+	off    int64
+}
+
+// markBody records the position of req's body when it is an io.Seeker
+// without GetBody, so a retry can send it again from there.
+func markBody(req *http.Request) bodyMark {
+	if req.Body == nil || req.Body == http.NoBody || req.GetBody != nil {
+		return bodyMark{}
+	}
+	s := seekerOf(req.Body)
+	if s == nil {
+		return bodyMark{}
+	}
+	off, err := s.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return bodyMark{}
+	}
+	return bodyMark{seeker: s, off: off}
+}
+
+// seekerOf returns body as an io.Seeker, looking through io.NopCloser
+// (whose Reader field is reachable only by reflection), or nil.
+func seekerOf(body io.ReadCloser) io.Seeker {
+	if s, ok := body.(io.Seeker); ok {
+		return s
+	}
+	v := reflect.ValueOf(body)
+	if v.Kind() != reflect.Struct || v.NumField() != 1 || v.Type().PkgPath() != "io" {
+		return nil
+	}
+	f := v.Field(0)
+	if !f.CanInterface() {
+		return nil
+	}
+	s, _ := f.Interface().(io.Seeker)
+	return s
+}
+
 // rewind returns req ready to be sent again, or why it can't be.
-func rewind(req *http.Request) (*http.Request, error) {
+func rewind(req *http.Request, mark bodyMark) (*http.Request, error) {
 	switch req.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
 	default:
@@ -238,16 +306,22 @@ func rewind(req *http.Request) (*http.Request, error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return req, nil
 	}
-	if req.GetBody == nil {
-		return nil, errors.New("its body cannot be re-read (no GetBody)")
+	if req.GetBody != nil {
+		b, err := req.GetBody()
+		if err != nil {
+			return nil, fmt.Errorf("GetBody: %w", err)
+		}
+		r2 := *req
+		r2.Body = b
+		return &r2, nil
 	}
-	b, err := req.GetBody()
-	if err != nil {
-		return nil, fmt.Errorf("GetBody: %w", err)
+	if mark.seeker == nil {
+		return nil, errors.New("its body cannot be re-read (no GetBody, not an io.Seeker)")
 	}
-	r2 := *req
-	r2.Body = b
-	return &r2, nil
+	if _, err := mark.seeker.Seek(mark.off, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("seek body back: %w", err)
+	}
+	return req, nil
 }
 
 // closeReqBody honours RoundTrip's contract to close the body on error.

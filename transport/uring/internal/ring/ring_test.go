@@ -1,9 +1,11 @@
-package uring
+package ring
 
 import (
 	"errors"
 	"net"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -19,10 +21,10 @@ import (
 // io_uring is unavailable here.
 func newTestRing(t *testing.T, entries uint32) *Ring {
 	t.Helper()
-	testenv.Need(t, "io_uring", Available())
-	r, err := NewRing(entries)
+	testenv.Need(t, "io_uring", Probe())
+	r, err := New(entries)
 	if err != nil {
-		t.Fatalf("NewRing: %v", err)
+		t.Fatalf("New: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := r.Close(); err != nil && !errors.Is(err, ErrClosed) {
@@ -120,7 +122,7 @@ func TestRingFullQueue(t *testing.T) {
 		t.Fatalf("5th PrepNop on a 4-entry SQ: err = %v, want ErrSQFull", err)
 	}
 	// Submitting frees the SQ; the CQ (8) now holds 4 pending completions.
-	if _, err := r.Submit(); err != nil {
+	if err := r.Submit(); err != nil {
 		t.Fatal(err)
 	}
 	for i := uint64(4); i < 8; i++ {
@@ -128,7 +130,7 @@ func TestRingFullQueue(t *testing.T) {
 			t.Fatalf("PrepNop %d after submit: %v", i, err)
 		}
 	}
-	if _, err := r.Submit(); err != nil {
+	if err := r.Submit(); err != nil {
 		t.Fatal(err)
 	}
 	// 8 completions unreaped = CQ capacity: one more must be refused.
@@ -225,8 +227,8 @@ func TestRingEINTRRealSignal(t *testing.T) {
 }
 
 func TestRingCloseWhileInFlight(t *testing.T) {
-	testenv.Need(t, "io_uring", Available())
-	r, err := NewRing(4)
+	testenv.Need(t, "io_uring", Probe())
+	r, err := New(4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +237,7 @@ func TestRingCloseWhileInFlight(t *testing.T) {
 	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Submit(); err != nil {
+	if err := r.Submit(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.PrepRecv(2, fd, buf, false); err != nil { // prepared, never submitted
@@ -353,7 +355,7 @@ func TestRingAsyncCancel(t *testing.T) {
 	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Submit(); err != nil {
+	if err := r.Submit(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.PrepCancel(2, 1); err != nil {
@@ -369,17 +371,6 @@ func TestRingAsyncCancel(t *testing.T) {
 	}
 	if got[1] != -int32(unix.ECANCELED) || got[2] != 0 {
 		t.Fatalf("recv res %d (want -ECANCELED), cancel res %d (want 0)", got[1], got[2])
-	}
-}
-
-func TestForceFailHook(t *testing.T) {
-	ForceFail = true
-	t.Cleanup(func() { ForceFail = false })
-	if _, err := NewRing(4); !errors.Is(err, ErrUnavailable) {
-		t.Fatalf("NewRing with ForceFail: %v, want ErrUnavailable", err)
-	}
-	if err := Available(); !errors.Is(err, ErrUnavailable) {
-		t.Fatalf("Available with ForceFail: %v", err)
 	}
 }
 
@@ -470,7 +461,7 @@ func TestRingInterruptDuringPreparation(t *testing.T) {
 	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Submit(); err != nil {
+	if err := r.Submit(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.PrepNop(2); err != nil { // being prepared when the interrupt lands
@@ -498,24 +489,148 @@ func TestRingInterruptDuringPreparation(t *testing.T) {
 	}
 }
 
-func TestRingWaitTimeout(t *testing.T) {
-	r := newTestRing(t, 4)
-	if r.Features()&FeatExtArg == 0 {
-		testenv.Need(t, "IORING_FEAT_EXT_ARG", ErrNoExtArg)
+// TestProbeNamesWhatIsMissing: a kernel without an opcode or feature the
+// transport needs is refused up front, with the missing names in the
+// reason, instead of failing the first request.
+func TestProbeNamesWhatIsMissing(t *testing.T) {
+	testenv.Need(t, "io_uring", Probe())
+	saved := Needed
+	t.Cleanup(func() { Needed = saved })
+	Needed = Requirement{
+		Ops:      append(slices.Clone(saved.Ops), Op{250, "IORING_OP_FROM_THE_FUTURE"}),
+		Features: append(slices.Clone(saved.Features), Feature{1 << 31, "IORING_FEAT_FROM_THE_FUTURE"}),
 	}
-	fd, peer := socketPair(t)
-	buf := make([]byte, 8)
-	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
+	err := Probe()
+	if !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Probe with an unsupported requirement: %v, want ErrUnavailable", err)
+	}
+	for _, name := range []string{"IORING_OP_FROM_THE_FUTURE", "IORING_FEAT_FROM_THE_FUTURE"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("reason %q does not name %s", err, name)
+		}
+	}
+	for _, op := range saved.Ops {
+		if strings.Contains(err.Error(), op.Name) {
+			t.Errorf("reason %q names %s, which this kernel supports", err, op.Name)
+		}
+	}
+}
+
+func TestRequirementCheck(t *testing.T) {
+	all := make([]bool, 256)
+	for _, op := range Needed.Ops {
+		all[op.Code] = true
+	}
+	var feats uint32
+	for _, f := range Needed.Features {
+		feats |= f.Bit
+	}
+	noSend := slices.Clone(all)
+	noSend[opSend] = false
+	tests := []struct {
+		name     string
+		features uint32
+		ops      []bool
+		missing  string // "" = supported
+	}{
+		{"everything", feats, all, ""},
+		{"no send", feats, noSend, "IORING_OP_SEND"},
+		{"no fast poll", feats &^ FeatFastPoll, all, "IORING_FEAT_FAST_POLL"},
+		{"short table (old kernel)", feats, all[:opConnect+1], "IORING_OP_SEND"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Needed.check(tc.features, tc.ops)
+			if tc.missing == "" {
+				if err != nil {
+					t.Fatalf("check: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), tc.missing) {
+				t.Fatalf("check: %v, want ErrUnavailable naming %s", err, tc.missing)
+			}
+		})
+	}
+}
+
+// TestFailedCloseKeepsKernelMemory: when Close cannot confirm that the
+// kernel is done with an operation (its io_uring_enter fails), the buffer
+// that operation references must stay reachable, because the kernel may
+// still write into it.
+func TestFailedCloseKeepsKernelMemory(t *testing.T) {
+	testenv.Need(t, "io_uring", Probe())
+	r, err := New(4)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.SubmitAndWaitTimeout(1, 30*time.Millisecond); !errors.Is(err, ErrWaitTimeout) {
-		t.Fatalf("wait on a silent socket: %v, want ErrWaitTimeout", err)
+	fd, _ := socketPair(t)
+	freed := make(chan struct{})
+	func() {
+		buf := make([]byte, 4096)
+		runtime.AddCleanup(&buf[0], func(ch chan struct{}) { close(ch) }, freed)
+		if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Submit(); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	failing := func(*Ring, uint32) error { return unix.EIO }
+	EnterHook.Store(&failing)
+	err = r.Close()
+	EnterHook.Store(nil)
+	if err == nil {
+		t.Fatal("Close with a failing io_uring_enter reported success")
 	}
-	peer.Write([]byte("late"))
-	if err := r.SubmitAndWaitTimeout(1, 10*time.Second); err != nil {
-		t.Fatalf("wait after data arrived: %v", err)
+	for i := 0; i < 5; i++ {
+		runtime.GC()
+		select {
+		case <-freed:
+			t.Fatal("a buffer the kernel may still write was freed after a failed Close")
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	if cqe, ok := r.PeekCQE(); !ok || cqe.Res != 4 {
-		t.Fatalf("cqe %+v ok %v", cqe, ok)
+}
+
+// TestInterruptSubmittingOwnersEntries: an Interrupt that lands between the
+// owner's publish and its io_uring_enter submits the owner's entries itself;
+// the owner's enter then consumes none, which is no error.
+func TestInterruptSubmittingOwnersEntries(t *testing.T) {
+	for _, wait := range []struct {
+		name string
+		fn   func(*Ring, uint32) error
+	}{{"wait", (*Ring).SubmitAndWait}, {"poll", (*Ring).SubmitAndPoll}} {
+		t.Run(wait.name, func(t *testing.T) {
+			r := newTestRing(t, 4)
+			fd, _ := socketPair(t)
+			buf := make([]byte, 8)
+			if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
+				t.Fatal(err)
+			}
+			var inHook, fired atomic.Bool
+			hook := func(r *Ring, toSubmit uint32) error {
+				if toSubmit == 0 || inHook.Load() || fired.Swap(true) {
+					return nil
+				}
+				inHook.Store(true)
+				defer inHook.Store(false)
+				return r.Interrupt()
+			}
+			EnterHook.Store(&hook)
+			t.Cleanup(func() { EnterHook.Store(nil) })
+			if err := wait.fn(r, 1); err != nil && !errors.Is(err, ErrInterrupted) {
+				t.Fatalf("wait after a racing Interrupt: %v", err)
+			}
+			if !fired.Load() {
+				t.Fatal("the race was not exercised")
+			}
+			if err := r.Drain(); err != nil {
+				t.Fatalf("Drain: %v", err)
+			}
+			if n := r.InFlight(); n != 0 {
+				t.Fatalf("%d operations still in flight after Drain", n)
+			}
+		})
 	}
 }

@@ -1,4 +1,4 @@
-package uring
+package ring
 
 import "unsafe"
 
@@ -26,16 +26,16 @@ const (
 
 // Feature bits reported by io_uring_setup in params.features.
 const (
-	FeatSingleMmap uint32 = 1 << 0
-	FeatNoDrop     uint32 = 1 << 1
-	FeatFastPoll   uint32 = 1 << 5
-	FeatExtArg     uint32 = 1 << 8
+	FeatSingleMmap   uint32 = 1 << 0
+	FeatNoDrop       uint32 = 1 << 1
+	FeatSubmitStable uint32 = 1 << 2
+	FeatFastPoll     uint32 = 1 << 5
+	FeatExtArg       uint32 = 1 << 8
 )
 
 // io_uring_enter flags.
 const (
 	enterGetEvents uint32 = 1 << 0
-	enterExtArg    uint32 = 1 << 3
 )
 
 // mmap offsets.
@@ -44,6 +44,28 @@ const (
 	offCQRing = 0x8000000
 	offSQEs   = 0x10000000
 )
+
+// io_uring_register opcodes.
+const registerProbe = 8
+
+// probeOpSupported is IO_URING_OP_SUPPORTED in io_uring_probe_op.flags.
+const probeOpSupported = 1 << 0
+
+// probeHeader is struct io_uring_probe without its trailing ops array;
+// probeOp is one struct io_uring_probe_op.
+type probeHeader struct {
+	lastOp uint8
+	opsLen uint8
+	resv   uint16
+	resv2  [3]uint32
+}
+
+type probeOp struct {
+	op    uint8
+	resv  uint8
+	flags uint16
+	resv2 uint32
+}
 
 // setup flags.
 const (
@@ -101,20 +123,14 @@ type timespec struct {
 	Nsec int64
 }
 
-// getEventsArg is struct io_uring_getevents_arg (IORING_ENTER_EXT_ARG).
-type getEventsArg struct {
-	sigmask   uint64
-	sigmaskSz uint32
-	minWaitUs uint32
-	ts        uint64
-}
-
 // Compile-time layout checks: a wrong size here would corrupt the rings.
 var (
 	_ [64 - unsafe.Sizeof(SQE{})]struct{}
 	_ [unsafe.Sizeof(SQE{}) - 64]struct{}
 	_ [16 - unsafe.Sizeof(CQE{})]struct{}
 	_ [unsafe.Sizeof(CQE{}) - 16]struct{}
+	_ [16 - unsafe.Sizeof(probeHeader{})]struct{}
+	_ [8 - unsafe.Sizeof(probeOp{})]struct{}
 	_ [120 - unsafe.Sizeof(params{})]struct{}
 	_ [unsafe.Sizeof(params{}) - 120]struct{}
 )

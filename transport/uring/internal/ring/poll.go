@@ -1,9 +1,8 @@
-package uring
+package ring
 
 import (
 	"fmt"
 	"os"
-	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -24,24 +23,17 @@ func (r *Ring) SubmitAndPoll(want uint32) error {
 	if want > uint32(len(r.inflight)) {
 		n := len(r.inflight)
 		r.mu.Unlock()
-		return fmt.Errorf("uring: wait for %d completions with %d in flight would never return", want, n)
+		return fmt.Errorf("ring: wait for %d completions with %d in flight would never return", want, n)
 	}
-	pending, err := r.publishLocked()
+	_, err := r.publishLocked()
 	r.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	for pending > 0 {
-		n, err := r.enter(pending, 0, 0)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return fmt.Errorf("uring: io_uring_enter consumed none of %d entries", pending)
-		}
-		pending = r.pending()
+	if err := r.submitPending(); err != nil {
+		return err
 	}
-	ready := func() bool { return atomic.LoadUint32(r.cqTail)-atomic.LoadUint32(r.cqHead) >= want }
+	ready := func() bool { return r.ready() >= want }
 	if ready() {
 		return nil
 	}
@@ -52,7 +44,7 @@ func (r *Ring) SubmitAndPoll(want uint32) error {
 	}
 	rc, err := r.pollFile.SyscallConn()
 	if err != nil {
-		return fmt.Errorf("uring: poll ring: %w", err)
+		return fmt.Errorf("ring: poll ring: %w", err)
 	}
 	// Completions of socket operations are finished by task work that
 	// runs on the submitting thread; the ring can poll readable with that
@@ -77,7 +69,7 @@ func (r *Ring) SubmitAndPoll(want uint32) error {
 		return werr
 	}
 	if err != nil {
-		return fmt.Errorf("uring: poll ring: %w", err)
+		return fmt.Errorf("ring: poll ring: %w", err)
 	}
 	return nil
 }
@@ -88,12 +80,12 @@ func (r *Ring) SubmitAndPoll(want uint32) error {
 func (r *Ring) openPollFile() error {
 	dup, err := unix.Dup(r.fd)
 	if err != nil {
-		return fmt.Errorf("uring: dup ring fd: %w", err)
+		return fmt.Errorf("ring: dup ring fd: %w", err)
 	}
 	unix.CloseOnExec(dup)
 	if err := unix.SetNonblock(dup, true); err != nil {
 		unix.Close(dup)
-		return fmt.Errorf("uring: nonblock ring fd: %w", err)
+		return fmt.Errorf("ring: nonblock ring fd: %w", err)
 	}
 	r.pollFile = os.NewFile(uintptr(dup), "io_uring")
 	return nil

@@ -1,4 +1,4 @@
-package uring
+package ring
 
 import (
 	"unsafe"

@@ -1,9 +1,10 @@
-package uring
+package ring
 
 import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -23,13 +24,15 @@ import (
 //
 // Memory handed to the kernel (buffers, socket addresses, timespecs) is
 // referenced from the SQE by a plain integer address, which the Go garbage
-// collector cannot see. The Prep methods therefore record an unsafe.Pointer
-// to that memory in the ring's in-flight table until the matching CQE is
-// reaped (or Close has cancelled and reaped it). That is sufficient with the
-// Go GC: heap objects never move, storing the pointer into the heap-resident
-// table forces escape analysis to put the object on the heap (so it can't be
-// on a goroutine stack that might be copied), and the table keeps it
-// reachable, so it is neither freed nor reused while the kernel may touch it.
+// collector cannot see. The Prep methods therefore pin that memory with a
+// runtime.Pinner and record a pointer to it in the ring's in-flight table
+// until the matching CQE is reaped (or Close has cancelled and reaped it):
+// pinned, it cannot move, and referenced from the heap-resident table it
+// stays reachable, so it is neither freed nor reused while the kernel may
+// touch it. If Close cannot confirm that the kernel is done (an
+// io_uring_enter fails), that memory is kept reachable, and pinned, for the
+// life of the process rather than risk the kernel writing into reused
+// memory.
 type Ring struct {
 	fd       int
 	features uint32
@@ -72,8 +75,9 @@ type Stats struct {
 type inflightOp struct {
 	userData uint64
 	keep     unsafe.Pointer
-	seq      uint32 // SQE index; published once seq < Ring.pubTail
-	internal bool   // a cancel issued by Close or Interrupt; never itself cancelled
+	pin      runtime.Pinner // pins keep; Unpin on reap
+	seq      uint32         // SQE index; published once seq < Ring.pubTail
+	internal bool           // a cancel issued by Close or Interrupt; never itself cancelled
 }
 
 // enterFunc is the io_uring_enter system call. It is a variable only so a
@@ -87,15 +91,26 @@ var enterFunc = func(fd int, toSubmit, minComplete, flags uint32, arg unsafe.Poi
 	return int(n), nil
 }
 
-// NewRing sets up a ring with at least entries SQ slots (rounded up to a power
+// EnterHook, when set, runs before every io_uring_enter with the ring and
+// the number of entries about to be submitted; a non-nil error is returned
+// in place of the system call's. Tests use it to make races deterministic
+// and to inject failures; it costs one atomic load per enter otherwise.
+var EnterHook atomic.Pointer[func(r *Ring, toSubmit uint32) error]
+
+// abandoned holds the in-flight tables of rings whose Close could not
+// confirm the kernel was done with them: their memory stays reachable and
+// pinned for the life of the process.
+var abandoned struct {
+	mu  sync.Mutex
+	ops [][]inflightOp
+}
+
+// New sets up a ring with at least entries SQ slots (rounded up to a power
 // of two by the kernel) and a CQ twice that size. An error wraps
 // ErrUnavailable when io_uring itself cannot be used here.
-func NewRing(entries uint32) (*Ring, error) {
-	if err := forcedFailure(); err != nil {
-		return nil, err
-	}
+func New(entries uint32) (*Ring, error) {
 	if entries == 0 {
-		return nil, fmt.Errorf("uring: ring needs at least 1 entry")
+		return nil, fmt.Errorf("ring: ring needs at least 1 entry")
 	}
 	var p params
 	p.flags = setupClamp | setupCQSize
@@ -124,7 +139,7 @@ func setupError(errno unix.Errno) error {
 		}
 		return fmt.Errorf("%w: io_uring_setup: %s", ErrUnavailable, reason)
 	}
-	return fmt.Errorf("uring: io_uring_setup: %w", errno)
+	return fmt.Errorf("ring: io_uring_setup: %w", errno)
 }
 
 func (r *Ring) mmap(p *params) error {
@@ -137,19 +152,19 @@ func (r *Ring) mmap(p *params) error {
 	var err error
 	r.sqMem, err = unix.Mmap(r.fd, offSQRing, int(sqLen), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
 	if err != nil {
-		return fmt.Errorf("uring: mmap SQ ring: %w", err)
+		return fmt.Errorf("ring: mmap SQ ring: %w", err)
 	}
 	if single {
 		r.cqMem = r.sqMem
 	} else {
 		r.cqMem, err = unix.Mmap(r.fd, offCQRing, int(cqLen), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
 		if err != nil {
-			return fmt.Errorf("uring: mmap CQ ring: %w", err)
+			return fmt.Errorf("ring: mmap CQ ring: %w", err)
 		}
 	}
 	r.sqeMem, err = unix.Mmap(r.fd, offSQEs, int(uintptr(p.sqEntries)*unsafe.Sizeof(SQE{})), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
 	if err != nil {
-		return fmt.Errorf("uring: mmap SQEs: %w", err)
+		return fmt.Errorf("ring: mmap SQEs: %w", err)
 	}
 	sq := unsafe.Pointer(&r.sqMem[0])
 	cq := unsafe.Pointer(&r.cqMem[0])
@@ -216,6 +231,9 @@ func (r *Ring) prepareLocked(userData uint64, keep unsafe.Pointer) (*SQE, error)
 	sqe := (*SQE)(unsafe.Add(r.sqes, uintptr(r.sqeTail&r.sqMask)*unsafe.Sizeof(SQE{})))
 	*sqe = SQE{UserData: userData}
 	r.inflight = append(r.inflight, inflightOp{userData: userData, keep: keep, seq: r.sqeTail})
+	if keep != nil {
+		r.inflight[len(r.inflight)-1].pin.Pin(keep)
+	}
 	r.sqeTail++
 	return sqe, nil
 }
@@ -233,6 +251,8 @@ func (r *Ring) publishLocked() (uint32, error) {
 		for _, op := range r.inflight {
 			if int32(op.seq-r.pubTail) < 0 {
 				kept = append(kept, op)
+			} else {
+				op.pin.Unpin() // never reached the kernel
 			}
 		}
 		clear(r.inflight[len(kept):])
@@ -259,59 +279,68 @@ func (r *Ring) pending() uint32 {
 	return atomic.LoadUint32(r.sqTail) - atomic.LoadUint32(r.sqHead)
 }
 
-// Submit hands every prepared SQE to the kernel without waiting. It returns
-// the ring's running total of submitted entries.
-func (r *Ring) Submit() (int, error) {
+// Submit hands every prepared SQE to the kernel without waiting.
+func (r *Ring) Submit() error {
 	r.mu.Lock()
-	pending, err := r.publishLocked()
+	_, err := r.publishLocked()
 	r.mu.Unlock()
 	if err != nil {
-		return 0, err
+		return err
 	}
-	total := 0
-	for pending > 0 {
+	return r.submitPending()
+}
+
+// submitPending hands the kernel every published entry it has not consumed.
+// The count is recomputed from the shared ring indexes right before each
+// enter: an Interrupt on another goroutine may have submitted some or all
+// of them in between (it submits everything published, in order), and an
+// enter that then consumes none is no error.
+func (r *Ring) submitPending() error {
+	for {
+		pending := r.pending()
+		if pending == 0 {
+			return nil
+		}
 		n, err := r.enter(pending, 0, 0)
 		if err != nil {
-			return total, err
+			return err
 		}
-		total += n
-		if n == 0 {
-			return total, fmt.Errorf("uring: io_uring_enter consumed none of %d entries", pending)
+		if n == 0 && r.pending() == pending {
+			return fmt.Errorf("ring: io_uring_enter consumed none of %d entries", pending)
 		}
-		pending = r.pending()
 	}
-	return total, nil
 }
 
 // SubmitAndWait hands every prepared SQE to the kernel and blocks until at
 // least want completions are ready to reap, all in as few io_uring_enter
 // calls as possible (one, normally). Interrupted calls (EINTR) are retried.
 func (r *Ring) SubmitAndWait(want uint32) error {
-	for {
-		r.mu.Lock()
-		if want > uint32(len(r.inflight)) {
-			n := len(r.inflight)
-			r.mu.Unlock()
-			return fmt.Errorf("uring: wait for %d completions with %d in flight would never return", want, n)
-		}
-		pending, err := r.publishLocked()
-		if err != nil {
-			r.mu.Unlock()
-			return err
-		}
-		ready := atomic.LoadUint32(r.cqTail) - *r.cqHead
+	r.mu.Lock()
+	if want > uint32(len(r.inflight)) {
+		n := len(r.inflight)
 		r.mu.Unlock()
-		if pending == 0 && ready >= want {
+		return fmt.Errorf("ring: wait for %d completions with %d in flight would never return", want, n)
+	}
+	_, err := r.publishLocked()
+	r.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	for {
+		// Both counts are re-read before every enter (see submitPending).
+		pending := r.pending()
+		if pending == 0 && r.ready() >= want {
 			return nil
 		}
-		var flags, minComplete uint32
-		if ready < want {
-			flags, minComplete = enterGetEvents, want
-		}
-		if _, err := r.enter(pending, minComplete, flags); err != nil {
+		if _, err := r.enter(pending, want, enterGetEvents); err != nil {
 			return err
 		}
 	}
+}
+
+// ready returns how many completions wait to be reaped.
+func (r *Ring) ready() uint32 {
+	return atomic.LoadUint32(r.cqTail) - atomic.LoadUint32(r.cqHead)
 }
 
 // enter is one io_uring_enter call, retried on EINTR. On EINTR the loop
@@ -320,6 +349,12 @@ func (r *Ring) SubmitAndWait(want uint32) error {
 func (r *Ring) enter(toSubmit, minComplete, flags uint32) (int, error) {
 	for {
 		r.Stats.Enters.Add(1)
+		if h := EnterHook.Load(); h != nil {
+			if err := (*h)(r, toSubmit); err != nil {
+				return 0, fmt.Errorf("ring: io_uring_enter: %w", err)
+			}
+			toSubmit = r.pending()
+		}
 		n, err := enterFunc(r.fd, toSubmit, minComplete, flags, nil, 0)
 		if err == nil {
 			r.Stats.Submits.Add(uint64(n))
@@ -332,12 +367,7 @@ func (r *Ring) enter(toSubmit, minComplete, flags uint32) (int, error) {
 			toSubmit = r.pending()
 			continue
 		}
-		if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EBUSY) {
-			// The kernel could not allocate or the CQ overflowed: the
-			// caller reaps and tries again.
-			return 0, fmt.Errorf("uring: io_uring_enter: %w", err)
-		}
-		return 0, fmt.Errorf("uring: io_uring_enter: %w", err)
+		return 0, fmt.Errorf("ring: io_uring_enter: %w", err)
 	}
 }
 
@@ -370,6 +400,7 @@ func (r *Ring) peekLocked() (CQE, bool) {
 func (r *Ring) release(userData uint64) {
 	for i := range r.inflight {
 		if r.inflight[i].userData == userData {
+			r.inflight[i].pin.Unpin()
 			last := len(r.inflight) - 1
 			r.inflight[i] = r.inflight[last]
 			r.inflight[last] = inflightOp{}
@@ -387,7 +418,7 @@ func (r *Ring) WaitCQE() (CQE, error) {
 	}
 	cqe, ok := r.PeekCQE()
 	if !ok {
-		return CQE{}, fmt.Errorf("uring: woke without a completion")
+		return CQE{}, fmt.Errorf("ring: woke without a completion")
 	}
 	return cqe, nil
 }
@@ -427,16 +458,7 @@ func (r *Ring) cancelAndSubmitLocked() error {
 	if err := r.cancelPublishedLocked(); err != nil {
 		return err
 	}
-	for pending := r.pending(); pending > 0; pending = r.pending() {
-		n, err := r.enter(pending, 0, 0)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return fmt.Errorf("uring: io_uring_enter consumed none of %d entries", pending)
-		}
-	}
-	return nil
+	return r.submitPending()
 }
 
 // Interrupted reports whether Interrupt was called since the last
@@ -473,12 +495,12 @@ func (r *Ring) cancelPublishedLocked() error {
 			// Published entries the kernel has not consumed yet (the owner
 			// has not entered): submit them, in order, to make room.
 			if _, err := r.enter(r.pending(), 0, 0); err != nil {
-				return fmt.Errorf("uring: cancel: %w", err)
+				return fmt.Errorf("ring: cancel: %w", err)
 			}
 			sqe, err = r.prepareLocked(InternalUserData, nil)
 		}
 		if err != nil {
-			return fmt.Errorf("uring: cancel: %w", err)
+			return fmt.Errorf("ring: cancel: %w", err)
 		}
 		r.inflight[len(r.inflight)-1].internal = true
 		sqe.Opcode = opAsyncCancel
@@ -512,31 +534,49 @@ func (r *Ring) Close() error {
 	}
 	r.unmap()
 	if err := unix.Close(r.fd); err != nil && firstErr == nil {
-		firstErr = fmt.Errorf("uring: close ring: %w", err)
+		firstErr = fmt.Errorf("ring: close ring: %w", err)
+	}
+	if len(r.inflight) > 0 {
+		// The kernel may still write into this memory while it tears the
+		// ring down: keep it reachable and pinned for good.
+		abandoned.mu.Lock()
+		abandoned.ops = append(abandoned.ops, r.inflight)
+		abandoned.mu.Unlock()
 	}
 	r.inflight = nil
 	return firstErr
 }
 
+// Drain cancels every operation in flight and reaps completions, discarding
+// them, until none is left. Owner only; a concurrent Interrupt is fine.
+func (r *Ring) Drain() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	if len(r.inflight) == 0 {
+		return nil
+	}
+	return r.cancelAllLocked()
+}
+
 // cancelAllLocked publishes whatever is prepared, cancels every in-flight
-// operation and reaps until none is left. The cancels may find some
-// operations already complete; their CQEs arrive anyway.
+// operation and reaps until none is left. A cancel can miss its target
+// (-ENOENT) when that operation has not started yet — a linked recv is
+// issued only once its send completes — so whenever the cancels are all
+// reaped and targets remain, it cancels them again.
 func (r *Ring) cancelAllLocked() error {
 	atomic.StoreUint32(r.sqTail, r.sqeTail)
 	r.pubTail = r.sqeTail
-	if err := r.cancelPublishedLocked(); err != nil {
-		// SQ full: submit what is there and try once more.
-		if _, err := r.enter(r.pubTail-atomic.LoadUint32(r.sqHead), 0, 0); err != nil {
-			return fmt.Errorf("uring: close: %w", err)
-		}
-		if err := r.cancelPublishedLocked(); err != nil {
-			return fmt.Errorf("uring: close: %w", err)
-		}
-	}
 	for len(r.inflight) > 0 {
-		pending := r.pubTail - atomic.LoadUint32(r.sqHead)
-		if _, err := r.enter(pending, 1, enterGetEvents); err != nil {
-			return fmt.Errorf("uring: close: %w", err)
+		if !r.cancelsOutstandingLocked() {
+			if err := r.cancelPublishedLocked(); err != nil {
+				return fmt.Errorf("ring: cancel: %w", err)
+			}
+		}
+		if _, err := r.enter(r.pending(), 1, enterGetEvents); err != nil {
+			return fmt.Errorf("ring: cancel: %w", err)
 		}
 		for {
 			if _, ok := r.peekLocked(); !ok {
@@ -545,4 +585,15 @@ func (r *Ring) cancelAllLocked() error {
 		}
 	}
 	return nil
+}
+
+// cancelsOutstandingLocked reports whether a cancel the ring issued itself
+// is still in flight.
+func (r *Ring) cancelsOutstandingLocked() bool {
+	for _, op := range r.inflight {
+		if op.internal {
+			return true
+		}
+	}
+	return false
 }
