@@ -36,6 +36,7 @@ type FS struct {
 	core     minio.Core
 	info     s3.Info
 	endpoint string
+	region   string
 	partSize int
 }
 
@@ -63,6 +64,7 @@ func New(props map[string]string) (*FS, error) {
 		core:     minio.Core{Client: sc.client},
 		info:     sc.info,
 		endpoint: st.key.endpoint,
+		region:   st.key.region,
 		partSize: st.partSize,
 	}, nil
 }
