@@ -40,6 +40,7 @@ type benchFlags struct {
 	parallel   int
 	rounds     int
 	props      []string
+	storage    storageFlags
 }
 
 func (f *benchFlags) register(cmd *cobra.Command) {
@@ -61,6 +62,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.parallel, "setup-parallel", 4, "workers creating and dropping the dataset (fewer where the competitor asks for fewer)")
 	fl.IntVar(&f.rounds, "rounds", 1, "measure each scenario this many times per target, interleaved round by round (A B C, C B A, …); lines keep per-round p50 and ops/s")
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable; adds to BENCH_REST_PROPS)")
+	f.storage.register(fl)
 }
 
 // options turns flags into runner options, rejecting bad values before
@@ -176,6 +178,10 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 	prog := newProgress(stderr)
 	opts.Log = prog
 	opts.Progress = prog.update
+	st, err := f.storage.resolve(cmd.Context(), prog)
+	if err != nil {
+		return err
+	}
 
 	dir, removeDir, err := workDir(f.dir)
 	if err != nil {
@@ -199,6 +205,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 		}
 		targets[i] = scenarios.Target{Factory: factories[i], Config: competitors.Config{
 			Args: s.args, Dir: cdir, Durability: opts.Durability, Props: props, Log: prog,
+			Storage: st.forCompetitor(sub),
 		}}
 	}
 
