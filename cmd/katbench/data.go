@@ -17,6 +17,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/spf13/cobra"
 
+	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/scenarios/dataplane"
@@ -185,6 +186,11 @@ func (f *dataFlags) config(run *results.Run) (dataplane.Config, []transport.Kind
 	if f.batchRows < 1 || f.rounds < 1 || f.commitOps < 0 || f.commitRows < 1 || f.scanConc < 0 {
 		return cfg, nil, usagef("--batch-rows, --rounds and --commit-rows must be ≥ 1, --commit-ops and --scan-concurrency ≥ 0")
 	}
+	if f.durability != "" {
+		if _, err := catalog.ParseDurability(f.durability); err != nil {
+			return cfg, nil, usageError{err}
+		}
+	}
 	if f.seed == 0 {
 		return cfg, nil, usagef("--seed must not be 0")
 	}
@@ -198,10 +204,8 @@ func (f *dataFlags) config(run *results.Run) (dataplane.Config, []transport.Kind
 	return cfg, kinds, nil
 }
 
-// store validates the warehouse flags and starts the control store when no
-// endpoint is given. A missing bucket is created: the run writes only under
-// its own prefix and removes it afterwards (unless --keep).
-func (f *dataFlags) store(ctx context.Context, run *results.Run, dir string, stderr io.Writer) (*dataStore, error) {
+// parseStore validates the warehouse flags without any I/O.
+func (f *dataFlags) parseStore(run *results.Run) (*dataStore, error) {
 	wh := f.warehouse
 	if wh == "" {
 		wh = "s3://katbench/data"
@@ -233,17 +237,7 @@ func (f *dataFlags) store(ctx context.Context, run *results.Run, dir string, std
 		prefix += "/"
 	}
 	st.prefix = prefix + run.ID + "/"
-	if f.endpoint == "" {
-		ctl, err := s3.StartControl()
-		if err != nil {
-			return nil, err
-		}
-		st.ctl, st.name = ctl, "control"
-		st.cfg.Endpoint = ctl.URL()
-		if st.cfg.AccessKey == "" || st.cfg.SecretKey == "" {
-			st.cfg.AccessKey, st.cfg.SecretKey = "control", "control" // it accepts any signature
-		}
-	} else {
+	if f.endpoint != "" {
 		if _, err := s3.ParseEndpoint(f.endpoint); err != nil {
 			return nil, usageError{err}
 		}
@@ -252,10 +246,31 @@ func (f *dataFlags) store(ctx context.Context, run *results.Run, dir string, std
 		}
 		st.cfg.Endpoint, st.name = f.endpoint, f.endpoint
 	}
-	if err := st.ensureBucket(ctx, stderr); err != nil {
-		return nil, errors.Join(err, st.close())
-	}
 	return st, nil
+}
+
+// start starts the control store when no endpoint was given and makes sure
+// the bucket exists. A missing bucket is created: the run writes only under
+// its own prefix and removes it afterwards (unless --keep).
+func (st *dataStore) start(ctx context.Context, stderr io.Writer) error {
+	if !st.s3 {
+		return nil
+	}
+	if st.cfg.Endpoint == "" {
+		ctl, err := s3.StartControl()
+		if err != nil {
+			return err
+		}
+		st.ctl, st.name = ctl, "control"
+		st.cfg.Endpoint = ctl.URL()
+		if st.cfg.AccessKey == "" || st.cfg.SecretKey == "" {
+			st.cfg.AccessKey, st.cfg.SecretKey = "control", "control" // it accepts any signature
+		}
+	}
+	if err := st.ensureBucket(ctx, stderr); err != nil {
+		return errors.Join(err, st.close())
+	}
+	return nil
 }
 
 // client is a minio-go client on net/http for setup and cleanup.
@@ -337,6 +352,10 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	store, err := f.parseStore(run)
+	if err != nil {
+		return err
+	}
 	stderr := cmd.ErrOrStderr()
 	stdout := cmd.OutOrStdout()
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -351,8 +370,7 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 			err = errors.Join(err, os.RemoveAll(dir))
 		}
 	}()
-	store, err := f.store(ctx, run, dir, stderr)
-	if err != nil {
+	if err := store.start(ctx, stderr); err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, store.close()) }()
