@@ -101,7 +101,7 @@ func init() {
 	fl.StringVar(&f.accessKey, "access-key", env.AccessKey, "access key; env "+s3.EnvAccessKey)
 	fl.StringVar(&f.secretKey, "secret-key", "", "secret key (default: env "+s3.EnvSecretKey+")")
 	fl.StringVar(&f.region, "region", env.Region, "signing region; env "+s3.EnvRegion)
-	fl.BoolVar(&f.keep, "keep", false, "keep the run's objects on the S3 store (default: removed afterwards)")
+	fl.BoolVar(&f.keep, "keep", false, "keep the run's tables and their objects (default: tables dropped, objects removed); with --dir, each lane's embedded catalog stays in DIR/<i>-<target>-<transport>")
 	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", "small run: 100k rows per append, 20 small appends; env BENCH_QUICK=1")
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs under this directory (default: a temp dir removed after the run)")
 	fl.StringVar(&f.namespace, "namespace", "", "namespace of the run's tables (default katbench_data_<run id>)")
@@ -164,7 +164,7 @@ func (f *dataFlags) config(run *results.Run) (dataplane.Config, []transport.Kind
 	cfg := dataplane.Config{
 		BatchRows: f.batchRows, Compression: f.compression, Rounds: f.rounds,
 		CommitOps: f.commitOps, CommitRows: f.commitRows, ScanConcurrency: f.scanConc,
-		Seed: f.seed, Namespace: f.namespace, Quick: f.quick, Run: run,
+		Seed: f.seed, Namespace: f.namespace, Quick: f.quick, Run: run, KeepTables: f.keep,
 	}
 	if f.format != "jsonl" && f.format != "table" {
 		return cfg, nil, usagef("--format %q: want jsonl or table", f.format)

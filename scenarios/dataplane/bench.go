@@ -79,8 +79,8 @@ type laneState struct {
 //
 // Lines go to sink per lane and scenario once all rounds are done. Run
 // returns an error wrapping ErrFailed when any operation failed, after
-// writing every line. Tables are dropped afterwards (not purged: the caller
-// owns the warehouse). Lanes are used from one goroutine at a time.
+// writing every line. Tables are dropped afterwards unless cfg.KeepTables
+// (never purged: the caller owns the warehouse). Lanes are used from one goroutine at a time.
 func Run(ctx context.Context, cfg Config, lanes []Lane, sink results.Sink) (err error) {
 	cfg, err = cfg.withDefaults()
 	if err != nil {
@@ -99,7 +99,9 @@ func Run(ctx context.Context, cfg Config, lanes []Lane, sink results.Sink) (err 
 		states[i] = st
 	}
 	defer progressDone(cfg)
-	defer func() { err = errors.Join(err, dropTables(ctx, cfg, states)) }()
+	if !cfg.KeepTables {
+		defer func() { err = errors.Join(err, dropTables(ctx, cfg, states)) }()
+	}
 	for _, st := range states {
 		if err := setup(ctx, cfg, st, props); err != nil {
 			return err

@@ -14,7 +14,7 @@ import (
 
 // openEmbedded opens an embedded catalog in a temp dir on a file://
 // warehouse.
-func openEmbedded(t *testing.T) *catalog.Catalog {
+func openEmbedded(t testing.TB) *catalog.Catalog {
 	t.Helper()
 	cat, err := catalog.Open(context.Background(), catalog.Options{Dir: t.TempDir(), Durability: catalog.None})
 	if err != nil {
@@ -23,6 +23,8 @@ func openEmbedded(t *testing.T) *catalog.Catalog {
 	t.Cleanup(func() { _ = cat.Close() })
 	return cat
 }
+
+func openEmbeddedB(b *testing.B) *catalog.Catalog { return openEmbedded(b) }
 
 func smallConfig() Config {
 	return Config{

@@ -56,6 +56,9 @@ type Config struct {
 	// Namespace holds the run's tables; it must be unique to the run when
 	// lanes share a catalog.
 	Namespace string
+	// KeepTables leaves the run's tables and namespace in the catalog
+	// (default: dropped at the end, never purged).
+	KeepTables bool
 	// Select chooses scenarios by name; nil runs all.
 	Select func(scenario string) bool
 	// Quick marks lines of a --quick run and picks the quick defaults.
