@@ -44,6 +44,8 @@ type dataFlags struct {
 	secretKey      string
 	region         string
 	keep           bool
+	raw            bool
+	rawIterations  int
 	quick          bool
 	dir            string
 	namespace      string
@@ -102,6 +104,8 @@ func init() {
 	fl.StringVar(&f.secretKey, "secret-key", "", "secret key (default: env "+s3.EnvSecretKey+")")
 	fl.StringVar(&f.region, "region", env.Region, "signing region; env "+s3.EnvRegion)
 	fl.BoolVar(&f.keep, "keep", false, "keep the run's tables and their objects (default: tables dropped, objects removed); with --dir, each lane's embedded catalog stays in DIR/<i>-<target>-<transport>")
+	fl.BoolVar(&f.raw, "raw", true, "on an S3 warehouse, also measure raw S3 PUT and GET (katbench transport's s3.put/s3.get) at the mean Parquet file size, for the IO-efficiency ratios")
+	fl.IntVar(&f.rawIterations, "raw-iterations", 0, "raw PUTs and GETs per transport (default 20, 8 with --quick)")
 	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", "small run: 100k rows per append, 20 small appends; env BENCH_QUICK=1")
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs under this directory (default: a temp dir removed after the run)")
 	fl.StringVar(&f.namespace, "namespace", "", "namespace of the run's tables (default katbench_data_<run id>)")
@@ -190,6 +194,9 @@ func (f *dataFlags) config(run *results.Run) (dataplane.Config, []transport.Kind
 		if _, err := catalog.ParseDurability(f.durability); err != nil {
 			return cfg, nil, usageError{err}
 		}
+	}
+	if f.rawIterations < 0 {
+		return cfg, nil, usagef("--raw-iterations must not be negative")
 	}
 	if f.seed == 0 {
 		return cfg, nil, usagef("--seed must not be 0")
@@ -421,7 +428,47 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 		rerr := dataplane.Run(ctx, cfg, lanes, sink)
 		errs = append(errs, rerr, closeLanes())
 	}
+	if store.s3 && f.raw && ctx.Err() == nil {
+		errs = append(errs, f.rawBaseline(ctx, run, store, kinds, coll.Snapshot(), sink, cfg.Log))
+	}
 	return errors.Join(errs...)
+}
+
+// rawBaseline measures plain S3 PUT and GET of one object of the mean
+// Parquet file size the appends wrote, on every transport, with katbench
+// transport's bench (its own s3.put/s3.get lines): the ceiling data.append
+// and data.scan MiB/s are compared with.
+func (f *dataFlags) rawBaseline(ctx context.Context, run *results.Run, store *dataStore, kinds []transport.Kind,
+	recs []results.Record, sink results.Sink, log io.Writer,
+) error {
+	var bytes, files int64
+	for _, r := range recs {
+		if strings.HasPrefix(r.Scenario, dataplane.AppendPrefix) && r.Skipped == "" {
+			b, _ := r.Params["parquet_bytes"].(int64)
+			n, _ := r.Params["files"].(int64)
+			bytes, files = bytes+b, files+n
+		}
+	}
+	if files == 0 {
+		return nil // nothing was appended: no size to compare at
+	}
+	size := min(bytes/files, s3bench.MaxSize)
+	iters := f.rawIterations
+	if iters == 0 {
+		iters = 20
+		if f.quick {
+			iters = 8
+		}
+	}
+	cfg := s3bench.Config{
+		S3: store.cfg, EndpointName: store.name, Transports: kinds,
+		Ops: []s3bench.Op{s3bench.Put, s3bench.Get}, Sizes: []int64{size}, Concurrency: []int{1},
+		Iterations: iters, Rounds: min(f.rounds*2, iters), Quick: f.quick, Run: run, Log: log,
+	}
+	if err := s3bench.Run(ctx, cfg, sink); err != nil {
+		return fmt.Errorf("raw S3 baseline at %s: %w", s3bench.FormatSize(size), err)
+	}
+	return nil
 }
 
 func rowsOrDefault(cfg dataplane.Config) int64 {

@@ -415,6 +415,9 @@ func (st *laneState) appendRecord(cfg Config, name string) results.Record {
 		p["rows_total"] = a.rows
 		p["files"] = a.files
 		p["parquet_bytes"] = a.b
+		if a.files > 0 {
+			p["avg_file_bytes"] = a.b / a.files
+		}
 		p["rows_s"] = float64(a.rows) / a.wall.Seconds()
 		p["mib_s"] = float64(a.b) / a.wall.Seconds() / (1 << 20)
 		p["write_s"] = a.write.Seconds()

@@ -68,6 +68,58 @@ func WriteTable(w io.Writer, recs []results.Record) error {
 		ur, _ := u.Params["rows_s"].(float64)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", k.target, k.scenario, ratio(ur, hr), ratio(u.P50US, h.P50US))
 	}
+	if rows > 0 {
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return writeEfficiency(w, recs)
+}
+
+// writeEfficiency prints, per data.append and data.scan line, its Parquet
+// MiB/s over the raw s3.put / s3.get MiB/s of the same transport (lines of
+// katbench transport's bench, whose target is the transport), when the run
+// measured them.
+func writeEfficiency(w io.Writer, recs []results.Record) error {
+	raw := map[[2]string]results.Record{} // (transport, op) → line
+	for _, r := range recs {
+		if r.Skipped != "" || !strings.HasPrefix(r.Scenario, "s3.") {
+			continue
+		}
+		if op, _ := r.Params["op"].(string); op == "put" || op == "get" {
+			raw[[2]string{r.Target, op}] = r
+		}
+	}
+	if len(raw) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	rows := 0
+	for _, r := range recs {
+		op := ""
+		switch {
+		case r.Skipped != "":
+			continue
+		case strings.HasPrefix(r.Scenario, AppendPrefix):
+			op = "put"
+		case r.Scenario == ScanName:
+			op = "get"
+		default:
+			continue
+		}
+		base, ok := raw[[2]string{r.Transport, op}]
+		if !ok {
+			continue
+		}
+		if rows == 0 {
+			fmt.Fprintln(w)
+			fmt.Fprintln(tw, "target\tscenario\ttransport\tParquet MiB/s\traw\traw MiB/s\tratio\t")
+		}
+		rows++
+		dm, _ := r.Params["mib_s"].(float64)
+		rm, _ := base.Params["mib_s"].(float64)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%s\t%.1f\t%s\t\n", r.Target, r.Scenario, r.Transport, dm, base.Scenario, rm, ratio(dm, rm))
+	}
 	if rows == 0 {
 		return nil
 	}
