@@ -155,6 +155,26 @@ func (st *dataStore) ioProps(k transport.Kind) map[string]string {
 	}
 }
 
+// exportEnv points this process's S3 environment at the store, so the
+// catalogs katbench starts in-process (embedded, and the one behind the
+// REST and gRPC fronts) read and write the lane's table metadata there:
+// their IO falls back to these variables. The transport comes from each
+// table's katbench.transport property.
+func (st *dataStore) exportEnv() error {
+	if !st.s3 {
+		return nil
+	}
+	for k, v := range map[string]string{
+		s3.EnvEndpoint: st.cfg.Endpoint, s3.EnvAccessKey: st.cfg.AccessKey,
+		s3.EnvSecretKey: st.cfg.SecretKey, s3.EnvRegion: st.cfg.Region,
+	} {
+		if err := os.Setenv(k, v); err != nil {
+			return fmt.Errorf("set %s: %w", k, err)
+		}
+	}
+	return nil
+}
+
 func (st *dataStore) close() error {
 	if st.ctl != nil {
 		return st.ctl.Close()
@@ -380,6 +400,9 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 	if err := store.start(ctx, stderr); err != nil {
 		return err
 	}
+	if err := store.exportEnv(); err != nil {
+		return errors.Join(err, store.close())
+	}
 	defer func() { err = errors.Join(err, store.close()) }()
 	if !f.keep {
 		defer func() { err = errors.Join(err, store.removeRun(ctx)) }()
@@ -529,6 +552,10 @@ func openDataLanes(ctx context.Context, fac competitors.Factory, spec targetSpec
 		cdir := filepath.Join(dir, sub)
 		if err := os.MkdirAll(cdir, 0o755); err != nil {
 			return nil, nil, fmt.Errorf("create %s: %w", cdir, err)
+		}
+		if store.s3 {
+			lane.Location = store.warehouse(sub)
+			lane.TableProps = map[string]string{"katbench.transport": string(k)}
 		}
 		p := maps.Clone(props)
 		maps.Copy(p, store.ioProps(k))

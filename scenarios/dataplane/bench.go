@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/apache/iceberg-go/catalog"
@@ -28,6 +29,13 @@ type Lane struct {
 	Transport, Requested, Fallback string
 	// Catalog creates, loads and commits the lane's tables.
 	Catalog catalog.Catalog
+	// Location, when set, is the root under which the lane's tables are
+	// created (<Location>/<namespace>/<table>) instead of the catalog's
+	// warehouse default.
+	Location string
+	// TableProps are extra properties of the lane's tables (for instance
+	// the IO transport their files travel over).
+	TableProps map[string]string
 	// Params are extra facts for every line of the lane (the competitor's).
 	Params map[string]any
 }
@@ -197,8 +205,12 @@ func Run(ctx context.Context, cfg Config, lanes []Lane, sink results.Sink) (err 
 	return nil
 }
 
-// tableName is the lane's name for a table: lanes may share a catalog.
+// tableName is the lane's name for a table, kind_<transport> (lanes may
+// share a catalog), or kind alone for a lane without a transport.
 func tableName(cfg Config, st *laneState, kind string) table.Identifier {
+	if st.Transport == "" {
+		return table.Identifier{cfg.Namespace, kind}
+	}
 	return table.Identifier{cfg.Namespace, kind + "_" + st.Transport}
 }
 
@@ -215,7 +227,13 @@ func setup(ctx context.Context, cfg Config, st *laneState, props map[string]stri
 		dst  **table.Table
 	}{{"events", &st.events}, {"commits", &st.commits}} {
 		id := tableName(cfg, st, t.kind)
-		*t.dst, err = st.Catalog.CreateTable(ctx, id, Schema(), catalog.WithProperties(maps.Clone(props)))
+		p := maps.Clone(props)
+		maps.Copy(p, st.TableProps)
+		opts := []catalog.CreateTableOpt{catalog.WithProperties(p)}
+		if st.Location != "" {
+			opts = append(opts, catalog.WithLocation(strings.TrimRight(st.Location, "/")+"/"+cfg.Namespace+"/"+id[1]))
+		}
+		*t.dst, err = st.Catalog.CreateTable(ctx, id, Schema(), opts...)
 		if err != nil {
 			return fmt.Errorf("dataplane: %s/%s: create table %s: %w", st.Target, st.Transport, id, err)
 		}

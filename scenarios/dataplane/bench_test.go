@@ -3,6 +3,7 @@ package dataplane
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"testing"
 
 	icecatalog "github.com/apache/iceberg-go/catalog"
@@ -176,5 +177,32 @@ func TestParseRows(t *testing.T) {
 		if _, err := ParseRows(bad); err == nil {
 			t.Errorf("ParseRows(%q) accepted", bad)
 		}
+	}
+}
+
+// TestRunWithLocation: a lane's Location roots its tables, and its
+// TableProps reach the tables; KeepTables leaves them in the catalog.
+func TestRunWithLocation(t *testing.T) {
+	cat := openEmbedded(t)
+	root := t.TempDir()
+	cfg := smallConfig()
+	cfg.Rounds, cfg.CommitOps, cfg.KeepTables = 1, 1, true
+	lane := Lane{Target: "embedded", Catalog: cat, Location: "file://" + root, TableProps: map[string]string{"katbench.test": "yes"}}
+	if err := Run(context.Background(), cfg, []Lane{lane}, &results.Collector{}); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := cat.LoadTable(context.Background(), table.Identifier{cfg.Namespace, "events"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "file://" + filepath.Join(root, cfg.Namespace, "events"); tbl.Location() != want {
+		t.Errorf("table location %s, want %s", tbl.Location(), want)
+	}
+	if tbl.Properties()["katbench.test"] != "yes" {
+		t.Errorf("table properties %v lack the lane's", tbl.Properties())
+	}
+	parquet, _ := filepath.Glob(filepath.Join(root, cfg.Namespace, "events", "data", "*.parquet"))
+	if len(parquet) == 0 {
+		t.Errorf("no Parquet files under the lane's location %s", root)
 	}
 }
