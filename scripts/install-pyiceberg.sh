@@ -4,8 +4,8 @@
 # the venv's python path on stdout (the only line on stdout).
 #
 # The venv lives under ${KATBENCH_CACHE:-$HOME/.cache/katbench}/pyiceberg-venv
-# so repeated runs cost nothing. pyarrow is deliberately not installed: the
-# catalog operations the interop test performs never read data files.
+# so repeated runs cost nothing. pyarrow comes with it (pyiceberg's pyarrow
+# extra): the data-plane interop test reads Parquet data files katbench wrote.
 set -euo pipefail
 
 PYICEBERG_VERSION="${PYICEBERG_VERSION:-0.10.0}"
@@ -19,7 +19,7 @@ if ! command -v "$PY" >/dev/null 2>&1; then
 fi
 
 if [ -x "$VENV/bin/python" ] &&
-	"$VENV/bin/python" -c "import pyiceberg, sys; sys.exit(0 if pyiceberg.__version__ == '$PYICEBERG_VERSION' else 1)" 2>/dev/null; then
+	"$VENV/bin/python" -c "import pyarrow, pyiceberg, sys; sys.exit(0 if pyiceberg.__version__ == '$PYICEBERG_VERSION' else 1)" 2>/dev/null; then
 	echo "$VENV/bin/python"
 	exit 0
 fi
@@ -28,6 +28,6 @@ mkdir -p "$CACHE"
 rm -rf "$VENV"
 "$PY" -m venv "$VENV" >&2
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-	"pyiceberg==$PYICEBERG_VERSION" >&2
-"$VENV/bin/python" -c "import pyiceberg.catalog.rest" >&2
+	"pyiceberg[pyarrow]==$PYICEBERG_VERSION" >&2
+"$VENV/bin/python" -c "import pyarrow, pyiceberg.catalog.rest" >&2
 echo "$VENV/bin/python"

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nordisk/katbench/internal/results"
+)
+
+// dataLines parses katbench data's stdout.
+func dataLines(t *testing.T, stdout string) []results.Record {
+	t.Helper()
+	var recs []results.Record
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var r results.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("stdout line %.200q: %v", sc.Text(), err)
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// TestDataFileWarehouse runs katbench data end to end on a file://
+// warehouse: three verified lines, a table on stderr.
+func TestDataFileWarehouse(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := katbench(t, dir, "data", "--warehouse", "file://"+filepath.Join(dir, "wh"),
+		"--rows", "5k", "--batch-rows", "1000", "--rounds", "2", "--commit-ops", "3", "--history", "h.jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	recs := dataLines(t, stdout)
+	want := map[string]int64{"data.append.5k": 2, "data.scan": 2, "data.commit.latency": 3}
+	if len(recs) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(recs), len(want), stdout)
+	}
+	for _, r := range recs {
+		if r.Target != "embedded" || r.Errors != 0 || r.Ops != want[r.Scenario] || r.Params["warehouse"] != "file" || r.Hist == "" {
+			t.Errorf("%s: target %s ops %d errors %d warehouse %v (%s)", r.Scenario, r.Target, r.Ops, r.Errors, r.Params["warehouse"], r.FirstError)
+		}
+	}
+	if !strings.Contains(stderr, "data.scan") || !strings.Contains(stderr, "ok") {
+		t.Errorf("stderr has no table:\n%s", stderr)
+	}
+	hist, err := os.ReadFile(filepath.Join(dir, "h.jsonl"))
+	if err != nil || strings.Count(string(hist), "\n") != len(want) {
+		t.Errorf("history: %v, %d lines", err, strings.Count(string(hist), "\n"))
+	}
+}
+
+func TestDataBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown target", []string{"nosuch"}, "valid: "},
+		{"bad rows", []string{"--rows", "lots"}, "--rows"},
+		{"zero rows", []string{"--rows", "0"}, "--rows"},
+		{"bad compression", []string{"--compression", "lz4"}, "--compression"},
+		{"bad file size", []string{"--target-file-size", "big"}, "--target-file-size"},
+		{"bad transport", []string{"--transports", "pigeon"}, "--transports"},
+		{"bad format", []string{"--format", "xml"}, "--format"},
+		{"bad rounds", []string{"--rounds", "0"}, "--rounds"},
+		{"bad durability", []string{"--durability", "sometimes"}, "sometimes"},
+		{"bad warehouse scheme", []string{"--warehouse", "gs://b/p"}, "--warehouse"},
+		{"warehouse without bucket", []string{"--warehouse", "s3:///p"}, "no bucket"},
+		{"endpoint without scheme", []string{"--s3-endpoint", "127.0.0.1:9000"}, "missing scheme"},
+		{"endpoint without keys", []string{"--s3-endpoint", "http://127.0.0.1:9", "--access-key", "", "--secret-key", ""}, "needs keys"},
+		{"bad prop", []string{"--prop", "novalue"}, "--prop"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			keep := filepath.Join(dir, "keep")
+			args := append([]string{"data", "--history", "h.jsonl", "--dir", keep}, tc.args...)
+			stdout, stderr, code := katbenchEnv(t, dir, []string{"AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "KATBENCH_S3_ENDPOINT="}, args...)
+			if code != 2 || stdout != "" {
+				t.Fatalf("exit %d, stdout %q; want exit 2 and no output (stderr %s)", code, stdout, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q does not mention %q", stderr, tc.want)
+			}
+			for _, p := range []string{"h.jsonl", "keep"} {
+				if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
+					t.Errorf("%s was created", p)
+				}
+			}
+		})
+	}
+}
+
+// katbenchEnv is katbench with extra environment variables (set last, so
+// they win).
+func katbenchEnv(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "BENCH_QUICK=", "BENCH_DURABILITY="), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}

@@ -1,0 +1,99 @@
+package dataplane
+
+import (
+	"context"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	icecatalog "github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+)
+
+// benchRows is the rows per append of the pipeline benchmarks.
+const benchRows = 200_000
+
+// newBenchTable creates an events table on a fresh embedded catalog (file://
+// warehouse unless benchWarehouse says otherwise).
+func newBenchTable(b *testing.B) *table.Table {
+	b.Helper()
+	ctx := context.Background()
+	cat := openEmbeddedB(b)
+	if err := cat.CreateNamespace(ctx, table.Identifier{"bench"}, nil); err != nil {
+		b.Fatal(err)
+	}
+	props, _ := TableProps("zstd", 0)
+	tbl, err := cat.CreateTable(ctx, table.Identifier{"bench", "events"}, Schema(), icecatalog.WithProperties(props))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return tbl
+}
+
+// BenchmarkGenerate is the generator alone: the floor under append.
+func BenchmarkGenerate(b *testing.B) {
+	for b.Loop() {
+		r, _ := NewReader(nil, 1, 0, benchRows, DefaultBatchRows)
+		for r.Next() {
+		}
+		r.Release()
+	}
+	b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkAppend appends benchRows per iteration; rows/s and MiB/s of
+// Parquet are reported.
+func BenchmarkAppend(b *testing.B) {
+	tbl := newBenchTable(b)
+	var bytes int64
+	i := int64(0)
+	for b.Loop() {
+		r, _ := NewReader(nil, 1, i*benchRows, benchRows, DefaultBatchRows)
+		res, err := Append(context.Background(), tbl, r)
+		r.Release()
+		if err != nil {
+			b.Fatal(err)
+		}
+		tbl, bytes = res.Table, bytes+res.Bytes
+		i++
+	}
+	b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(bytes)/(1<<20)/b.Elapsed().Seconds(), "MiB/s")
+}
+
+// BenchmarkScan scans a table of 2 × benchRows rows with checksums.
+func BenchmarkScan(b *testing.B) {
+	tbl := newBenchTable(b)
+	for i := range int64(2) {
+		r, _ := NewReader(nil, 1, i*benchRows, benchRows, DefaultBatchRows)
+		res, err := Append(context.Background(), tbl, r)
+		r.Release()
+		if err != nil {
+			b.Fatal(err)
+		}
+		tbl = res.Table
+	}
+	var bytes int64
+	for b.Loop() {
+		res, err := Scan(context.Background(), tbl, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bytes += res.Bytes
+	}
+	b.ReportMetric(2*float64(benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(bytes)/(1<<20)/b.Elapsed().Seconds(), "MiB/s")
+}
+
+// BenchmarkChecksum is the verification cost per row.
+func BenchmarkChecksum(b *testing.B) {
+	rec := buildBatch(memory.DefaultAllocator, 1, 0, DefaultBatchRows)
+	defer rec.Release()
+	for b.Loop() {
+		var c Checksum
+		if err := c.AddBatch(rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(DefaultBatchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
