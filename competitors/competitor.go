@@ -123,8 +123,30 @@ type Factory struct {
 	// beyond --setup-parallel. A server whose store serialises writers
 	// badly (the Apache fixture's SQLite answers SQLITE_BUSY) says so here.
 	SetupParallel int
+	// CheckArgs validates the positional arguments before anything is
+	// created, so a bad command line is a usage error and nothing runs. Nil
+	// means the competitor takes no arguments. Use [Factory.Check].
+	CheckArgs func(args []string) error
 	// New builds the competitor. It must clean up after itself on error.
 	New func(ctx context.Context, cfg Config) (Competitor, error)
+}
+
+// ErrBadArgs is wrapped by every error of [Factory.Check].
+var ErrBadArgs = errors.New("bad arguments")
+
+// Check validates args for this competitor (see CheckArgs). It is cheap,
+// touches nothing outside the process, and wraps ErrBadArgs.
+func (f Factory) Check(args []string) error {
+	if f.CheckArgs == nil {
+		if len(args) > 0 {
+			return fmt.Errorf("%w: %s takes no arguments, got %q", ErrBadArgs, f.Name, args)
+		}
+		return nil
+	}
+	if err := f.CheckArgs(args); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrBadArgs, f.Name, err)
+	}
+	return nil
 }
 
 var (

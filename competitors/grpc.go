@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/apache/iceberg-go"
@@ -60,8 +61,26 @@ func init() {
 		Usage:       "[HOST:PORT]",
 		Description: "our gRPC front over a fresh embedded catalog, in-process on loopback (or the server at HOST:PORT, env KATBENCH_GRPC_URL)",
 		Durability:  true,
+		CheckArgs:   checkGRPCArgs,
 		New:         newGRPC,
 	})
+}
+
+// checkGRPCArgs accepts at most one argument, a HOST:PORT address.
+func checkGRPCArgs(args []string) error {
+	if len(args) > 1 {
+		return fmt.Errorf("too many arguments %q (want [HOST:PORT])", args)
+	}
+	if len(args) == 1 {
+		_, port, err := net.SplitHostPort(args[0])
+		if err != nil {
+			return fmt.Errorf("address %q is not HOST:PORT: %w", args[0], err)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("address %q: want HOST:PORT with a port 1..65535", args[0])
+		}
+	}
+	return nil
 }
 
 // newGRPC builds `grpc`: with HOST:PORT (argument, else KATBENCH_GRPC_URL)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -98,26 +99,16 @@ func init() {
 		Usage:       "[URL]",
 		Description: "our Iceberg REST server over a fresh embedded catalog, in-process on loopback (or the server at URL)",
 		Durability:  true,
+		CheckArgs:   checkURLArgs(1),
 		New:         newREST,
 	})
-	// The JVM servers ask for a warm-up; the fixture's JDBC catalog on
-	// SQLite answers concurrent writers with SQLITE_BUSY, so its dataset is
-	// built by one worker.
-	for _, s := range []struct {
-		name, usage, desc string
-		needWarehouse     bool
-		warmup            time.Duration
-		setupParallel     int
-	}{
-		{"nessie", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog (containers/nessie_up.sh)", true, jvmWarmup, 0},
-		{"polaris", "URL WAREHOUSE", "Apache Polaris (containers/polaris_up.sh)", true, jvmWarmup, 0},
-		{"fixture", "URL [WAREHOUSE]", "Apache Iceberg's REST fixture, the reference server (containers/fixture_up.sh)", false, jvmWarmup, 1},
-	} {
+	for _, s := range remoteRESTServers {
 		Register(Factory{
 			Name:          s.name,
 			Usage:         s.usage,
 			Description:   s.desc + ", through iceberg-go's REST client",
 			SetupParallel: s.setupParallel,
+			CheckArgs:     checkURLArgs(2),
 			New: func(ctx context.Context, cfg Config) (Competitor, error) {
 				c, err := newRemoteREST(ctx, s.name, s.needWarehouse, cfg)
 				if err != nil {
@@ -128,6 +119,121 @@ func init() {
 			},
 		})
 	}
+}
+
+// exampleURL is the base URL shape of the named server ("" when unknown).
+func exampleURL(name string) string {
+	for _, s := range remoteRESTServers {
+		if s.name == name {
+			return s.example
+		}
+	}
+	return ""
+}
+
+// remoteRESTServer describes a REST catalog katbench reaches by URL.
+type remoteRESTServer struct {
+	name, usage, desc string
+	needWarehouse     bool
+	// example is what a correct base URL looks like, for the error a wrong
+	// one gets (the Iceberg REST API lives under a server-specific path).
+	example string
+	// warmup is the one-time server warm-up the JVM servers ask for.
+	warmup time.Duration
+	// setupParallel is Factory.SetupParallel: the fixture's JDBC catalog
+	// on SQLite answers concurrent writers with SQLITE_BUSY, so its dataset
+	// is built by one worker.
+	setupParallel int
+}
+
+var remoteRESTServers = []remoteRESTServer{
+	{"nessie", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog (containers/nessie_up.sh)", true,
+		"http://HOST:19120/iceberg (Nessie serves Iceberg REST under /iceberg)", jvmWarmup, 0},
+	{"polaris", "URL WAREHOUSE", "Apache Polaris (containers/polaris_up.sh)", true,
+		"http://HOST:8181/api/catalog (Polaris serves Iceberg REST under /api/catalog)", jvmWarmup, 0},
+	{"fixture", "URL [WAREHOUSE]", "Apache Iceberg's REST fixture, the reference server (containers/fixture_up.sh)", false,
+		"http://HOST:8181 (the fixture serves Iceberg REST at the root)", jvmWarmup, 1},
+}
+
+// ErrNotRESTCatalog is returned when a URL answers HTTP but GET
+// {URL}/v1/config is not an Iceberg REST config response.
+var ErrNotRESTCatalog = errors.New("not an Iceberg REST catalog base URL")
+
+// checkURLArgs accepts at most max arguments, the first an http(s) URL with
+// a host.
+func checkURLArgs(max int) func([]string) error {
+	return func(args []string) error {
+		if len(args) > max {
+			return fmt.Errorf("too many arguments %q (at most %d)", args, max)
+		}
+		if len(args) > 0 {
+			return checkBaseURL(args[0])
+		}
+		return nil
+	}
+}
+
+// checkBaseURL accepts an absolute http(s) URL with a host and no query or
+// fragment (the client appends /v1/...).
+func checkBaseURL(u string) error {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return fmt.Errorf("URL %q is not an http(s) URL like http://127.0.0.1:8181/api/catalog: %w", u, err)
+	}
+	if (pu.Scheme != "http" && pu.Scheme != "https") || pu.Hostname() == "" || pu.RawQuery != "" || pu.Fragment != "" {
+		return fmt.Errorf("URL %q is not an http(s) URL like http://127.0.0.1:8181/api/catalog (scheme, host, optional path; no query)", u)
+	}
+	if p := pu.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("URL %q: port %q is not 1..65535", u, p)
+		}
+	}
+	return nil
+}
+
+// probeConfig does an unauthenticated GET {base}/v1/config before the REST
+// client is built, so a wrong base path fails with what was expected instead
+// of iceberg-go's bare "REST error". An answer that needs authentication
+// (401, 403) passes: the path exists. Connection errors are returned as is.
+func probeConfig(ctx context.Context, client *http.Client, name, base, example string) error {
+	u := base + "/v1/config"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s: GET %s: %w", name, u, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // keep the connection reusable
+	want := "the Iceberg REST base URL"
+	if example != "" {
+		want = example
+	}
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return nil
+	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
+		return fmt.Errorf("%s: GET %s answered %s: %w; expected %s", name, u, resp.Status, ErrNotRESTCatalog, want)
+	case resp.StatusCode/100 == 2:
+		if t := strings.TrimSpace(string(body)); !strings.HasPrefix(t, "{") {
+			return fmt.Errorf("%s: GET %s answered %s with %q, not a JSON config: %w; expected %s",
+				name, u, resp.Status, truncate(t, 80), ErrNotRESTCatalog, want)
+		}
+	}
+	// Other statuses (a warehouse-specific 400, a 5xx) are left to the
+	// client, whose error carries the server's own message.
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }
 
 // newREST builds `rest`: with a URL argument it benchmarks that server;
@@ -205,9 +311,8 @@ func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Con
 	if u == "" {
 		return nil, fmt.Errorf("%s: no server URL (%s_URL is unset): %s", name, env, hint)
 	}
-	pu, err := url.Parse(u)
-	if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-		return nil, fmt.Errorf("%s: URL %q is not an http(s) URL: %s", name, u, hint)
+	if err := checkBaseURL(u); err != nil {
+		return nil, fmt.Errorf("%s: %w: %s", name, err, hint)
 	}
 	p := props(cfg, name)
 	if wh != "" {
@@ -284,6 +389,10 @@ func dialREST(ctx context.Context, name, base string, p map[string]string) (*res
 		default:
 			extra[k] = v
 		}
+	}
+	if err := probeConfig(ctx, client, name, base, exampleURL(name)); err != nil {
+		tr.CloseIdleConnections()
+		return nil, err
 	}
 	auth, err := newAuth(base, p, client)
 	if err != nil {

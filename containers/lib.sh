@@ -364,3 +364,31 @@ kb_usage_if_help() {
 		esac
 	done
 }
+
+# kb_shared_dir prints the team's shared folder beside the checkout
+# (../shared relative to the repository root, CI's layout), which may not exist.
+kb_shared_dir() {
+	printf '%s\n' "${KATBENCH_SHARED_DIR:-$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)/../shared}"
+}
+
+# kb_lock FILE takes an exclusive lock on FILE (created) for the rest of the
+# script, so two scripts never fill the same cache entry at once. It logs
+# when it has to wait.
+kb_lock() {
+	mkdir -p "$(dirname -- "$1")"
+	exec 9>"$1"
+	if ! flock -n 9; then
+		kb_log "waiting for another run that holds $1"
+		flock 9
+	fi
+}
+
+# kb_install_only ARGS... succeeds when ARGS hold --install-only: the script
+# then fills its cache and exits without starting anything (make setup).
+kb_install_only() {
+	local a
+	for a in "$@"; do
+		[ "$a" != --install-only ] || return 0
+	done
+	return 1
+}

@@ -35,12 +35,14 @@ type benchFlags struct {
 	history    string
 	format     string
 	namespace  string
-	latencyOps int
-	createOps  int
-	parallel   int
-	rounds     int
-	props      []string
-	storage    storageFlags
+	// namespaceSet: --namespace was given (an explicit '' is a usage error).
+	namespaceSet bool
+	latencyOps   int
+	createOps    int
+	parallel     int
+	rounds       int
+	props        []string
+	storage      storageFlags
 }
 
 func (f *benchFlags) register(cmd *cobra.Command) {
@@ -128,6 +130,9 @@ func (f *benchFlags) options(run *results.Run) (scenarios.Options, error) {
 		o.Durability = string(d)
 	}
 	o.Namespace = f.namespace
+	if f.namespaceSet && o.Namespace == "" {
+		return o, usagef("--namespace '': want a namespace name (leave the flag out for katbench_<run id>)")
+	}
 	if o.Namespace == "" {
 		o.Namespace = "katbench_" + run.ID
 	}
@@ -158,6 +163,7 @@ func parseTarget(s string) targetSpec {
 // runBench is the body of `katbench run` and of every single-target command.
 func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error) {
 	run := results.NewRun()
+	f.namespaceSet = cmd.Flags().Changed("namespace")
 	opts, err := f.options(run)
 	if err != nil {
 		return err
@@ -166,6 +172,9 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 	for i, s := range specs {
 		fac, err := competitors.Lookup(s.name)
 		if err != nil {
+			return usageError{err}
+		}
+		if err := fac.Check(s.args); err != nil {
 			return usageError{err}
 		}
 		factories[i] = fac

@@ -18,6 +18,15 @@ import (
 // ErrNoExports is returned when an up script exits 0 but prints no export line.
 var ErrNoExports = errors.New("up script printed no export lines")
 
+// ErrUnavailable is returned when an up script exits with status
+// ExitUnavailable: the system cannot run on this machine at all (RustFS
+// with neither Docker nor a binary), as opposed to failing to start.
+var ErrUnavailable = errors.New("cannot run on this machine")
+
+// ExitUnavailable is the exit status by which an up script says
+// ErrUnavailable (containers/rustfs_up.sh).
+const ExitUnavailable = 3
+
 // Service is one outside system started by a containers/NAME_up.sh script for
 // a test. Each Service has its own state dir, so parallel tests and a
 // developer's own running copies never share one. A Service is not safe for
@@ -105,6 +114,10 @@ func StartService(name, stateDir string, timeout time.Duration, args ...string) 
 	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.Output()
 	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == ExitUnavailable && ctx.Err() == nil {
+			err = fmt.Errorf("%w (%w)", ErrUnavailable, err)
+		}
 		return svc, fmt.Errorf("%s_up.sh %s: %w\n%s", name, strings.Join(args, " "), err, tail(stderr.String(), 40))
 	}
 	env, err := ParseExports(string(out))
@@ -253,6 +266,62 @@ func Fixture(t testing.TB) RESTEnv {
 	Need(t, "fixture", err)
 	svc := Up(t, "fixture", 15*time.Minute, "--port", strconv.Itoa(port))
 	return RESTEnv{URL: svc.Env["KATBENCH_FIXTURE_URL"], Warehouse: svc.Env["KATBENCH_FIXTURE_WAREHOUSE"], Service: svc}
+}
+
+// RustFS starts a RustFS server for this test on a free port (Docker, or a
+// binary given, cached or seeded from ../shared/bin; see
+// containers/rustfs_up.sh) and returns how to reach it. When no binary can
+// be had without the hours-long cargo build the test skips with the reason,
+// even under CI: that is the one part CI is allowed to miss. Any other
+// failure to start follows Need.
+func RustFS(t testing.TB) S3Env {
+	t.Helper()
+	port, err := FreePort()
+	Need(t, "rustfs", err)
+	state := filepath.Join(t.TempDir(), "state")
+	svc, err := StartService("rustfs", state, 5*time.Minute, "--port", strconv.Itoa(port))
+	if svc != nil {
+		t.Cleanup(func() {
+			if err := svc.Down(2 * time.Minute); err != nil {
+				t.Errorf("%v", err)
+			}
+		})
+	}
+	if errors.Is(err, ErrUnavailable) {
+		t.Skipf("skipping: RustFS unavailable (the one skip allowed under CI): %v", err)
+	}
+	Need(t, "rustfs", err)
+	return s3From(svc.Env)
+}
+
+// Polaris starts Apache Polaris for this test on free ports (Docker, or the
+// Quarkus fast-jar built once into the cache; see containers/polaris_up.sh)
+// with its catalog bootstrapped. RESTEnv.Service.Env holds
+// KATBENCH_POLARIS_PROPS (the OAuth credential and scope).
+func Polaris(t testing.TB) RESTEnv {
+	t.Helper()
+	port, err := FreePort()
+	Need(t, "polaris", err)
+	// The management port is port+1; retry until both are free.
+	for i := 0; i < 20 && !portFree(port+1); i++ {
+		if port, err = FreePort(); err != nil {
+			Need(t, "polaris", err)
+		}
+	}
+	// The timeout covers a cold build of the fast-jar (~10-20 min on a
+	// busy 2-core machine) when `make setup` has not run.
+	svc := Up(t, "polaris", 30*time.Minute, "--port", strconv.Itoa(port))
+	return RESTEnv{URL: svc.Env["KATBENCH_POLARIS_URL"], Warehouse: svc.Env["KATBENCH_POLARIS_WAREHOUSE"], Service: svc}
+}
+
+// portFree reports whether nothing listens on 127.0.0.1:port right now.
+func portFree(port int) bool {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return false
+	}
+	l.Close()
+	return true
 }
 
 func s3From(env map[string]string) S3Env {

@@ -60,6 +60,7 @@ func control(t *testing.T) testenv.S3Env {
 
 func TestRoundTripControl(t *testing.T)   { testRoundTrips(t, control(t)) }
 func TestRoundTripVersitygw(t *testing.T) { testRoundTrips(t, testenv.Versitygw(t)) }
+func TestRoundTripRustFS(t *testing.T)    { testRoundTrips(t, testenv.RustFS(t)) }
 
 // testRoundTrips writes each payload through one transport and reads it back
 // through every transport: bytes identical, HEAD metadata identical across

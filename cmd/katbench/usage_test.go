@@ -1,0 +1,49 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestUsageErrorsBeforeAnythingRuns: stray arguments, an explicit empty
+// namespace and malformed endpoints exit 2 at once — no dataset, no server
+// contacted, nothing written (a run would take minutes and create files).
+func TestUsageErrorsBeforeAnythingRuns(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"stray argument", []string{"embedded", "extra-arg"}, "takes no arguments"},
+		{"stray argument to the peer", []string{"sql", "x"}, "takes no arguments"},
+		{"stray target argument in run", []string{"run", "embedded=http://x"}, "takes no arguments"},
+		{"empty namespace", []string{"embedded", "--namespace", ""}, "--namespace ''"},
+		{"empty namespace with =", []string{"embedded", "--namespace="}, "--namespace ''"},
+		{"malformed URL", []string{"rest", "http://[::1"}, "URL"},
+		{"URL without scheme", []string{"rest", "127.0.0.1:8181"}, "not an http(s) URL"},
+		{"URL with a bad port", []string{"nessie", "http://127.0.0.1:99999/iceberg", "warehouse"}, "port"},
+		{"malformed URL in run", []string{"run", "rest", "polaris=ftp://x@katbench"}, "not an http(s) URL"},
+		{"too many arguments", []string{"polaris", "http://127.0.0.1:1/api/catalog", "katbench", "x"}, "at most 2"},
+		{"gRPC address without port", []string{"grpc", "127.0.0.1"}, "HOST:PORT"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			stdout, stderr, code := katbench(t, dir, append(c.args, "--dir", filepath.Join(dir, "work"))...)
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Fatalf("katbench %q: exit %d, stderr %q; want exit 2 mentioning %q", c.args, code, stderr, c.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout = %q, want nothing", stdout)
+			}
+			if strings.Contains(stderr, "starting") || strings.Contains(stderr, "dataset") {
+				t.Errorf("something ran before the usage error: %q", stderr)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("bad input wrote %v", entries)
+			}
+		})
+	}
+}
