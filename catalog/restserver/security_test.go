@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
 )
 
 // filesUnder lists every regular file below root.
@@ -154,4 +153,3 @@ func mustJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
-
