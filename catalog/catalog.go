@@ -53,6 +53,9 @@ type Options struct {
 	IOProps iceberg.Properties
 	// SyncInterval is the Eventual mode's sync period; default 1s.
 	SyncInterval time.Duration
+	// AllowedLocations are extra roots (absolute URIs) under which a table
+	// or view location may lie besides the warehouse; see CheckLocation.
+	AllowedLocations []string
 }
 
 // Catalog is the embedded bbolt Iceberg catalog. It implements
@@ -70,6 +73,9 @@ type Catalog struct {
 	whPrefix string
 	whFS     icebergio.IO
 	whFSF    table.FSysF
+
+	// locations is the rule every written table or view location obeys.
+	locations locationPolicy
 
 	// wmu serialises every bbolt write transaction with the mirror update
 	// that follows it, so the mirror changes in bbolt's commit order.
@@ -119,6 +125,11 @@ func Open(ctx context.Context, opts Options) (*Catalog, error) {
 			return nil, fmt.Errorf("open catalog: invalid warehouse %q: %w", opts.Warehouse, err)
 		}
 	}
+	for _, l := range opts.AllowedLocations {
+		if err := ValidateLocation(l); err != nil {
+			return nil, fmt.Errorf("open catalog: allowed location: %w", err)
+		}
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("open catalog: create dir %s: %w", dir, err)
 	}
@@ -147,6 +158,10 @@ func Open(ctx context.Context, opts Options) (*Catalog, error) {
 	if err := c.init(ctx, dir, opts.Warehouse); err != nil {
 		_ = db.Close()
 		return nil, err
+	}
+	if c.locations, err = newLocationPolicy(c.warehouse, opts.AllowedLocations); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open catalog: %w", err)
 	}
 	if durability == Eventual {
 		c.syncer = newSyncer(db, opts.SyncInterval)

@@ -72,6 +72,11 @@ func (c *Catalog) CommitTable(ctx context.Context, ident table.Identifier, reqs 
 		return nil, "", fmt.Errorf("commit table %s: creating a table needs a set-location update: %w",
 			identString(ident), iceberg.ErrInvalidArgument)
 	}
+	if cur == nil || next.Location() != cur.Location() {
+		if _, err := c.CheckLocation("set-location", next.Location()); err != nil {
+			return nil, "", fmt.Errorf("commit table %s: %w", identString(ident), err)
+		}
+	}
 
 	t, err := c.install(ctx, ident, base, next, version)
 	if err != nil {

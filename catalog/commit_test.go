@@ -269,7 +269,7 @@ func TestCreateViaCommit(t *testing.T) {
 	c, _ := openTemp(t)
 	mustNS(t, c, "ns")
 	id := table.Identifier{"ns", "staged"}
-	loc := "file://" + filepath.ToSlash(t.TempDir()) + "/staged"
+	loc := c.Warehouse() + "/staged-here"
 	meta, mloc, err := c.CommitTable(ctx, id, []table.Requirement{table.AssertCreate()}, []table.Update{
 		table.NewSetLocationUpdate(loc),
 		table.NewSetPropertiesUpdate(iceberg.Properties{"stage": "yes"}),

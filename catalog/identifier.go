@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -17,9 +18,12 @@ import (
 const keySep = 0
 
 // ValidateIdentifier reports whether ident is acceptable to katbench as a
-// namespace or table identifier: at least one part, and no part that is
-// empty, is "." or "..", contains '/', NUL or any other control character,
-// or is not valid UTF-8. The error wraps icecatalog.ErrInvalidIdentifier and
+// namespace, table or view identifier: at least one part, and no part that
+// is empty, is "." or "..", contains '/', NUL or any other control
+// character, or is not valid UTF-8 — as written or after any number of
+// percent-decodings (so "%2e%2e" and "%252F" are refused too: a part can
+// never become a path element or separator, whatever decodes it later).
+// This is the one identifier rule of the catalog and of both fronts. The error wraps icecatalog.ErrInvalidIdentifier and
 // names the offending part. It does not allocate when ident is valid.
 func ValidateIdentifier(ident table.Identifier) error {
 	if len(ident) == 0 {
@@ -42,13 +46,13 @@ func validatePart(part string) error {
 }
 
 // asciiOK is validatePart's fast path: part is non-empty, not "." or "..",
-// and made only of printable ASCII other than '/'.
+// and made only of printable ASCII other than '/' and '%'.
 func asciiOK(part string) bool {
 	if part == "" || part == "." || part == ".." {
 		return false
 	}
 	for i := 0; i < len(part); i++ {
-		if b := part[i]; b < 0x20 || b >= 0x7f || b == '/' {
+		if b := part[i]; b < 0x20 || b >= 0x7f || b == '/' || b == '%' {
 			return false
 		}
 	}
@@ -57,6 +61,28 @@ func asciiOK(part string) bool {
 
 // checkPart is the full rule, for parts asciiOK does not accept.
 func checkPart(part string) error {
+	if err := checkPlainPart(part); err != nil {
+		return err
+	}
+	d := part
+	for range maxDecodeRounds {
+		if !strings.Contains(d, "%") {
+			return nil
+		}
+		next, err := url.PathUnescape(d)
+		if err != nil || next == d {
+			return nil // a literal '%': harmless, it never decodes
+		}
+		if err := checkPlainPart(next); err != nil {
+			return errString("part " + quote(part) + " percent-decodes to a forbidden name: " + err.Error())
+		}
+		d = next
+	}
+	return errString("part " + quote(part) + " is percent-encoded too deeply")
+}
+
+// checkPlainPart is the rule for one part taken literally.
+func checkPlainPart(part string) error {
 	switch part {
 	case "":
 		return errString("empty part")

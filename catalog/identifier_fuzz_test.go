@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"errors"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -16,7 +17,7 @@ import (
 // statement of the rule, and that every accepted identifier survives the
 // storage key encoding unchanged (so two identifiers can never share a key).
 func FuzzValidateIdentifier(f *testing.F) {
-	for _, s := range []string{"db.t", "a", "", "a..b", "x/y.z", "n\x00ul.t", "tab\t.x", "ü.ß", "\x7f", "..", ".", "\xff"} {
+	for _, s := range []string{"db.t", "%2e%2e.t", "a%2Fb", "%zz.%", "%252e%252e", "a", "", "a..b", "x/y.z", "n\x00ul.t", "tab\t.x", "ü.ß", "\x7f", "..", ".", "\xff"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, dotted string) {
@@ -28,9 +29,19 @@ func FuzzValidateIdentifier(f *testing.F) {
 
 		want := len(ident) > 0
 		for _, p := range ident {
-			if p == "" || p == "." || p == ".." || strings.ContainsRune(p, '/') || !utf8.ValidString(p) ||
-				strings.IndexFunc(p, unicode.IsControl) >= 0 {
-				want = false
+			// The rule applies to the part as written and to every
+			// percent-decoding of it.
+			for d, round := p, 0; round < maxDecodeRounds; round++ {
+				if d == "" || d == "." || d == ".." || strings.ContainsRune(d, '/') || !utf8.ValidString(d) ||
+					strings.IndexFunc(d, unicode.IsControl) >= 0 {
+					want = false
+					break
+				}
+				next, err := url.PathUnescape(d)
+				if err != nil || next == d {
+					break
+				}
+				d = next
 			}
 		}
 		if (err == nil) != want {

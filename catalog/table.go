@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"net/url"
-	"strings"
 
 	"github.com/apache/iceberg-go"
 	icecatalog "github.com/apache/iceberg-go/catalog"
@@ -159,11 +157,14 @@ func (c *Catalog) CreateTable(ctx context.Context, ident table.Identifier, sc *i
 		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
 	}
 
-	loc := strings.TrimRight(cfg.Location, "/")
-	if loc == "" {
-		if loc, err = c.defaultLocation(ident, nsProps); err != nil {
-			return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
-		}
+	var loc string
+	if cfg.Location != "" {
+		loc, err = c.CheckLocation("location", cfg.Location)
+	} else {
+		loc, err = c.tableLocation(ident, nsProps)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
 	}
 	meta, err := table.NewMetadata(sc, cfg.PartitionSpec, cfg.SortOrder, loc, cfg.Properties)
 	if err != nil {
@@ -174,23 +175,6 @@ func (c *Catalog) CreateTable(ctx context.Context, ident table.Identifier, sc *i
 		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
 	}
 	return t, nil
-}
-
-// defaultLocation is the namespace's location property joined with the
-// table name, or <warehouse>/<namespace parts>/<table>.
-func (c *Catalog) defaultLocation(ident table.Identifier, nsProps iceberg.Properties) (string, error) {
-	base, parts := c.warehouse, []string(ident)
-	if l := strings.TrimRight(nsProps.Get("location", ""), "/"); l != "" {
-		base, parts = l, ident[len(ident)-1:]
-	}
-	u, err := url.Parse(base)
-	if err != nil {
-		return "", fmt.Errorf("invalid base location %q: %w", base, err)
-	}
-	if u.Scheme == "" {
-		return strings.Join(append([]string{base}, parts...), "/"), nil
-	}
-	return u.JoinPath(parts...).String(), nil
 }
 
 // install writes meta as version's metadata file and commits it as ident's

@@ -51,7 +51,7 @@ func TestCreateTableLayout(t *testing.T) {
 func TestCreateTableWithLocationAndNamespaceLocation(t *testing.T) {
 	ctx := context.Background()
 	c, _ := openTemp(t)
-	nsLoc := "file://" + filepath.ToSlash(t.TempDir())
+	nsLoc := c.Warehouse() + "/elsewhere"
 	if err := c.CreateNamespace(ctx, table.Identifier{"n"}, iceberg.Properties{"location": nsLoc + "/"}); err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestCreateTableWithLocationAndNamespaceLocation(t *testing.T) {
 	if tbl.Location() != nsLoc+"/a" {
 		t.Errorf("namespace location ignored: %s", tbl.Location())
 	}
-	explicit := "file://" + filepath.ToSlash(t.TempDir()) + "/explicit"
+	explicit := c.Warehouse() + "/explicit"
 	tbl, err := c.CreateTable(ctx, table.Identifier{"n", "b"}, testSchema, icecatalog.WithLocation(explicit+"/"))
 	if err != nil || tbl.Location() != explicit {
 		t.Fatalf("WithLocation: %v, %v", tbl, err)

@@ -109,7 +109,7 @@ func DecodeUpdateNamespaceProperties(b []byte) (UpdateNamespacePropertiesRequest
 // are rebound when the catalog builds the metadata.
 type CreateTableRequest struct {
 	Name          *string                       `json:"name"`
-	Location      string                        `json:"location"`
+	Location      *string                       `json:"location"`
 	Schema        *iceberg.Schema               `json:"schema"`
 	PartitionSpec *iceberg.UnboundPartitionSpec `json:"partition-spec"`
 	WriteOrder    *table.UnboundSortOrder       `json:"write-order"`
@@ -131,6 +131,9 @@ func DecodeCreateTable(b []byte) (CreateTableRequest, error) {
 	}
 	if req.Schema == nil {
 		return req, fmt.Errorf("%w: missing schema", ErrBadRequest)
+	}
+	if req.Location != nil && *req.Location == "" {
+		return req, fmt.Errorf("%w: location: empty (leave it out for the default)", ErrBadRequest)
 	}
 	return req, nil
 }

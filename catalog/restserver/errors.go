@@ -95,7 +95,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.WriteHeader(code)
 		return
 	}
-	s.writeJSON(w, code, errorResponse{Error: errorModel{Message: err.Error(), Type: typ, Code: code}})
+	s.writeJSON(w, code, errorResponse{Error: errorModel{Message: messageOf(err), Type: typ, Code: code}})
 }
 
 // writeMethodNotAllowed answers 405 with the Allow header listing what the

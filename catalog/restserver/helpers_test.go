@@ -22,7 +22,13 @@ type plainCatalog struct{ icecatalog.Catalog }
 // newEmbedded opens a fresh embedded catalog in a temp dir, closed at cleanup.
 func newEmbedded(t testing.TB) *katcatalog.Catalog {
 	t.Helper()
-	cat, err := katcatalog.Open(context.Background(), katcatalog.Options{Dir: t.TempDir(), Durability: katcatalog.None})
+	return openEmbeddedAt(t, t.TempDir())
+}
+
+// openEmbeddedAt opens an embedded catalog in dir, closed at cleanup.
+func openEmbeddedAt(t testing.TB, dir string) *katcatalog.Catalog {
+	t.Helper()
+	cat, err := katcatalog.Open(context.Background(), katcatalog.Options{Dir: dir, Durability: katcatalog.None})
 	if err != nil {
 		t.Fatalf("open embedded catalog: %v", err)
 	}

@@ -51,7 +51,7 @@ func ParseNamespacePath(escaped string) (table.Identifier, error) {
 func parseNamespaceString(s string) (table.Identifier, error) {
 	ns := table.Identifier(strings.Split(s, nsSeparator))
 	if err := validateNamespace(ns); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("namespace: %w", err)
 	}
 	return ns, nil
 }
@@ -63,7 +63,7 @@ func parseNamePath(escaped string) (string, error) {
 		return "", fmt.Errorf("%w: bad percent-encoding in name %q", icecatalog.ErrInvalidIdentifier, escaped)
 	}
 	if err := validatePart(s); err != nil {
-		return "", err
+		return "", fmt.Errorf("name: %w", err)
 	}
 	return s, nil
 }

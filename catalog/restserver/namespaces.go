@@ -1,11 +1,13 @@
 package restserver
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 
 	"github.com/apache/iceberg-go"
+	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 )
 
@@ -29,7 +31,7 @@ func (s *Server) handleListNamespaces(w http.ResponseWriter, r *http.Request) {
 	}
 	list, err := s.cat.ListNamespaces(r.Context(), parent)
 	if err != nil {
-		s.writeError(w, r, fmt.Errorf("list namespaces under %v: %w", parent, err))
+		s.writeError(w, r, about(fmt.Errorf("list namespaces under %v: %w", parent, err), nil, parent, nil))
 		return
 	}
 	if list == nil {
@@ -47,7 +49,13 @@ func (s *Server) handleCreateNamespace(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.cat.CreateNamespace(r.Context(), req.Namespace, req.Properties); err != nil {
-		s.writeError(w, r, fmt.Errorf("create namespace %v: %w", req.Namespace, err))
+		if len(req.Namespace) > 1 && errors.Is(err, icecatalog.ErrNoSuchNamespace) {
+			// The spec lists no 404 for this route: a missing parent is a
+			// bad request.
+			parent := table.Identifier(req.Namespace[:len(req.Namespace)-1])
+			err = fmt.Errorf("%w: parent namespace does not exist: %s: %w", ErrBadRequest, dotted(parent), err)
+		}
+		s.writeError(w, r, about(fmt.Errorf("create namespace %v: %w", req.Namespace, err), nil, req.Namespace, nil))
 		return
 	}
 	props := req.Properties
@@ -72,7 +80,7 @@ func (s *Server) handleNamespace(w http.ResponseWriter, r *http.Request, rt rout
 	case http.MethodGet:
 		props, err := s.cat.LoadNamespaceProperties(ctx, ns)
 		if err != nil {
-			s.writeError(w, r, fmt.Errorf("load namespace %v: %w", ns, err))
+			s.writeError(w, r, about(fmt.Errorf("load namespace %v: %w", ns, err), nil, ns, nil))
 			return
 		}
 		if props == nil {
@@ -81,7 +89,7 @@ func (s *Server) handleNamespace(w http.ResponseWriter, r *http.Request, rt rout
 		s.writeJSON(w, http.StatusOK, namespaceResponse{Namespace: ns, Properties: props})
 	case http.MethodDelete:
 		if err := s.cat.DropNamespace(ctx, ns); err != nil {
-			s.writeError(w, r, fmt.Errorf("drop namespace %v: %w", ns, err))
+			s.writeError(w, r, about(fmt.Errorf("drop namespace %v: %w", ns, err), nil, ns, nil))
 			return
 		}
 		writeNoContent(w)
@@ -101,7 +109,7 @@ func (s *Server) handleNamespaceProps(w http.ResponseWriter, r *http.Request, rt
 	}
 	sum, err := s.cat.UpdateNamespaceProperties(r.Context(), ns, req.Removals, req.Updates)
 	if err != nil {
-		s.writeError(w, r, fmt.Errorf("update namespace %v properties: %w", ns, err))
+		s.writeError(w, r, about(fmt.Errorf("update namespace %v properties: %w", ns, err), nil, ns, nil))
 		return
 	}
 	// removed and updated are required arrays in the spec; missing lists

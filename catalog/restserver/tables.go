@@ -49,7 +49,7 @@ func (s *Server) handleListTables(w http.ResponseWriter, r *http.Request, rt rou
 	ids := []identifierResponse{}
 	for id, err := range s.cat.ListTables(r.Context(), ns) {
 		if err != nil {
-			s.writeError(w, r, fmt.Errorf("list tables in %v: %w", ns, err))
+			s.writeError(w, r, about(fmt.Errorf("list tables in %v: %w", ns, err), nil, ns, nil))
 			return
 		}
 		ids = append(ids, identifierResponse{
@@ -79,8 +79,8 @@ func (s *Server) handleCreateTable(w http.ResponseWriter, r *http.Request, rt ro
 	}
 	ident := append(ns, *req.Name)
 	var opts []icecatalog.CreateTableOpt
-	if req.Location != "" {
-		opts = append(opts, icecatalog.WithLocation(req.Location))
+	if req.Location != nil {
+		opts = append(opts, icecatalog.WithLocation(*req.Location))
 	}
 	if req.PartitionSpec != nil {
 		spec := req.PartitionSpec.PartitionSpec
@@ -94,7 +94,7 @@ func (s *Server) handleCreateTable(w http.ResponseWriter, r *http.Request, rt ro
 	}
 	tbl, err := s.cat.CreateTable(r.Context(), ident, req.Schema, opts...)
 	if err != nil {
-		s.writeError(w, r, fmt.Errorf("create table %v: %w", ident, err))
+		s.writeError(w, r, about(fmt.Errorf("create table %v: %w", ident, err), ident, ns, ident))
 		return
 	}
 	s.writeJSON(w, http.StatusOK, loadTableResponse{
@@ -128,7 +128,7 @@ func (s *Server) handleTable(w http.ResponseWriter, r *http.Request, rt route) {
 			err = s.cat.DropTable(ctx, ident)
 		}
 		if err != nil {
-			s.writeError(w, r, fmt.Errorf("drop table %v: %w", ident, err))
+			s.writeError(w, r, about(fmt.Errorf("drop table %v: %w", ident, err), ident, ident[:len(ident)-1], nil))
 			return
 		}
 		writeNoContent(w)
@@ -145,7 +145,7 @@ func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, ident table.I
 	if s.fastLoad != nil {
 		loc, raw, err := s.fastLoad(r.Context(), ident)
 		if err != nil {
-			s.writeError(w, r, fmt.Errorf("load table %v: %w", ident, err))
+			s.writeError(w, r, about(fmt.Errorf("load table %v: %w", ident, err), ident, ident[:len(ident)-1], nil))
 			return
 		}
 		s.writeSpliced(w, loc, raw, true)
@@ -153,7 +153,7 @@ func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, ident table.I
 	}
 	tbl, err := s.cat.LoadTable(r.Context(), ident)
 	if err != nil {
-		s.writeError(w, r, fmt.Errorf("load table %v: %w", ident, err))
+		s.writeError(w, r, about(fmt.Errorf("load table %v: %w", ident, err), ident, ident[:len(ident)-1], nil))
 		return
 	}
 	s.writeJSON(w, http.StatusOK, loadTableResponse{
@@ -212,7 +212,7 @@ func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, ident table
 	ctx := r.Context()
 	meta, loc, err := s.cat.CommitTable(ctx, ident, req.Requirements, req.Updates)
 	if err != nil {
-		s.writeError(w, r, fmt.Errorf("commit table %v: %w", ident, s.classifyCommitError(ctx, ident, req.Requirements, err)))
+		s.writeError(w, r, about(fmt.Errorf("commit table %v: %w", ident, s.classifyCommitError(ctx, ident, req.Requirements, err)), ident, ident[:len(ident)-1], nil))
 		return
 	}
 	if s.fastLoad != nil {
@@ -233,7 +233,17 @@ func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, ident table
 // checked again against the table's current metadata: if one fails now, the
 // commit lost a race or asserted stale state, which is a 409, not a 500.
 func (s *Server) classifyCommitError(ctx context.Context, ident table.Identifier, reqs []table.Requirement, err error) error {
-	if code, _ := statusOf(err); code != http.StatusInternalServerError || len(reqs) == 0 {
+	code, _ := statusOf(err)
+	if code == http.StatusConflict && len(reqs) > 0 {
+		// Word the failed requirement as the reference client expects.
+		if tbl, lerr := s.cat.LoadTable(ctx, ident); lerr == nil {
+			if rerr := failedRequirement(reqs, tbl.Metadata()); rerr != nil {
+				return fmt.Errorf("%w: %w", rerr, err)
+			}
+		}
+		return err
+	}
+	if code != http.StatusInternalServerError || len(reqs) == 0 {
 		return err
 	}
 	var current table.Metadata
@@ -261,7 +271,8 @@ func (s *Server) handleRename(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := s.cat.RenameTable(r.Context(), req.Source, req.Destination); err != nil {
-		s.writeError(w, r, fmt.Errorf("rename table %v to %v: %w", req.Source, req.Destination, err))
+		s.writeError(w, r, about(fmt.Errorf("rename table %v to %v: %w", req.Source, req.Destination, err),
+			req.Source, req.Destination[:len(req.Destination)-1], req.Destination))
 		return
 	}
 	writeNoContent(w)

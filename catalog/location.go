@@ -1,0 +1,207 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+)
+
+// ErrInvalidLocation is a table or view location the catalog refuses: not an
+// absolute URI, not under the warehouse (or an allowed root), or carrying a
+// "." or ".." path segment after any percent-decoding. It wraps
+// iceberg.ErrInvalidArgument, so every front answers it as a client error
+// (REST 400, gRPC InvalidArgument); nothing is written when it is returned.
+var ErrInvalidLocation = fmt.Errorf("%w: invalid location", iceberg.ErrInvalidArgument)
+
+// maxDecodeRounds bounds how many times a location or identifier part is
+// percent-decoded while looking for a hidden "." or ".." segment. Every
+// layer that could decode a location once (our URI parser, an IO's own
+// parser, a shell or a cleanup script) is covered with room to spare.
+const maxDecodeRounds = 8
+
+// locationRoot is a parsed location: lower-case scheme, host ("" for a local
+// file), and the path decoded once — as iceberg-go's IOs decode it — with
+// no trailing slash.
+type locationRoot struct {
+	scheme, host, path string
+}
+
+// under reports whether l lies strictly inside r (a table never shares the
+// root itself).
+func (l locationRoot) under(r locationRoot) bool {
+	return l.scheme == r.scheme && l.host == r.host && strings.HasPrefix(l.path, r.path+"/") && len(l.path) > len(r.path)+1
+}
+
+func (l locationRoot) String() string { return l.scheme + "://" + l.host + l.path }
+
+// locationPolicy is the rule a catalog applies to every table and view
+// location it writes: inside one of roots (the warehouse, then any allowed
+// locations). It is immutable after newLocationPolicy and safe for
+// concurrent use.
+type locationPolicy struct {
+	roots []locationRoot
+}
+
+// newLocationPolicy parses the warehouse and the allowed roots. A root must
+// itself be a valid absolute location.
+func newLocationPolicy(warehouse string, allowed []string) (locationPolicy, error) {
+	var p locationPolicy
+	for i, s := range append([]string{warehouse}, allowed...) {
+		r, err := parseLocation(s)
+		if err != nil {
+			if i == 0 {
+				return p, fmt.Errorf("warehouse: %w", err)
+			}
+			return p, fmt.Errorf("allowed location: %w", err)
+		}
+		p.roots = append(p.roots, r)
+	}
+	return p, nil
+}
+
+// check validates loc against the policy and returns it normalised
+// (trailing slashes removed). field names the request field in the error.
+func (p locationPolicy) check(field, loc string) (string, error) {
+	trimmed := strings.TrimRight(loc, "/")
+	l, err := parseLocation(trimmed)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", field, err)
+	}
+	for _, r := range p.roots {
+		if l.under(r) {
+			return trimmed, nil
+		}
+	}
+	roots := make([]string, len(p.roots))
+	for i, r := range p.roots {
+		roots[i] = r.String()
+	}
+	return "", fmt.Errorf("%s: %w %q: not under the warehouse or an allowed location (%s)",
+		field, ErrInvalidLocation, loc, strings.Join(roots, ", "))
+}
+
+// ValidateLocation reports whether loc is a well-formed absolute location:
+// a URI with a scheme and an absolute path (file:///…, s3://bucket/…), no
+// query or fragment, no control character, and no empty, "." or ".." path
+// segment in the path as written or after any number of percent-decodings.
+// It does not say whether a catalog accepts loc: that also needs loc to be
+// under its warehouse (see Catalog.CheckLocation). Errors wrap
+// ErrInvalidLocation.
+func ValidateLocation(loc string) error {
+	_, err := parseLocation(strings.TrimRight(loc, "/"))
+	return err
+}
+
+// parseLocation is ValidateLocation returning the parsed form.
+func parseLocation(loc string) (locationRoot, error) {
+	bad := func(why string) (locationRoot, error) {
+		return locationRoot{}, fmt.Errorf("%w %q: %s", ErrInvalidLocation, loc, why)
+	}
+	if loc == "" {
+		return bad("empty")
+	}
+	for i := 0; i < len(loc); i++ {
+		if c := loc[i]; c < 0x20 || c == 0x7f || c == '\\' {
+			return bad("contains a control character or backslash")
+		}
+	}
+	u, err := url.Parse(loc)
+	if err != nil {
+		return bad("not a valid URI")
+	}
+	switch {
+	case u.Scheme == "":
+		return bad("relative; want an absolute URI such as file:///dir/table or s3://bucket/table")
+	case u.Opaque != "":
+		return bad("has no absolute path")
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(loc, "?#"):
+		return bad("has a query or fragment")
+	case u.User != nil:
+		return bad("carries user information")
+	case u.Path != "" && !strings.HasPrefix(u.Path, "/"):
+		return bad("has no absolute path")
+	}
+	if err := checkDecodedSegments(u.EscapedPath()); err != nil {
+		return bad(err.Error())
+	}
+	r := locationRoot{scheme: strings.ToLower(u.Scheme), host: u.Host, path: strings.TrimRight(u.Path, "/")}
+	if r.scheme == "file" {
+		if !strings.EqualFold(r.host, "localhost") && r.host != "" {
+			return bad("a file URI must not name a host")
+		}
+		r.host = ""
+	} else if r.host == "" {
+		return bad("names no bucket or host")
+	}
+	return r, nil
+}
+
+// errDotSegment is checkDecodedSegments' complaint.
+var errDotSegment = errors.New(`has an empty, "." or ".." path segment (after percent-decoding)`)
+
+// checkDecodedSegments rejects an escaped path that has, as written or
+// after any of up to maxDecodeRounds percent-decodings, an empty, "." or
+// ".." segment, or a decoded control character. The leading "/" and one
+// trailing "/" are allowed.
+func checkDecodedSegments(p string) error {
+	for range maxDecodeRounds {
+		body := strings.TrimPrefix(p, "/")
+		if body != "" {
+			for seg := range strings.SplitSeq(body, "/") {
+				if seg == "" || seg == "." || seg == ".." {
+					return errDotSegment
+				}
+			}
+		}
+		for i := 0; i < len(p); i++ {
+			if c := p[i]; c < 0x20 || c == 0x7f || c == '\\' {
+				return errors.New("decodes to a control character or backslash")
+			}
+		}
+		if !strings.Contains(p, "%") {
+			return nil
+		}
+		d, err := url.PathUnescape(p)
+		if err != nil || d == p {
+			return nil // not decodable further: literal '%' in a name
+		}
+		p = d
+	}
+	return errors.New("percent-encoded too deeply")
+}
+
+// escapeLocationPart percent-encodes one identifier part as a single path
+// segment of a location. Every '%' becomes "%25", so no part can smuggle an
+// escape (and with it a "/" or "..") into the location, and a part with an
+// invalid escape still gets its own directory.
+func escapeLocationPart(part string) string { return url.PathEscape(part) }
+
+// CheckLocation reports whether c accepts loc as a table or view location
+// and returns it normalised (trailing slashes removed). field names the
+// request field for the error, which wraps ErrInvalidLocation. It is safe
+// for concurrent use.
+func (c *Catalog) CheckLocation(field, loc string) (string, error) {
+	return c.locations.check(field, loc)
+}
+
+// tableLocation is the location a new table gets when the request names
+// none: the namespace's "location" property joined with the table name, or
+// <warehouse>/<namespace parts>/<table>, each part escaped as one segment.
+// The result is checked like any requested location.
+func (c *Catalog) tableLocation(ident table.Identifier, nsProps iceberg.Properties) (string, error) {
+	base, parts := c.warehouse, []string(ident)
+	if l := strings.TrimRight(nsProps.Get("location", ""), "/"); l != "" {
+		base, parts = l, ident[len(ident)-1:]
+	}
+	var b strings.Builder
+	b.WriteString(base)
+	for _, p := range parts {
+		b.WriteByte('/')
+		b.WriteString(escapeLocationPart(p))
+	}
+	return c.CheckLocation("location", b.String())
+}
