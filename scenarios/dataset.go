@@ -4,13 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/apache/iceberg-go"
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+
+	"github.com/nordisk/katbench/competitors"
 )
 
 // Shape is the namespace tree a dataset is built on, as in Polaris'
@@ -94,16 +98,55 @@ func (d *Dataset) Misses(n int) []table.Identifier {
 // Progress receives setup progress: done of total, for what.
 type Progress func(what string, done, total int)
 
+// Retry is how dataset setup and cleanup repeat a request that failed with
+// a transient server error: up to Attempts tries, sleeping Base, 2×Base, …
+// (at most Max, with jitter) in between. Measured operations are never
+// retried.
+type Retry struct {
+	Attempts  int
+	Base, Max time.Duration
+	// Transient says which errors are worth another try.
+	Transient func(error) bool
+}
+
+// SetupRetry is the policy of Build and Drop.
+var SetupRetry = Retry{Attempts: 6, Base: 50 * time.Millisecond, Max: 2 * time.Second, Transient: competitors.Transient}
+
+// do runs fn until it succeeds, fails for good, or the attempts are spent.
+// again tells fn whether an earlier attempt failed (so an "already exists"
+// may be its own earlier, half-answered success).
+func (r Retry) do(ctx context.Context, fn func(again bool) error) error {
+	var err error
+	for i := range max(r.Attempts, 1) {
+		if err = fn(i > 0); err == nil || r.Transient == nil || !r.Transient(err) {
+			return err
+		}
+		d := min(r.Base<<i, r.Max)
+		d += time.Duration(rand.Int64N(int64(d)/2 + 1))
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return errors.Join(err, ctx.Err())
+		case <-t.C:
+		}
+	}
+	return err
+}
+
 // Build creates the namespace tree and the tables on cat with `parallel`
-// workers. A namespace failure fails the build; a table failure does not:
-// it is recorded in TablesErr so storage-free scenarios still run.
+// workers, retrying transient server errors (SetupRetry). A namespace
+// failure fails the build; a table failure does not: it is recorded in
+// TablesErr so storage-free scenarios still run. The returned Dataset lists
+// exactly what Build created, also on error, so Drop removes nothing else:
+// a root namespace that already existed is an error and is never dropped.
 func Build(ctx context.Context, cat icecatalog.Catalog, root string, shape Shape, parallel int, progress Progress) (*Dataset, error) {
 	if err := shape.Validate(); err != nil {
 		return nil, err
 	}
 	d := &Dataset{Root: table.Identifier{root}}
 	d.Work = table.Identifier{root, "work"}
-	d.Namespaces = append(d.Namespaces, d.Root, d.Work)
+	planned := []table.Identifier{d.Root, d.Work}
 	leaves := []table.Identifier{d.Root}
 	for range shape.Depth {
 		var next []table.Identifier
@@ -111,30 +154,42 @@ func Build(ctx context.Context, cat icecatalog.Catalog, root string, shape Shape
 			for i := range shape.Width {
 				ns := append(append(table.Identifier{}, p...), fmt.Sprintf("ns%d", i))
 				next = append(next, ns)
-				d.Namespaces = append(d.Namespaces, ns)
+				planned = append(planned, ns)
 			}
 		}
 		leaves = next
 	}
-	for i, ns := range d.Namespaces {
-		if err := cat.CreateNamespace(ctx, ns, iceberg.Properties{"katbench": "dataset"}); err != nil {
+	for i, ns := range planned {
+		err := SetupRetry.do(ctx, func(again bool) error {
+			err := cat.CreateNamespace(ctx, ns, iceberg.Properties{"katbench": "dataset"})
+			if again && errors.Is(err, icecatalog.ErrNamespaceAlreadyExists) {
+				return nil // an earlier attempt created it, then failed to say so
+			}
+			return err
+		})
+		if err != nil {
 			return d, fmt.Errorf("create namespace %s: %w", strings.Join(ns, "."), err)
 		}
-		report(progress, "namespaces", i+1, len(d.Namespaces))
+		d.Namespaces = append(d.Namespaces, ns)
+		report(progress, "namespaces", i+1, len(planned))
 	}
+	var tables []table.Identifier
 	for _, leaf := range leaves {
 		for t := range shape.TablesPerLeaf {
-			d.Tables = append(d.Tables, append(append(table.Identifier{}, leaf...), fmt.Sprintf("t%06d", t)))
+			tables = append(tables, append(append(table.Identifier{}, leaf...), fmt.Sprintf("t%06d", t)))
 		}
 	}
-	created, err := parallelDo(ctx, d.Tables, parallel, func(ctx context.Context, id table.Identifier) error {
-		_, err := cat.CreateTable(ctx, id, Schema)
-		return err
-	}, func(done int) { report(progress, "tables", done, len(d.Tables)) })
-	if err != nil {
-		d.TablesErr = err
-		d.Tables = created
-	}
+	created, err := parallelDo(ctx, tables, parallel, func(ctx context.Context, id table.Identifier) error {
+		return SetupRetry.do(ctx, func(again bool) error {
+			_, err := cat.CreateTable(ctx, id, Schema)
+			if again && errors.Is(err, icecatalog.ErrTableAlreadyExists) {
+				return nil
+			}
+			return err
+		})
+	}, func(done int) { report(progress, "tables", done, len(tables)) })
+	d.Tables = created
+	d.TablesErr = err
 	return d, nil
 }
 
@@ -144,14 +199,17 @@ func (d *Dataset) Drop(ctx context.Context, cat icecatalog.Catalog, extra []tabl
 	all := append(append([]table.Identifier{}, d.Tables...), extra...)
 	var errs []error
 	_, err := parallelDo(ctx, all, parallel, func(ctx context.Context, id table.Identifier) error {
-		if err := cat.DropTable(ctx, id); err != nil && !errors.Is(err, icecatalog.ErrNoSuchTable) {
-			return err
-		}
-		return nil
+		return SetupRetry.do(ctx, func(bool) error {
+			if err := cat.DropTable(ctx, id); err != nil && !errors.Is(err, icecatalog.ErrNoSuchTable) {
+				return err
+			}
+			return nil
+		})
 	}, func(done int) { report(progress, "drop tables", done, len(all)) })
 	errs = append(errs, err)
 	for i := len(d.Namespaces) - 1; i >= 0; i-- {
-		if err := cat.DropNamespace(ctx, d.Namespaces[i]); err != nil && !errors.Is(err, icecatalog.ErrNoSuchNamespace) {
+		err := SetupRetry.do(ctx, func(bool) error { return cat.DropNamespace(ctx, d.Namespaces[i]) })
+		if err != nil && !errors.Is(err, icecatalog.ErrNoSuchNamespace) {
 			errs = append(errs, fmt.Errorf("drop namespace %s: %w", strings.Join(d.Namespaces[i], "."), err))
 		}
 	}
