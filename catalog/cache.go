@@ -47,14 +47,17 @@ type mirror struct {
 	shards [mirrorShards]atomic.Pointer[map[string]*tableEntry]
 }
 
-// shardOf hashes key with 32-bit FNV-1a.
-func shardOf(key []byte) int {
+// shardOf is key's mirror shard.
+func shardOf(key []byte) int { return int(fnv32a(key) % mirrorShards) }
+
+// fnv32a hashes key with 32-bit FNV-1a.
+func fnv32a(key []byte) uint32 {
 	h := uint32(2166136261)
 	for _, b := range key {
 		h ^= uint32(b)
 		h *= 16777619
 	}
-	return int(h % mirrorShards)
+	return h
 }
 
 // get returns the entry stored under key, or nil. It does not allocate and

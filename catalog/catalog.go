@@ -90,6 +90,8 @@ type Catalog struct {
 	serial bool
 	// dirs makes new directories durable for concurrent writers (Immediate).
 	dirs dirTracker
+	// commits serialise CommitTable per table.
+	commits *commitLocks
 
 	syncer *syncer // Eventual mode only
 
@@ -155,6 +157,7 @@ func Open(ctx context.Context, opts Options) (*Catalog, error) {
 
 	c := &Catalog{db: db, path: path, durability: durability, ioProps: opts.IOProps}
 	c.gc.commit = c.commitBatch
+	c.commits = newCommitLocks()
 	if err := c.init(ctx, dir, opts.Warehouse); err != nil {
 		_ = db.Close()
 		return nil, err

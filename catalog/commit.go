@@ -17,13 +17,24 @@ import (
 // write transaction, it still names the metadata the requirements were
 // checked against. A failed requirement or a lost race returns an error
 // wrapping table.ErrCommitFailed and changes nothing, so of two commits made
-// from the same base exactly one wins and no update is lost.
+// from the same base exactly one wins and no update is lost. Commits to one
+// table through this Catalog take turns (see commitLocks): each checks its
+// requirements against the metadata its predecessor left, so a loser fails
+// before it writes anything.
 //
 // A commit to a table that does not exist creates it when reqs contain
 // table.AssertCreate (the REST "stage create" path); without it the error
 // wraps ErrNoSuchTable. A commit without updates, or whose updates change nothing, writes
 // nothing and returns the current metadata.
 func (c *Catalog) CommitTable(ctx context.Context, ident table.Identifier, reqs []table.Requirement, updates []table.Update) (table.Metadata, string, error) {
+	if _, err := c.lookup(ident); err != nil {
+		return nil, "", fmt.Errorf("commit table: %w", err)
+	}
+	unlock, err := c.commits.lock(ctx, keyOf(ident))
+	if err != nil {
+		return nil, "", fmt.Errorf("commit table %s: %w", identString(ident), err)
+	}
+	defer unlock()
 	base, err := c.lookup(ident)
 	if err != nil {
 		return nil, "", fmt.Errorf("commit table: %w", err)

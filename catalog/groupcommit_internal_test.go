@@ -143,63 +143,77 @@ func TestGroupCommitSharesBatches(t *testing.T) {
 	t.Logf("%d creates in %d batches", ops, batches)
 }
 
-// TestGroupCommitContendedOneWinnerPerBase has many writers commit to one
-// table from the same base at once: exactly one wins, every other gets
-// table.ErrCommitFailed, in whatever batches they landed.
-func TestGroupCommitContendedOneWinnerPerBase(t *testing.T) {
+// TestConcurrentCommitsOnOneTableTakeTurns has many writers commit to one
+// table at once, each guarded only by the table UUID. Commits to one table
+// take turns, each applied to its predecessor's metadata, so every one must
+// win and leave its own metadata version; none may be lost.
+func TestConcurrentCommitsOnOneTableTakeTurns(t *testing.T) {
 	c := openInternal(t, Immediate)
 	ctx := context.Background()
 	if err := c.CreateNamespace(ctx, table.Identifier{"ns"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	for round := range 5 {
-		tbl, err := c.CreateTable(ctx, table.Identifier{"ns", fmt.Sprintf("hot%d", round)}, gcSchema)
+	tbl, err := c.CreateTable(ctx, table.Identifier{"ns", "hot"}, gcSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, base := tbl.Identifier(), tbl.Metadata()
+	const writers = 12
+	var wg sync.WaitGroup
+	results := make([]error, writers)
+	start := make(chan struct{})
+	for w := range writers {
+		wg.Go(func() {
+			<-start
+			_, _, results[w] = c.CommitTable(ctx, id,
+				[]table.Requirement{table.AssertTableUUID(base.TableUUID())},
+				[]table.Update{table.NewSetPropertiesUpdate(iceberg.Properties{fmt.Sprintf("w%d", w): "done"})})
+		})
+	}
+	close(start)
+	wg.Wait()
+	for w, err := range results {
 		if err != nil {
-			t.Fatal(err)
-		}
-		id := tbl.Identifier()
-		base := tbl.Metadata()
-		const writers = 12
-		var wg sync.WaitGroup
-		results := make([]error, writers)
-		start := make(chan struct{})
-		for w := range writers {
-			wg.Go(func() {
-				<-start
-				_, _, results[w] = c.CommitTable(ctx, id,
-					[]table.Requirement{table.AssertTableUUID(base.TableUUID()), table.AssertLastAssignedFieldID(base.LastColumnID())},
-					[]table.Update{table.NewSetPropertiesUpdate(iceberg.Properties{"winner": fmt.Sprint(w)})})
-			})
-		}
-		close(start)
-		wg.Wait()
-		wins := 0
-		for w, err := range results {
-			switch {
-			case err == nil:
-				wins++
-			case !errors.Is(err, table.ErrCommitFailed):
-				t.Errorf("round %d writer %d: %v, want ErrCommitFailed", round, w, err)
-			}
-		}
-		// A writer that looked the table up after a win published commits
-		// on top of it and may win too; two wins from one base would be a
-		// lost update, seen as fewer metadata versions than wins.
-		meta, err := c.ResolveMetadata(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if wins == 0 {
-			t.Errorf("round %d: no writer won", round)
-		}
-		versions := 0
-		for range meta.PreviousFiles() {
-			versions++
-		}
-		if got := versions; got != wins {
-			t.Errorf("round %d: %d wins but %d metadata versions after the create", round, wins, got)
+			t.Errorf("writer %d: %v", w, err)
 		}
 	}
+	meta, err := c.ResolveMetadata(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions := 0
+	for range meta.PreviousFiles() {
+		versions++
+	}
+	if versions != writers {
+		t.Errorf("%d metadata versions after the create, want %d", versions, writers)
+	}
+	for w := range writers {
+		if meta.Properties()[fmt.Sprintf("w%d", w)] != "done" {
+			t.Errorf("writer %d's update is lost", w)
+		}
+	}
+}
+
+// TestCommitLockHonoursContext: a commit waiting for its table's turn gives
+// up when its context ends.
+func TestCommitLockHonoursContext(t *testing.T) {
+	l := newCommitLocks()
+	unlock, err := l.lock(context.Background(), []byte("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if _, err := l.lock(ctx, []byte("t")); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("second lock = %v, want context.DeadlineExceeded", err)
+	}
+	unlock()
+	again, err := l.lock(context.Background(), []byte("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again()
 }
 
 // TestDirTrackerWaitsForConcurrentCreator: a writer whose path runs into a

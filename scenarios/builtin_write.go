@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/apache/iceberg-go/table"
 	"github.com/google/uuid"
@@ -82,13 +83,29 @@ func runCommit(ctx context.Context, env *Env) (Outcome, error) {
 }
 
 // runDurability measures create_table on a fresh competitor built from the
-// same factory in mode, in a namespace of its own, and drops and closes
-// everything it made before returning.
-func runDurability(ctx context.Context, env *Env, mode string) (_ Outcome, err error) {
+// same factory in mode (see inDurability).
+func runDurability(ctx context.Context, env *Env, mode string) (Outcome, error) {
+	return inDurability(ctx, env, mode, "", func(ctx context.Context, c competitors.Competitor, ns table.Identifier, created func(...table.Identifier)) (Outcome, error) {
+		return Outcome{M: writeLatency(ctx, env.Opts, createOp(c.Catalog(), ns, "sweep", created))}, nil
+	})
+}
+
+// inDurability runs measure on a fresh competitor built from the same
+// factory in durability mode, in a namespace of its own, and drops and
+// closes everything it made before returning. tag tells the directories and
+// namespaces of different sweep scenarios apart. The outcome's params get
+// the mode.
+func inDurability(ctx context.Context, env *Env, mode, tag string,
+	measure func(ctx context.Context, c competitors.Competitor, ns table.Identifier, created func(...table.Identifier)) (Outcome, error),
+) (_ Outcome, err error) {
 	o := env.Opts
 	cfg := env.Target.Config
 	cfg.Durability = mode
-	cfg.Dir = filepath.Join(env.Target.Config.Dir, fmt.Sprintf("durability-%s-r%d", mode, env.Round))
+	name := mode
+	if tag != "" {
+		name = tag + "-" + mode
+	}
+	cfg.Dir = filepath.Join(env.Target.Config.Dir, fmt.Sprintf("durability-%s-r%d", name, env.Round))
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return Outcome{}, fmt.Errorf("durability sweep %s: %w", mode, err)
 	}
@@ -102,12 +119,15 @@ func runDurability(ctx context.Context, env *Env, mode string) (_ Outcome, err e
 	}
 	// A namespace of its own: the sweep never touches the dataset, even
 	// when the fresh competitor shares a server with it.
-	ns := table.Identifier{fmt.Sprintf("%s_durability_%s_r%d", o.Namespace, mode, env.Round)}
+	ns := table.Identifier{fmt.Sprintf("%s_durability_%s_r%d", o.Namespace, strings.ReplaceAll(name, "-", "_"), env.Round)}
 	if err := c.Catalog().CreateNamespace(ctx, ns, nil); err != nil {
 		return Outcome{}, Skip("create namespace: " + err.Error())
 	}
 	var created createdSet
-	m := writeLatency(ctx, o, createOp(c.Catalog(), ns, "sweep", created.add))
+	out, err := measure(ctx, c, ns, created.add)
+	if err != nil {
+		return Outcome{}, err
+	}
 	if eph, ok := competitors.As[competitors.Ephemeral](c); !ok || !eph.Ephemeral() {
 		d := &Dataset{Namespaces: []table.Identifier{ns}}
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
@@ -116,5 +136,9 @@ func runDurability(ctx context.Context, env *Env, mode string) (_ Outcome, err e
 			return Outcome{}, fmt.Errorf("durability sweep %s: clean up: %w", mode, derr)
 		}
 	}
-	return Outcome{M: m, Params: map[string]any{"durability": mode}}, nil
+	if out.Params == nil {
+		out.Params = map[string]any{}
+	}
+	out.Params["durability"] = mode
+	return out, nil
 }

@@ -37,8 +37,8 @@ const (
 	// KindThroughput: Threads goroutines, closed loop, for a fixed time; the
 	// headline is ops/s (higher is better).
 	KindThroughput Kind = "throughput"
-	// KindDurability: a latency scenario run on a fresh competitor opened in
-	// one durability mode.
+	// KindDurability: a latency (Metric p50) or throughput (Metric ops/s)
+	// scenario run on a fresh competitor opened in one durability mode.
 	KindDurability Kind = "durability"
 )
 

@@ -1,0 +1,260 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	icecatalog "github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+	"github.com/google/uuid"
+
+	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/internal/results"
+)
+
+// The write-throughput scenarios: N workers creating distinct tables, N
+// workers committing to distinct tables, and N workers committing to one
+// table, where every lost race must come back as table.ErrCommitFailed and
+// be retried. The same for every competitor; for competitors with
+// durability modes, the durability sweep runs the first two in each mode.
+
+// SweepThreads are the worker counts of the durability sweep's throughput
+// scenarios: one writer, and enough to show what shared flushes buy.
+var SweepThreads = []int{1, 8, 32}
+
+// maxAttempts bounds the retries of one contended commit; an op that loses
+// this many races in a row is an error (a livelock would otherwise hang).
+const maxAttempts = 1000
+
+func init() {
+	Register(Scenario{
+		Name: "create_table.throughput", Kind: KindThroughput, Metric: results.OpsSec, Levels: true, Order: 62,
+		Doc:   "N workers create distinct tables in the work namespace for --duration, one level per --threads value",
+		Needs: []Requirement{NeedDataset},
+		Run: func(ctx context.Context, env *Env) (Outcome, error) {
+			prefix := fmt.Sprintf("tput_t%d_r%d", env.Threads, env.Round)
+			op := createOp(env.Competitor.Catalog(), env.Dataset.Work, prefix, env.Created)
+			return Outcome{M: writeThroughput(ctx, env, op)}, nil
+		},
+	})
+	Register(Scenario{
+		Name: "commit_table.throughput", Kind: KindThroughput, Metric: results.OpsSec, Levels: true, Order: 64,
+		Doc:   "N workers each commit set-properties updates (guarded by the table UUID) to a table of their own, for --duration",
+		Needs: []Requirement{NeedDataset},
+		Run: func(ctx context.Context, env *Env) (Outcome, error) {
+			return runOwnCommits(ctx, env.Competitor.Catalog(), env.Dataset.Work,
+				fmt.Sprintf("ctput_t%d_r%d", env.Threads, env.Round), env.Created,
+				func(op Op) Measurement { return writeThroughput(ctx, env, op) }, env.Threads)
+		},
+	})
+	Register(Scenario{
+		Name: "commit_table.contended", Kind: KindThroughput, Metric: results.OpsSec, Levels: true, Order: 66,
+		Doc: "N workers commit to one table, each guarded by the branch it moves: losers must get ErrCommitFailed " +
+			"and retry; ops/s counts successes, the line's params count conflicts and retries",
+		Needs: []Requirement{NeedDataset},
+		Run:   runContended,
+	})
+	for i, mode := range DurabilityModes {
+		for j, n := range SweepThreads {
+			Register(Scenario{
+				Name: fmt.Sprintf("create_table.durability.%s.t%d", mode, n), Kind: KindDurability, Metric: results.OpsSec,
+				Threads: n, Order: 80 + 3*i + j,
+				Doc:   fmt.Sprintf("create_table.throughput.t%d on a fresh competitor in durability mode %s", n, mode),
+				Needs: []Requirement{NeedDurabilityModes},
+				Run: func(ctx context.Context, env *Env) (Outcome, error) {
+					return inDurability(ctx, env, mode, fmt.Sprintf("create_t%d", n), func(ctx context.Context, c competitors.Competitor, ns table.Identifier, created func(...table.Identifier)) (Outcome, error) {
+						return Outcome{M: writeThroughput(ctx, env, createOp(c.Catalog(), ns, "sweep", created))}, nil
+					})
+				},
+			})
+			Register(Scenario{
+				Name: fmt.Sprintf("commit_table.durability.%s.t%d", mode, n), Kind: KindDurability, Metric: results.OpsSec,
+				Threads: n, Order: 90 + 3*i + j,
+				Doc:   fmt.Sprintf("commit_table.throughput.t%d on a fresh competitor in durability mode %s", n, mode),
+				Needs: []Requirement{NeedDurabilityModes},
+				Run: func(ctx context.Context, env *Env) (Outcome, error) {
+					return inDurability(ctx, env, mode, fmt.Sprintf("commit_t%d", n), func(ctx context.Context, c competitors.Competitor, ns table.Identifier, created func(...table.Identifier)) (Outcome, error) {
+						return runOwnCommits(ctx, c.Catalog(), ns, "sweep", created,
+							func(op Op) Measurement { return writeThroughput(ctx, env, op) }, env.Threads)
+					})
+				},
+			})
+		}
+	}
+}
+
+// writeThroughput runs op on env.Threads workers for the run's duration
+// after its warm-up.
+func writeThroughput(ctx context.Context, env *Env, op Op) Measurement {
+	o := env.Opts
+	return Throughput(ctx, op, env.Threads, min(o.Warmup, o.Duration), o.Duration)
+}
+
+// runOwnCommits creates one table per worker in ns (named prefix_w<N>) and
+// measures ownCommitOp on them with measure.
+func runOwnCommits(ctx context.Context, cat icecatalog.Catalog, ns table.Identifier, prefix string,
+	created func(...table.Identifier), measure func(Op) Measurement, workers int,
+) (Outcome, error) {
+	tables := make([]table.Identifier, workers)
+	uuids := make([]uuid.UUID, workers)
+	for w := range tables {
+		id := append(append(table.Identifier{}, ns...), fmt.Sprintf("%s_w%d", prefix, w))
+		tbl, err := cat.CreateTable(ctx, id, Schema)
+		if err != nil {
+			return Outcome{}, Skip("create commit tables: " + err.Error())
+		}
+		created(id)
+		tables[w], uuids[w] = id, tbl.Metadata().TableUUID()
+	}
+	return Outcome{M: measure(ownCommitOp(cat, tables, uuids)), Params: map[string]any{"commit_tables": workers}}, nil
+}
+
+// ownCommitOp commits one set-properties update per operation to worker w's
+// own table tables[w], guarded by its UUID: no two workers touch one table.
+func ownCommitOp(cat icecatalog.Catalog, tables []table.Identifier, uuids []uuid.UUID) Op {
+	reqs := make([][]table.Requirement, len(tables))
+	for w, u := range uuids {
+		reqs[w] = []table.Requirement{table.AssertTableUUID(u)}
+	}
+	return func(ctx context.Context, w, i int) error {
+		_, _, err := cat.CommitTable(ctx, tables[w], reqs[w], []table.Update{
+			table.NewSetPropertiesUpdate(map[string]string{"katbench.commit": fmt.Sprint(i)}),
+		})
+		return err
+	}
+}
+
+// contendedBranch is the branch the contended commits move.
+const contendedBranch = "katbench"
+
+// runContended creates one table with two snapshots and a branch on the
+// first, then has every worker flip the branch to the other snapshot,
+// guarded by the branch's current snapshot (AssertRefSnapshotID) — the
+// optimistic check of a real Iceberg writer, whose metadata does not grow
+// as the commits go on. A worker that loses the race reloads and retries;
+// the op's time runs from its first attempt to its success.
+func runContended(ctx context.Context, env *Env) (Outcome, error) {
+	cat := env.Competitor.Catalog()
+	id := append(append(table.Identifier{}, env.Dataset.Work...), fmt.Sprintf("contended_t%d_r%d", env.Threads, env.Round))
+	snaps, err := setupContended(ctx, cat, id)
+	if err != nil {
+		return Outcome{}, Skip("set up the contended table: " + err.Error())
+	}
+	env.Created(id)
+	var counts contendedCounts
+	op := contendedOp(cat, id, snaps, &counts)
+	m := writeThroughput(ctx, env, op)
+	return Outcome{M: m, Params: counts.params()}, nil
+}
+
+// contendedCounts are the contended scenario's counters over one round,
+// warm-up included.
+type contendedCounts struct {
+	successes atomic.Int64 // commits that won
+	conflicts atomic.Int64 // attempts that lost with table.ErrCommitFailed
+	retried   atomic.Int64 // successful commits that needed more than one attempt
+	maxTries  atomic.Int64 // most attempts one commit needed
+}
+
+func (c *contendedCounts) params() map[string]any {
+	return map[string]any{
+		"contended_successes":    c.successes.Load(),
+		"contended_conflicts":    c.conflicts.Load(),
+		"contended_retried_ops":  c.retried.Load(),
+		"contended_max_attempts": c.maxTries.Load(),
+		"contended_counts":       "one round, warm-up included",
+	}
+}
+
+// setupContended creates id with snapshots A and B (B's parent is A) and
+// the branch on A, and returns their ids.
+func setupContended(ctx context.Context, cat icecatalog.Catalog, id table.Identifier) ([2]int64, error) {
+	snaps := [2]int64{1, 2}
+	tbl, err := cat.CreateTable(ctx, id, Schema)
+	if err != nil {
+		return snaps, err
+	}
+	meta := tbl.Metadata()
+	schemaID := meta.CurrentSchema().ID
+	now := time.Now().UnixMilli()
+	var updates []table.Update
+	for i, sid := range snaps {
+		var parent *int64
+		if i > 0 {
+			parent = &snaps[i-1]
+		}
+		updates = append(updates, table.NewAddSnapshotUpdate(&table.Snapshot{
+			SnapshotID:       sid,
+			ParentSnapshotID: parent,
+			SequenceNumber:   meta.LastSequenceNumber() + int64(i) + 1,
+			TimestampMs:      now + int64(i),
+			ManifestList:     fmt.Sprintf("%s/metadata/snap-%d-katbench.avro", meta.Location(), sid),
+			Summary:          &table.Summary{Operation: table.OpAppend},
+			SchemaID:         &schemaID,
+		}))
+	}
+	updates = append(updates, table.NewSetSnapshotRefUpdate(contendedBranch, snaps[0], table.BranchRef, -1, -1, -1))
+	_, _, err = cat.CommitTable(ctx, id, []table.Requirement{table.AssertTableUUID(meta.TableUUID())}, updates)
+	return snaps, err
+}
+
+// contendedOp moves the branch to the snapshot it is not on, retrying lost
+// races. Any error other than table.ErrCommitFailed fails the op.
+func contendedOp(cat icecatalog.Catalog, id table.Identifier, snaps [2]int64, counts *contendedCounts) Op {
+	return func(ctx context.Context, _, _ int) error {
+		for attempt := int64(1); attempt <= maxAttempts; attempt++ {
+			tbl, err := cat.LoadTable(ctx, id)
+			if err != nil {
+				return err
+			}
+			meta := tbl.Metadata()
+			cur, ok := branchHead(meta, contendedBranch)
+			if !ok {
+				return fmt.Errorf("contended table %v lost its branch %s", id, contendedBranch)
+			}
+			next := snaps[0]
+			if cur == snaps[0] {
+				next = snaps[1]
+			}
+			_, _, err = cat.CommitTable(ctx, id,
+				[]table.Requirement{table.AssertTableUUID(meta.TableUUID()), table.AssertRefSnapshotID(contendedBranch, &cur)},
+				[]table.Update{table.NewSetSnapshotRefUpdate(contendedBranch, next, table.BranchRef, -1, -1, -1)})
+			if errors.Is(err, table.ErrCommitFailed) {
+				counts.conflicts.Add(1)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			counts.successes.Add(1)
+			if attempt > 1 {
+				counts.retried.Add(1)
+			}
+			storeMax(&counts.maxTries, attempt)
+			return nil
+		}
+		return fmt.Errorf("contended commit on %v: lost %d races in a row", id, maxAttempts)
+	}
+}
+
+// branchHead returns the snapshot id branch points at in meta.
+func branchHead(meta table.Metadata, branch string) (int64, bool) {
+	for name, ref := range meta.Refs() {
+		if name == branch {
+			return ref.SnapshotID, true
+		}
+	}
+	return 0, false
+}
+
+// storeMax raises a to v if v is larger.
+func storeMax(a *atomic.Int64, v int64) {
+	for m := a.Load(); v > m; m = a.Load() {
+		if a.CompareAndSwap(m, v) {
+			return
+		}
+	}
+}
