@@ -40,6 +40,7 @@ type benchFlags struct {
 	parallel   int
 	rounds     int
 	props      []string
+	shard      shardFlags
 }
 
 func (f *benchFlags) register(cmd *cobra.Command) {
@@ -61,6 +62,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.parallel, "setup-parallel", 4, "workers creating and dropping the dataset (fewer where the competitor asks for fewer)")
 	fl.IntVar(&f.rounds, "rounds", 1, "measure each scenario this many times per target, interleaved round by round (A B C, C B A, …); lines keep per-round p50 and ops/s")
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable; adds to BENCH_REST_PROPS)")
+	f.shard.register(fl)
 }
 
 // options turns flags into runner options, rejecting bad values before
@@ -131,6 +133,10 @@ func (f *benchFlags) options(run *results.Run) (scenarios.Options, error) {
 	}
 	if err := catalog.ValidateIdentifier(table.Identifier{o.Namespace, "t"}); err != nil {
 		return o, usagef("--namespace %q: %v", o.Namespace, err)
+	}
+	o.Extra = map[string]any{}
+	if err := f.shard.apply(&o, f.namespace != ""); err != nil {
+		return o, err
 	}
 	return o, nil
 }
