@@ -52,6 +52,12 @@ type Options struct {
 	// progress. Either may be nil.
 	Log      io.Writer
 	Progress Progress
+	// StartAt, when set, is the wall-clock instant measuring starts, after
+	// every dataset is built and warmed: the workers of a distributed run
+	// measure together.
+	StartAt time.Time
+	// Extra params stamped on every line (a worker's shard, its start).
+	Extra map[string]any
 }
 
 // Defaults returns the options of a full run (quick=false) or a --quick run.
@@ -150,6 +156,13 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 			r.logf("%s: warming the server up for %v (JIT settling; --server-warmup)", s.c.Name(), warm)
 			Throughput(ctx, warmOp(s.c, s.d), 4, 0, warm)
 			s.warmed = warm
+		}
+	}
+	if !o.StartAt.IsZero() {
+		r.logf("waiting until %s to start measuring (--start-at)", o.StartAt.UTC().Format(time.RFC3339Nano))
+		sleepCtx(ctx, time.Until(o.StartAt))
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
 	}
 	for _, sc := range Plan(o.Threads) {
@@ -302,6 +315,9 @@ func (r *Runner) params(s *state, extra map[string]any) map[string]any {
 		p["tables"] = len(s.d.Tables)
 	}
 	for k, v := range s.c.Params() {
+		p[k] = v
+	}
+	for k, v := range o.Extra {
 		p[k] = v
 	}
 	for k, v := range extra {

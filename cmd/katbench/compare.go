@@ -41,9 +41,12 @@ threshold, 0 otherwise, 2 on bad input (unreadable file, unknown ref, no
 common cells).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := analysis.MetricByName(metric)
-			if err != nil {
-				return usagef("--metric: %v", err)
+			var m analysis.Metric // auto: each cell's headline metric
+			if metric != "auto" {
+				var err error
+				if m, err = analysis.MetricByName(metric); err != nil {
+					return usagef("--metric: %v", err)
+				}
 			}
 			if format != "text" && format != "jsonl" {
 				return usagef("--format %q: want text or jsonl", format)
@@ -80,7 +83,7 @@ common cells).`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&history, "history", "bench_history.jsonl", "history file where run ids and commits are looked up")
-	fl.StringVar(&metric, "metric", "p50", "what to compare: p50, p99, p999 or ops_sec")
+	fl.StringVar(&metric, "metric", "auto", "what to compare: p50, p99, p999, ops_sec, or auto (each line's headline metric: ops_sec for throughput scenarios, p50 otherwise; p50 for lines that do not say)")
 	fl.Float64Var(&threshold, "threshold", 0, "slowdown in percent a significant change must exceed to fail (default 25 for wall-clock metrics, 10 for deterministic counters)")
 	fl.BoolVar(&crossHost, "cross-host", false, "match cells measured on different hosts (every row says so)")
 	fl.StringVar(&format, "format", "text", "output: text or jsonl")

@@ -44,6 +44,7 @@ type benchFlags struct {
 	allowErrs    bool
 	props        []string
 	storage      storageFlags
+	shard        shardFlags
 }
 
 func (f *benchFlags) register(cmd *cobra.Command) {
@@ -67,6 +68,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.rounds, "rounds", 1, "measure each scenario this many times per target, interleaved round by round (A B C, C B A, …); lines keep per-round p50 and ops/s")
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable; adds to BENCH_REST_PROPS)")
 	f.storage.register(fl)
+	f.shard.register(fl)
 }
 
 // options turns flags into runner options, rejecting bad values before
@@ -140,6 +142,10 @@ func (f *benchFlags) options(run *results.Run) (scenarios.Options, error) {
 	}
 	if err := catalog.ValidateIdentifier(table.Identifier{o.Namespace, "t"}); err != nil {
 		return o, usagef("--namespace %q: %v", o.Namespace, err)
+	}
+	o.Extra = map[string]any{}
+	if err := f.shard.apply(&o, f.namespace != ""); err != nil {
+		return o, err
 	}
 	return o, nil
 }

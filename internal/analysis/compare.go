@@ -39,7 +39,9 @@ var ErrNoCommonCells = errors.New("no common cells")
 // CompareOptions shape a comparison. The zero value compares p50 with the
 // default thresholds on one host.
 type CompareOptions struct {
-	Metric Metric // zero: P50
+	// Metric to compare; zero means each cell's headline metric (the
+	// line's own `metric` field, p50 for lines without one).
+	Metric Metric
 	// Threshold is the slowdown (fraction, 0.25 = 25 %) a significant
 	// change must exceed to be a regression; 0 means the metric's default.
 	Threshold float64
@@ -137,21 +139,11 @@ func group(lines []Line, withHost bool) (map[Cell]*side, []Cell) {
 // common cell. It fails with ErrNoCommonCells (saying which side is empty,
 // if one is) when nothing matches.
 func Compare(old, new []Line, o CompareOptions) (Comparison, error) {
-	if o.Metric.Name == "" {
-		o.Metric = P50
-	}
 	if o.Alpha == 0 {
 		o.Alpha = 0.05
 	}
 	if o.Confidence == 0 {
 		o.Confidence = 0.95
-	}
-	th := o.Threshold
-	if th == 0 {
-		th = WallClockThreshold
-		if o.Metric.Deterministic {
-			th = DeterministicThreshold
-		}
 	}
 	om, oOrder := group(old, !o.CrossHost)
 	nm, nOrder := group(new, !o.CrossHost)
@@ -162,7 +154,7 @@ func Compare(old, new []Line, o CompareOptions) (Comparison, error) {
 			cmp.OnlyNew = append(cmp.OnlyNew, c)
 			continue
 		}
-		row, ok := compareCell(c, os.lines, nm[c].lines, o, th)
+		row, ok := compareCell(c, os.lines, nm[c].lines, o)
 		if ok {
 			cmp.Rows = append(cmp.Rows, row)
 		}
@@ -185,8 +177,12 @@ func Compare(old, new []Line, o CompareOptions) (Comparison, error) {
 			if !o.CrossHost && hostsDisjoint(old, new) {
 				hint = "; they were measured on different hosts (--cross-host compares them anyway)"
 			}
+			what := o.Metric.Name
+			if what == "" {
+				what = "its headline metric"
+			}
 			return cmp, fmt.Errorf("%w: OLD has %d cells, NEW has %d, none with %s on both sides%s",
-				ErrNoCommonCells, len(om), len(nm), o.Metric.Name, hint)
+				ErrNoCommonCells, len(om), len(nm), what, hint)
 		}
 	}
 	return cmp, nil
@@ -211,8 +207,18 @@ func isControl(l Line) bool {
 	return strings.HasPrefix(l.Scenario, "control") && l.ControlP50US != nil && l.P50US != nil && *l.ControlP50US == *l.P50US
 }
 
-func compareCell(c Cell, old, new []Line, o CompareOptions, th float64) (Row, bool) {
+func compareCell(c Cell, old, new []Line, o CompareOptions) (Row, bool) {
 	m := o.Metric
+	if m.Name == "" {
+		m = HeadlineOf(new[0])
+	}
+	th := o.Threshold
+	if th == 0 {
+		th = WallClockThreshold
+		if m.Deterministic {
+			th = DeterministicThreshold
+		}
+	}
 	rawOld, rawNew := samples(old, m, false), samples(new, m, false)
 	if len(rawOld) == 0 || len(rawNew) == 0 {
 		return Row{}, false

@@ -84,6 +84,19 @@ func TestCompareVerdicts(t *testing.T) {
 	}
 }
 
+// With no --metric, each cell is compared on the metric its lines name.
+func TestCompareHeadlineMetric(t *testing.T) {
+	fo, fn := newFixture("old0000000000001", "vm", 21), newFixture("new0000000000002", "vm", 22)
+	fo.metric, fn.metric = "ops_sec", "ops_sec"
+	c, err := Compare(parse(t, fo.line(t, "rest", "load_table.throughput.t8", 100)), parse(t, fn.line(t, "rest", "load_table.throughput.t8", 140)), CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := c.Rows[0]; r.Metric != "ops_sec" || r.Verdict != Slower || !r.Regression || r.Delta > -0.2 {
+		t.Fatalf("row %+v", r)
+	}
+}
+
 func TestCompareDeltaIntervalContainsDelta(t *testing.T) {
 	fo, fn := newFixture("old0000000000001", "vm", 7), newFixture("new0000000000002", "vm", 8)
 	c, err := Compare(parse(t, fo.line(t, "grpc", "x", 100)), parse(t, fn.line(t, "grpc", "x", 150)), CompareOptions{})
@@ -112,7 +125,7 @@ func TestCompareNoCommonCells(t *testing.T) {
 		{"different hosts", a, b, "different hosts"},
 		{"NEW empty", a, skipped, "NEW has no measured lines"},
 		{"OLD empty", nil, a, "OLD has no measured lines"},
-		{"different scenarios", a, parse(t, fa.line(t, "rest", "table_exists.latency", 100)), "none with p50"},
+		{"different scenarios", a, parse(t, fa.line(t, "rest", "table_exists.latency", 100)), "none with its headline metric"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

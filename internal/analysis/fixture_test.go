@@ -18,6 +18,7 @@ type fixture struct {
 	rng     *rand.Rand
 	control *float64 // control_p50_us stamped on every line, when set
 	rounds  int      // per-round samples; 0 writes old-schema lines
+	metric  results.Metric
 }
 
 func newFixture(runID, host string, seed uint64) *fixture {
@@ -34,7 +35,7 @@ func newFixture(runID, host string, seed uint64) *fixture {
 func (f *fixture) line(t testing.TB, target, scenario string, centerUS float64) []byte {
 	t.Helper()
 	rec := results.NewRecorder()
-	var rounds []map[string]float64
+	var p50s, opss results.Samples
 	nr := max(f.rounds, 1)
 	for range nr {
 		rc := results.NewRecorder()
@@ -44,7 +45,7 @@ func (f *fixture) line(t testing.TB, target, scenario string, centerUS float64) 
 			rc.Record(time.Duration(v * 1e3))
 		}
 		p50 := float64(rc.Percentile(50)) / 1e3
-		rounds = append(rounds, map[string]float64{"p50_us": p50, "p99_us": float64(rc.Percentile(99)) / 1e3, "ops_sec": 1e6 / p50})
+		p50s, opss = append(p50s, p50), append(opss, 1e6/p50)
 		rec.Merge(rc)
 	}
 	elapsed := time.Duration(float64(rec.Count()) * centerUS * 1e3)
@@ -53,20 +54,12 @@ func (f *fixture) line(t testing.TB, target, scenario string, centerUS float64) 
 		c := *f.control
 		r.ControlP50US = &c
 	}
+	if f.rounds > 0 {
+		// The runner's per-round fields, as results.Record writes them.
+		r.Rounds, r.RoundP50US, r.RoundOpsSec = nr, p50s, opss
+	}
+	r.Metric = f.metric
 	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.rounds == 0 {
-		return b
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	m["schema"] = 2
-	m["rounds"] = rounds
-	b, err = json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
 	}

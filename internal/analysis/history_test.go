@@ -136,3 +136,20 @@ func FuzzParseLine(f *testing.F) {
 		_ = CellOf(l, true)
 	})
 }
+
+func TestParseLineRunnerRounds(t *testing.T) {
+	l, err := ParseLine([]byte(`{"run_id":"r","target":"rest","scenario":"load_table.throughput.t8","kind":"throughput","metric":"ops_sec","better":"higher",
+		"ops":10,"p50_us":2,"ops_sec":100,"rounds":3,"round_p50_us":[1,null,3],"round_ops_sec":[90,null,110],"params":{},"host":{},"commit":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := P50.Samples(l); len(got) != 2 || got[0] != 1 || got[1] != 3 {
+		t.Fatalf("p50 samples %v: a null round must be left out, never 0", got)
+	}
+	if got := OpsSec.Samples(l); len(got) != 2 || got[1] != 110 {
+		t.Fatalf("ops samples %v", got)
+	}
+	if HeadlineOf(l).Name != "ops_sec" || l.Kind != "throughput" {
+		t.Fatalf("headline %q kind %q", HeadlineOf(l).Name, l.Kind)
+	}
+}

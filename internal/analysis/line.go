@@ -11,8 +11,9 @@ import (
 
 // Line is one decoded result line. It reads every schema katbench has
 // written: the first history (no schema field, one merged value per line)
-// and later lines with a schema version, per-round samples, warm-up errors
-// and open-loop fields. A value that the line does not carry is nil, never
+// and later lines with per-round samples (round_p50_us, round_ops_sec, or
+// an array of round objects), a headline metric, warm-up errors and
+// open-loop fields. A value that the line does not carry is nil, never
 // 0, so an unmeasured number cannot be mistaken for a measurement.
 type Line struct {
 	TS           time.Time
@@ -39,6 +40,10 @@ type Line struct {
 	Skipped      string
 	Command      string // the command that produced the line, when recorded
 	Schema       int    // 0 for lines written before the field existed
+	// Headline is the line's own headline metric ("p50_us", "ops_sec")
+	// and Kind its scenario kind, when the line says; "" on older lines.
+	Headline string
+	Kind     string
 	// Rounds holds per-round values when the line carries them; nil for
 	// lines with one merged value.
 	Rounds []Round
@@ -86,6 +91,13 @@ type wire struct {
 	Skipped      string         `json:"skipped"`
 	Command      any            `json:"command"`
 	Schema       any            `json:"schema"`
+	// The per-round arrays the runner writes (null for a round that
+	// measured nothing) and the line's headline metric.
+	RoundP50US  []*float64 `json:"round_p50_us"`
+	RoundOpsSec []*float64 `json:"round_ops_sec"`
+	RoundP99US  []*float64 `json:"round_p99_us"`
+	Metric      string     `json:"metric"`
+	Kind        string     `json:"kind"`
 }
 
 // roundFields are the names a line may carry its per-round samples under,
@@ -112,7 +124,7 @@ func ParseLine(b []byte) (Line, error) {
 		OpsSec: w.OpsSec, P50US: w.P50US, P99US: w.P99US, P999US: w.P999US,
 		MaxUS: w.MaxUS, MeanUS: w.MeanUS, ControlP50US: w.ControlP50US, Rate: w.Rate,
 		Params: w.Params, Host: w.Host, Commit: w.Commit, Hist: w.Hist, Skipped: w.Skipped,
-		raw: raw,
+		Headline: w.Metric, Kind: w.Kind, raw: raw,
 	}
 	if l.Params == nil {
 		l.Params = map[string]any{}
@@ -145,6 +157,13 @@ func ParseLine(b []byte) (Line, error) {
 		// Nothing succeeded: no percentile was measured (old lines wrote 0).
 		l.P50US, l.P99US, l.P999US, l.MaxUS, l.MeanUS = nil, nil, nil, nil, nil
 	}
+	if n := max(len(w.RoundP50US), len(w.RoundOpsSec), len(w.RoundP99US)); n > 0 {
+		l.Rounds = make([]Round, n)
+		for i := range l.Rounds {
+			l.Rounds[i] = Round{P50US: at(w.RoundP50US, i), OpsSec: at(w.RoundOpsSec, i), P99US: at(w.RoundP99US, i)}
+		}
+		return l, nil
+	}
 	for _, f := range roundFields {
 		if rs, ok := decodeRounds(raw[f]); ok {
 			l.Rounds = rs
@@ -152,6 +171,13 @@ func ParseLine(b []byte) (Line, error) {
 		}
 	}
 	return l, nil
+}
+
+func at(v []*float64, i int) *float64 {
+	if i < len(v) {
+		return v[i]
+	}
+	return nil
 }
 
 // decodeRounds reads an array of per-round objects; a number (a round

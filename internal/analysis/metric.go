@@ -27,6 +27,15 @@ var (
 	P999   = Metric{Name: "p999", Unit: "µs", value: func(l Line) *float64 { return l.P999US }}
 )
 
+// HeadlineOf returns the metric a line names as its headline (p50_us or
+// ops_sec), falling back to P50 for lines that name none.
+func HeadlineOf(l Line) Metric {
+	if l.Headline == "ops_sec" {
+		return OpsSec
+	}
+	return P50
+}
+
 // ErrUnknownMetric is returned by MetricByName for a name it does not know.
 var ErrUnknownMetric = errors.New("unknown metric")
 

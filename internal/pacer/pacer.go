@@ -1,0 +1,177 @@
+// Package pacer issues operations at a constant arrival rate — an open
+// loop — and times each one from its intended start, so a server that
+// stalls is charged for every operation that should have started during
+// the stall (coordinated omission corrected), not only the one in flight.
+//
+// The schedule is fixed before anything runs: operation i is due at
+// start + i/rate. A scheduler goroutine hands due operations to a pool of
+// workers; when the workers cannot keep up the queue grows, the latencies
+// (measured from the intended start) grow with it, and the achieved rate
+// falls below the requested one — which the result says, instead of the
+// loop silently turning closed.
+package pacer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/nordisk/katbench/internal/results"
+)
+
+// ErrBadRate is returned for a rate, duration or worker count that cannot
+// be scheduled.
+var ErrBadRate = errors.New("bad open-loop parameters")
+
+// Op is one operation; worker is the index of the worker running it.
+type Op func(ctx context.Context, worker int) error
+
+// Config shapes an open-loop run.
+type Config struct {
+	Rate     float64       // operations per second to start, > 0
+	Duration time.Duration // how long operations are issued
+	Warmup   time.Duration // issued at Rate before, unrecorded (errors counted)
+	// Workers bound the operations in flight; a due operation waits in the
+	// queue for a free worker and that wait is part of its latency.
+	Workers int
+}
+
+// Result is what an open-loop run measured.
+type Result struct {
+	Rec       *results.Recorder // latency from the intended start, ops that succeeded
+	Sched     *results.Recorder // scheduling error: actual start − intended start
+	Issued    int64             // operations due in the measured window
+	Completed int64             // of those, finished (successfully or not)
+	Elapsed   time.Duration     // from the first intended start to the last completion
+	// WarmupErrors counts failures of the unrecorded warm-up.
+	WarmupErrors int64
+	FirstErr     error
+}
+
+// Achieved is the completion rate over the measured window, ops/s.
+func (r Result) Achieved() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Completed) / r.Elapsed.Seconds()
+}
+
+// Kept reports whether the run achieved at least 95 % of rate: below
+// that, the target could not keep up and the loop was not really open.
+func (r Result) Kept(rate float64) bool { return r.Achieved() >= 0.95*rate }
+
+type ticket struct {
+	due      time.Time
+	measured bool
+}
+
+// Run issues op at cfg.Rate for cfg.Warmup (unrecorded) and then
+// cfg.Duration, and returns when every issued operation has finished or ctx
+// is done. It is safe to call concurrently; each call owns its workers.
+func Run(ctx context.Context, cfg Config, op Op) (Result, error) {
+	if !(cfg.Rate > 0) || cfg.Rate > 1e8 || cfg.Duration <= 0 || cfg.Warmup < 0 || cfg.Workers < 1 || cfg.Workers > 1<<16 {
+		return Result{}, fmt.Errorf("%w: rate %v/s, duration %v, warm-up %v, workers %d", ErrBadRate, cfg.Rate, cfg.Duration, cfg.Warmup, cfg.Workers)
+	}
+	interval := time.Duration(float64(time.Second) / cfg.Rate)
+	warmN := int64(cfg.Warmup.Seconds() * cfg.Rate)
+	measN := max(int64(cfg.Duration.Seconds()*cfg.Rate), 1)
+	total := warmN + measN
+
+	queue := make(chan ticket, min(total, 1<<16))
+	recs := make([]*results.Recorder, cfg.Workers)
+	scheds := make([]*results.Recorder, cfg.Workers)
+	var (
+		mu       sync.Mutex
+		firstErr error
+		warmErrs int64
+		done     int64
+		lastEnd  time.Time
+		wg       sync.WaitGroup
+	)
+	for w := range cfg.Workers {
+		recs[w], scheds[w] = results.NewRecorder(), results.NewRecorder()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rec, sched := recs[w], scheds[w]
+			var n, werr int64
+			var end time.Time
+			var ferr error
+			for t := range queue {
+				start := time.Now()
+				err := op(ctx, w)
+				end = time.Now()
+				if !t.measured {
+					if err != nil {
+						werr++
+					}
+					continue
+				}
+				n++
+				sched.Record(start.Sub(t.due))
+				if err != nil {
+					rec.Error()
+					if ferr == nil {
+						ferr = err
+					}
+					continue
+				}
+				rec.Record(end.Sub(t.due))
+			}
+			mu.Lock()
+			done += n
+			warmErrs += werr
+			if firstErr == nil {
+				firstErr = ferr
+			}
+			if end.After(lastEnd) {
+				lastEnd = end
+			}
+			mu.Unlock()
+		}()
+	}
+
+	start := time.Now().Add(time.Millisecond) // the workers are ready by then
+	measStart := start.Add(time.Duration(warmN) * interval)
+	var issued int64
+	for issued < total && ctx.Err() == nil {
+		now := time.Now()
+		// Every operation due by now goes out; the schedule never slips,
+		// so a late scheduler shows up as scheduling error, not as a
+		// lower requested rate.
+		due := int64(now.Sub(start).Seconds()*cfg.Rate) + 1
+	send:
+		for ; issued < min(due, total); issued++ {
+			t := ticket{due: start.Add(time.Duration(float64(issued) * float64(time.Second) / cfg.Rate)), measured: issued >= warmN}
+			select {
+			case queue <- t:
+			case <-ctx.Done():
+				break send
+			}
+		}
+		if issued >= total {
+			break
+		}
+		next := start.Add(time.Duration(float64(issued) * float64(time.Second) / cfg.Rate))
+		if wait := time.Until(next); wait > 200*time.Microsecond {
+			time.Sleep(wait - 100*time.Microsecond)
+		} else if wait > 0 {
+			runtime.Gosched()
+		}
+	}
+	close(queue)
+	wg.Wait()
+
+	res := Result{Rec: results.Merged(recs...), Sched: results.Merged(scheds...), Issued: measN,
+		Completed: done, WarmupErrors: warmErrs, FirstErr: firstErr}
+	if !lastEnd.IsZero() {
+		res.Elapsed = lastEnd.Sub(measStart)
+	}
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
