@@ -303,8 +303,18 @@ func (c *conn) abort(kind stepKind, err error) error {
 
 // submitAndWait waits for want completions in the connection's wait mode.
 func (c *conn) submitAndWait(want uint32) error {
-	if c.wait == WaitBlock {
+	switch c.wait {
+	case WaitBlock:
 		return c.ring.SubmitAndWait(want)
+	case waitAdaptive:
+		if c.pool != nil {
+			w := &c.pool.waiters
+			n := w.Add(1)
+			defer w.Add(-1)
+			if n <= c.pool.maxBlocked {
+				return c.ring.SubmitAndWait(want)
+			}
+		}
 	}
 	return c.ring.SubmitAndPoll(want)
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -24,6 +26,8 @@ type hostPool struct {
 	idleTimeout time.Duration // < 0: never
 	wait        WaitMode
 	skipPeek    bool
+	waiters     atomic.Int32 // requests of this host waiting for completions (waitAdaptive)
+	maxBlocked  int32        // waitAdaptive blocks only while waiters ≤ this
 	sem         chan struct{}
 
 	mu     sync.Mutex
@@ -33,7 +37,8 @@ type hostPool struct {
 
 func newHostPool(hostport string, opts Options, skipPeek bool) *hostPool {
 	return &hostPool{hostport: hostport, dialTimeout: opts.DialTimeout, idleTimeout: opts.IdleTimeout,
-		wait: opts.Wait, skipPeek: skipPeek, sem: make(chan struct{}, opts.PoolSize)}
+		wait: opts.Wait, skipPeek: skipPeek, sem: make(chan struct{}, opts.PoolSize),
+		maxBlocked: int32(max(runtime.GOMAXPROCS(0)-1, 1))}
 }
 
 // peekAfter is how long a connection must have idled before its reuse
