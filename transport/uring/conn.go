@@ -69,6 +69,7 @@ type conn struct {
 	nread    int64       // bytes received since the request began
 	reused   bool        // served a request before this one
 	broken   bool        // must be closed, never pooled
+	tainted  bool        // a watcher or timer fired: the ring may still be interrupted
 	err      error       // the step error that broke it, if one did
 	stopWake func() bool // stops the context watcher; nil when none
 	timer    *time.Timer // the armed phase timeout (dial, response header); nil when none
@@ -80,11 +81,13 @@ var errTimeout = fmt.Errorf("timeout: %w", os.ErrDeadlineExceeded)
 
 // dial opens a TCP connection to addr through io_uring (IORING_OP_CONNECT on
 // a blocking socket; the ring turns EINPROGRESS into a poll internally).
-func dial(ctx context.Context, addr netip.AddrPort, timeout time.Duration, wait WaitMode) (*conn, error) {
-	rg, err := ring.New(8) // send + op + timeout + cancels fit with room
+func dial(ctx context.Context, p *hostPool, addr netip.AddrPort) (*conn, error) {
+	timeout, wait := p.dialTimeout, p.wait
+	k, err := p.takeKit()
 	if err != nil {
 		return nil, err
 	}
+	rg := k.ring
 	family := unix.AF_INET
 	if addr.Addr().Is6() && !addr.Addr().Is4In6() {
 		family = unix.AF_INET6
@@ -99,8 +102,12 @@ func dial(ctx context.Context, addr netip.AddrPort, timeout time.Duration, wait 
 		unix.Close(fd)
 		return nil, fmt.Errorf("uring: TCP_NODELAY: %w", err)
 	}
-	c := &conn{fd: fd, ring: rg, wait: wait, sa: rawSockaddr(addr, family), wbuf: make([]byte, 0, wbufSize), ctx: ctx}
-	c.br = bufio.NewReaderSize(c, rbufSize)
+	c := &conn{pool: p, fd: fd, ring: rg, wait: wait, sa: rawSockaddr(addr, family), wbuf: k.wbuf, br: k.br, ctx: ctx}
+	if c.br == nil {
+		c.br = bufio.NewReaderSize(c, rbufSize)
+	} else {
+		c.br.Reset(c)
+	}
 	c.watch(ctx)
 	c.arm(timeout)
 	_, err = c.step(stepConnect, nil)
@@ -148,7 +155,7 @@ func (c *conn) arm(d time.Duration) {
 func (c *conn) disarm() {
 	if c.timer != nil {
 		if !c.timer.Stop() {
-			c.broken = true
+			c.broken, c.tainted = true, true
 		}
 		c.timer = nil
 	}
@@ -171,7 +178,7 @@ func (c *conn) watch(ctx context.Context) {
 func (c *conn) unwatch() {
 	if c.stopWake != nil {
 		if !c.stopWake() {
-			c.broken = true
+			c.broken, c.tainted = true, true
 		}
 		c.stopWake = nil
 	}
@@ -303,8 +310,18 @@ func (c *conn) abort(kind stepKind, err error) error {
 
 // submitAndWait waits for want completions in the connection's wait mode.
 func (c *conn) submitAndWait(want uint32) error {
-	if c.wait == WaitBlock {
+	switch c.wait {
+	case WaitBlock:
 		return c.ring.SubmitAndWait(want)
+	case waitAdaptive:
+		if c.pool != nil {
+			w := &c.pool.waiters
+			n := w.Add(1)
+			defer w.Add(-1)
+			if n <= c.pool.maxBlocked {
+				return c.ring.SubmitAndWait(want)
+			}
+		}
 	}
 	return c.ring.SubmitAndPoll(want)
 }
@@ -409,7 +426,9 @@ func (c *conn) flush() error {
 func (c *conn) close() {
 	c.disarm()
 	c.unwatch()
-	c.ring.Close()
+	if c.tainted || c.ring.Interrupted() || c.ring.InFlight() > 0 || c.pool == nil || !c.pool.keepKit(kit{c.ring, c.wbuf, c.br}) {
+		c.ring.Close()
+	}
 	unix.Close(c.fd)
 	c.fd = -1
 }

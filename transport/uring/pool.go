@@ -1,14 +1,19 @@
 package uring
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"net"
 	"net/netip"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nordisk/katbench/transport/uring/internal/ring"
 )
 
 // hostPool is the keep-alive pool of one host:port: at most size open
@@ -24,16 +29,20 @@ type hostPool struct {
 	idleTimeout time.Duration // < 0: never
 	wait        WaitMode
 	skipPeek    bool
+	waiters     atomic.Int32 // requests of this host waiting for completions (waitAdaptive)
+	maxBlocked  int32        // waitAdaptive blocks only while waiters ≤ this
 	sem         chan struct{}
 
 	mu     sync.Mutex
 	idle   []*conn
+	kits   []kit // quiet rings and buffers of closed conns, reused by the next dial
 	closed bool
 }
 
 func newHostPool(hostport string, opts Options, skipPeek bool) *hostPool {
 	return &hostPool{hostport: hostport, dialTimeout: opts.DialTimeout, idleTimeout: opts.IdleTimeout,
-		wait: opts.Wait, skipPeek: skipPeek, sem: make(chan struct{}, opts.PoolSize)}
+		wait: opts.Wait, skipPeek: skipPeek, sem: make(chan struct{}, opts.PoolSize),
+		maxBlocked: int32(max(runtime.GOMAXPROCS(0)-1, 1))}
 }
 
 // peekAfter is how long a connection must have idled before its reuse
@@ -106,12 +115,11 @@ func (p *hostPool) get(ctx context.Context, fresh bool) (*conn, error) {
 		<-p.sem
 		return nil, err
 	}
-	c, err := dial(ctx, addr, p.dialTimeout, p.wait)
+	c, err := dial(ctx, p, addr)
 	if err != nil {
 		<-p.sem
 		return nil, err
 	}
-	c.pool = p
 	return c, nil
 }
 
@@ -158,17 +166,64 @@ func (p *hostPool) put(c *conn, reusable bool) {
 	<-p.sem
 }
 
+// kit is what a connection needs besides its socket: a ring, the request
+// buffer and the response reader.
+type kit struct {
+	ring *ring.Ring
+	wbuf []byte
+	br   *bufio.Reader
+}
+
+// takeKit returns a kit kept from a closed connection, or a new one.
+// Setting a ring up and tearing it down costs more than a TCP connection
+// (io_uring_setup, three mmaps, and the kernel's asynchronous teardown), and
+// the buffers are 80 KiB, so against servers that close connections after
+// each response, kits are reused.
+func (p *hostPool) takeKit() (kit, error) {
+	p.mu.Lock()
+	if n := len(p.kits); n > 0 {
+		k := p.kits[n-1]
+		p.kits[n-1] = kit{}
+		p.kits = p.kits[:n-1]
+		p.mu.Unlock()
+		return k, nil
+	}
+	p.mu.Unlock()
+	r, err := ring.New(8) // send + op + cancels fit with room
+	if err != nil {
+		return kit{}, err
+	}
+	return kit{ring: r, wbuf: make([]byte, 0, wbufSize)}, nil
+}
+
+// keepKit takes the kit of a closing connection whose ring is quiet
+// (nothing in flight, not interrupted) for the next dial; false means the
+// caller closes the ring.
+func (p *hostPool) keepKit(k kit) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || len(p.kits) >= cap(p.sem) {
+		return false
+	}
+	k.wbuf = k.wbuf[:0]
+	p.kits = append(p.kits, k)
+	return true
+}
+
 // closeIdle closes every idle connection; with shut, the pool also refuses
 // new requests.
 func (p *hostPool) closeIdle(shut bool) {
 	p.mu.Lock()
-	idle := p.idle
-	p.idle = nil
+	idle, kits := p.idle, p.kits
+	p.idle, p.kits = nil, nil
 	if shut {
 		p.closed = true
 	}
 	p.mu.Unlock()
 	for _, c := range idle {
 		c.close()
+	}
+	for _, k := range kits {
+		k.ring.Close()
 	}
 }

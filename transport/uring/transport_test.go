@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -599,8 +600,46 @@ func TestConnectionRefused(t *testing.T) {
 	if !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Fatalf("GET to a closed port: %v, want ECONNREFUSED", err)
 	}
+	// The failed connection's socket is closed; its quiet ring is kept
+	// for the next dial until the idle connections are closed.
+	if n := openFDs(t); n > fds+1 {
+		t.Fatalf("fds %d → %d after a failed connect (at most the kept ring)", fds, n)
+	}
+	tr.CloseIdleConnections()
 	if n := openFDs(t); n > fds {
-		t.Fatalf("fds %d → %d after a failed connect", fds, n)
+		t.Fatalf("fds %d → %d after a failed connect and CloseIdleConnections", fds, n)
+	}
+}
+
+// TestRingReusedAcrossConnectionClose: against a server answering
+// Connection: close, the next connection reuses the closed one's ring
+// instead of setting up a new one.
+func TestRingReusedAcrossConnectionClose(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("hi"))
+	}))
+	srv.Config.SetKeepAlivesEnabled(false)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	tr := newTestTransport(t, 1)
+	client := &http.Client{Transport: tr}
+	do(t, client, http.MethodGet, srv.URL, nil)
+	p := tr.pool(strings.TrimPrefix(srv.URL, "http://"))
+	p.mu.Lock()
+	kept := slices.Clone(p.kits)
+	p.mu.Unlock()
+	if len(kept) != 1 {
+		t.Fatalf("%d rings kept after a Connection: close exchange, want 1", len(kept))
+	}
+	resp, b := do(t, client, http.MethodGet, srv.URL, nil)
+	if resp.StatusCode != 200 || string(b) != "hi" {
+		t.Fatalf("second GET: %d %q", resp.StatusCode, b)
+	}
+	p.mu.Lock()
+	again := slices.Clone(p.kits)
+	p.mu.Unlock()
+	if len(again) != 1 || again[0].ring != kept[0].ring {
+		t.Fatal("the second connection did not reuse the first one's ring")
 	}
 }
 

@@ -17,6 +17,10 @@ const (
 	// WaitPoll submits with io_uring_enter and parks the goroutine in Go's
 	// poller on the ring descriptor (Ring.SubmitAndPoll).
 	WaitPoll
+	// waitAdaptive blocks while fewer than GOMAXPROCS requests of the host
+	// wait (one P always stays free), and polls otherwise. Experimental:
+	// chosen with KATBENCH_URING_WAIT=adaptive.
+	waitAdaptive
 )
 
 // How the default was chosen (BenchmarkInterleaved, 2 cores under heavy
@@ -48,6 +52,8 @@ func resolveWait(m WaitMode) WaitMode {
 	switch os.Getenv(WaitEnv) {
 	case "block":
 		return WaitBlock
+	case "adaptive":
+		return waitAdaptive
 	}
 	return WaitPoll
 }
