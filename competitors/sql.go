@@ -3,6 +3,7 @@ package competitors
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 
@@ -87,11 +88,17 @@ func newSQL(ctx context.Context, cfg Config, name, pragmas string) (Competitor, 
 		"warehouse":           "file://" + warehouse,
 		"init_catalog_tables": "true",
 	}
+	params := map[string]any{"dir": cfg.Dir, "driver": sqliteshim.ShimName, "sqlite_options": pragmas}
+	if cfg.Storage.Warehouse != "" { // the peer shares the embedded catalog's storage
+		maps.Copy(props, cfg.Storage.IOProps)
+		props["warehouse"] = cfg.Storage.Warehouse
+		maps.Copy(params, cfg.Storage.Params)
+	}
 	cat, err := icecatalog.Load(ctx, "katbench", props)
 	if err != nil {
 		return nil, fmt.Errorf("%s: open %s: %w", name, db, err)
 	}
-	c := &sqlCompetitor{Base: Base{N: name, Cat: cat, P: map[string]any{"dir": cfg.Dir, "driver": sqliteshim.ShimName, "sqlite_options": pragmas}}, props: props}
+	c := &sqlCompetitor{Base: Base{N: name, Cat: cat, P: params}, props: props}
 	c.CloseFn = func() error {
 		if cl, ok := c.Cat.(icecatalog.Closer); ok {
 			return cl.Close()
