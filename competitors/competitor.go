@@ -75,6 +75,24 @@ type Config struct {
 	Props map[string]string
 	// Log receives warnings (one line each). Never nil when set by the CLI.
 	Log io.Writer
+	// Storage is where an in-process embedded catalog keeps its warehouse
+	// (embedded, and the catalogs behind in-process rest and grpc).
+	Storage Storage
+}
+
+// Storage says where an in-process embedded catalog writes its metadata
+// files. The zero value is today's default: file:// under Config.Dir.
+type Storage struct {
+	// Warehouse is the warehouse URI (file://…, s3://bucket/prefix); ""
+	// means file://<Dir>/warehouse.
+	Warehouse string
+	// IOProps configure the warehouse's IO (S3 endpoint, keys, region,
+	// katbench.transport).
+	IOProps map[string]string
+	// Params go into the params of every result line of a competitor on
+	// this storage: warehouse (scheme and bucket only), transport and
+	// transport_fallback. Never keys.
+	Params map[string]any
 }
 
 // Logf writes one warning line to cfg.Log, if any.

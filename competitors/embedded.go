@@ -44,12 +44,13 @@ func newEmbedded(ctx context.Context, cfg Config) (Competitor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded: %w", err)
 	}
-	cat, err := catalog.Open(ctx, catalog.Options{Dir: cfg.Dir, Durability: d})
+	p := map[string]any{"dir": cfg.Dir, "durability": string(d)}
+	cat, err := openEmbedded(ctx, cfg, d, p)
 	if err != nil {
 		return nil, fmt.Errorf("embedded: %w", err)
 	}
 	return &embedded{
-		Base: Base{N: "embedded", Cat: cat, P: map[string]any{"dir": cfg.Dir, "durability": string(d)}, CloseFn: cat.Close},
+		Base: Base{N: "embedded", Cat: cat, P: p, CloseFn: cat.Close},
 		cat:  cat,
 	}, nil
 }

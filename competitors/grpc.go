@@ -104,7 +104,7 @@ func startGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOptions, pa
 	if opts.Credential.ID != "" {
 		sopts.Credentials = []grpcfront.Credential{opts.Credential}
 	}
-	cat, err := catalog.Open(ctx, catalog.Options{Dir: cfg.Dir, Durability: dur})
+	cat, err := openEmbedded(ctx, cfg, dur, params)
 	if err != nil {
 		return nil, fmt.Errorf("grpc: %w", err)
 	}

@@ -127,7 +127,8 @@ func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rest: %w", err)
 	}
-	cat, err := catalog.Open(ctx, catalog.Options{Dir: cfg.Dir, Durability: dur})
+	storageParams := map[string]any{}
+	cat, err := openEmbedded(ctx, cfg, dur, storageParams)
 	if err != nil {
 		return nil, fmt.Errorf("rest: %w", err)
 	}
@@ -158,6 +159,7 @@ func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 	c.P["dir"] = cfg.Dir
 	c.P["durability"] = string(dur)
 	c.P["server"] = "in-process"
+	maps.Copy(c.P, storageParams)
 	closeClient := c.CloseFn
 	c.CloseFn = func() error { return errors.Join(closeClient(), stopServer()) }
 	return c, nil

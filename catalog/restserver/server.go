@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -50,6 +51,11 @@ type Options struct {
 	Warehouse string
 	// Logger receives server faults (500s). nil means slog.Default().
 	Logger *slog.Logger
+	// StorageConfig, when set, is vended to clients: the properties they
+	// need to read and write the warehouse's files (s3.endpoint, keys,
+	// region, addressing), in /v1/config defaults and every
+	// LoadTableResult's config. See storage.go; opt-in, it hands out keys.
+	StorageConfig map[string]string
 }
 
 // metadataJSONLoader is the optional fast path of a catalog that keeps the
@@ -75,6 +81,9 @@ type Server struct {
 	tokens    *tokenStore
 
 	configBody []byte // the /v1/config response, encoded once
+
+	storageConfig     map[string]string // vended to clients; nil for none
+	storageConfigJSON []byte            // the same, encoded once ("{}" for none)
 
 	mu   sync.Mutex
 	srvs []*http.Server
@@ -119,6 +128,12 @@ func New(cat icecatalog.Catalog, opts Options) (*Server, error) {
 	if l, ok := cat.(metadataJSONLoader); ok {
 		s.fastLoad = l.LoadMetadataJSON
 	}
+	s.storageConfig = maps.Clone(opts.StorageConfig)
+	sc, err := storageConfigJSON(s.storageConfig)
+	if err != nil {
+		return nil, err
+	}
+	s.storageConfigJSON = sc
 	body, err := json.Marshal(s.configResponse())
 	if err != nil {
 		return nil, fmt.Errorf("restserver: encode config: %w", err)
@@ -202,6 +217,7 @@ func (s *Server) configResponse() configResponse {
 	if s.warehouse != "" {
 		cr.Defaults["warehouse"] = s.warehouse
 	}
+	s.addStorageDefaults(cr.Defaults)
 	return cr
 }
 

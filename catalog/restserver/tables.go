@@ -14,10 +14,11 @@ import (
 )
 
 // loadTableResponse is the spec's LoadTableResult and CommitTableResponse.
-// The server vends no table config, so config (optional) is left out.
+// Config carries the vended storage properties (see storage.go), if any.
 type loadTableResponse struct {
-	MetadataLocation string         `json:"metadata-location"`
-	Metadata         table.Metadata `json:"metadata"`
+	MetadataLocation string            `json:"metadata-location"`
+	Metadata         table.Metadata    `json:"metadata"`
+	Config           map[string]string `json:"config,omitempty"`
 }
 
 // tableIdent decodes the {namespace} and {table} path parameters.
@@ -99,6 +100,7 @@ func (s *Server) handleCreateTable(w http.ResponseWriter, r *http.Request, rt ro
 	s.writeJSON(w, http.StatusOK, loadTableResponse{
 		MetadataLocation: tbl.MetadataLocation(),
 		Metadata:         tbl.Metadata(),
+		Config:           s.tableConfig(),
 	})
 }
 
@@ -157,6 +159,7 @@ func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, ident table.I
 	s.writeJSON(w, http.StatusOK, loadTableResponse{
 		MetadataLocation: tbl.MetadataLocation(),
 		Metadata:         tbl.Metadata(),
+		Config:           s.tableConfig(),
 	})
 }
 
@@ -169,7 +172,8 @@ func (s *Server) writeSpliced(w http.ResponseWriter, loc string, raw []byte, wit
 	b = append(b, `,"metadata":`...)
 	b = append(b, raw...)
 	if withConfig {
-		b = append(b, `,"config":{}`...)
+		b = append(b, `,"config":`...)
+		b = append(b, s.storageConfigJSON...)
 	}
 	b = append(b, '}')
 	writeRaw(w, http.StatusOK, b)

@@ -39,6 +39,7 @@ type benchFlags struct {
 	createOps  int
 	parallel   int
 	props      []string
+	storage    storageFlags
 }
 
 func (f *benchFlags) register(cmd *cobra.Command) {
@@ -59,6 +60,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.createOps, "create-ops", 0, "recorded creates and commits per scenario (default 200 with --quick, 1000 otherwise)")
 	fl.IntVar(&f.parallel, "setup-parallel", 4, "workers creating and dropping the dataset")
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable; adds to BENCH_REST_PROPS)")
+	f.storage.register(fl)
 }
 
 // options turns flags into runner options, rejecting bad values before
@@ -173,6 +175,10 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 	prog := newProgress(stderr)
 	opts.Log = prog
 	opts.Progress = prog.update
+	st, err := f.storage.resolve(cmd.Context(), prog)
+	if err != nil {
+		return err
+	}
 
 	dir, removeDir, err := workDir(f.dir)
 	if err != nil {
@@ -196,6 +202,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 		}
 		targets[i] = scenarios.Target{Factory: factories[i], Config: competitors.Config{
 			Args: s.args, Dir: cdir, Durability: opts.Durability, Props: props, Log: prog,
+			Storage: st.forCompetitor(sub),
 		}}
 	}
 

@@ -11,8 +11,9 @@ import (
 
 // openServedCatalog opens the embedded catalog a `katbench serve` front
 // serves: in dir, or in a fresh temp dir (named after front) that the
-// returned close function removes after closing the catalog.
-func openServedCatalog(ctx context.Context, dir string, dur catalog.Durability, front string) (*catalog.Catalog, string, func() error, error) {
+// returned close function removes after closing the catalog. Its warehouse
+// is st's (default: file:// under dir).
+func openServedCatalog(ctx context.Context, dir string, dur catalog.Durability, st storage, front string) (*catalog.Catalog, string, func() error, error) {
 	removeDir := func() error { return nil }
 	if dir == "" {
 		d, err := os.MkdirTemp("", "katbench-"+front+"-*")
@@ -22,7 +23,7 @@ func openServedCatalog(ctx context.Context, dir string, dur catalog.Durability, 
 		dir = d
 		removeDir = func() error { return os.RemoveAll(d) }
 	}
-	cat, err := catalog.Open(ctx, catalog.Options{Dir: dir, Durability: dur})
+	cat, err := catalog.Open(ctx, catalog.Options{Dir: dir, Durability: dur, Warehouse: st.warehouse, IOProps: st.ioProps})
 	if err != nil {
 		return nil, "", nil, errors.Join(fmt.Errorf("open catalog in %s: %w", dir, err), removeDir())
 	}

@@ -23,6 +23,7 @@ const grpcGracePeriod = 10 * time.Second
 type serveGRPCFlags struct {
 	addr, dir, durability string
 	credentials           []string
+	storage               storageFlags
 }
 
 func init() {
@@ -50,6 +51,7 @@ the token coming from GetToken. Benchmark it with ` + "`katbench grpc HOST:PORT`
 	fl.StringVar(&f.dir, "dir", "", "catalog directory (default: a temp dir removed on exit)")
 	fl.StringVar(&f.durability, "durability", os.Getenv("BENCH_DURABILITY"), "immediate|eventual|none; env BENCH_DURABILITY")
 	fl.StringArrayVar(&f.credentials, "credential", nil, "require a bearer token from GetToken with this id:secret (repeatable)")
+	f.storage.register(fl)
 	serveCmd.AddCommand(cmd)
 }
 
@@ -74,7 +76,11 @@ func serveGRPC(cmd *cobra.Command, f serveGRPCFlags) (err error) {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	cat, dir, closeCat, err := openServedCatalog(ctx, f.dir, dur, "grpc")
+	st, err := f.storage.resolve(ctx, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	cat, dir, closeCat, err := openServedCatalog(ctx, f.dir, dur, st, "grpc")
 	if err != nil {
 		return err
 	}
@@ -93,7 +99,7 @@ func serveGRPC(cmd *cobra.Command, f serveGRPCFlags) (err error) {
 	if len(opts.Credentials) > 0 {
 		auth = "bearer token"
 	}
-	fmt.Fprintf(stderr, "katbench: serving gRPC at %s (catalog %s, durability %s, auth %s)\n", l.Addr(), dir, dur, auth)
+	fmt.Fprintf(stderr, "katbench: serving gRPC at %s (catalog %s, warehouse %s, durability %s, auth %s)\n", l.Addr(), dir, st.describe(dir), dur, auth)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()

@@ -18,7 +18,9 @@ import (
 
 // serveRestFlags are the flags of `katbench serve rest`.
 type serveRestFlags struct {
-	addr, dir, durability, credential, scope, prefix, warehouse string
+	addr, dir, durability, credential, scope, prefix string
+	storage                                          storageFlags
+	vend                                             bool
 }
 
 func init() {
@@ -48,7 +50,8 @@ POST /v1/oauth/tokens (client_credentials).`,
 	fl.StringVar(&f.credential, "credential", "", "require OAuth2 client credentials id:secret")
 	fl.StringVar(&f.scope, "scope", "", "scope a token request must include (with --credential)")
 	fl.StringVar(&f.prefix, "prefix", "", "route prefix advertised in /v1/config")
-	fl.StringVar(&f.warehouse, "warehouse", "", "the only warehouse name /v1/config accepts (default: any)")
+	f.storage.register(fl)
+	fl.BoolVar(&f.vend, "vend-storage-credentials", false, "hand clients the s3:// warehouse's endpoint, keys and region in /v1/config and every LoadTableResult (off: clients bring their own)")
 	serveCmd.AddCommand(cmd)
 }
 
@@ -62,7 +65,6 @@ func serveRest(cmd *cobra.Command, f serveRestFlags) (err error) {
 		Credential:    f.credential,
 		RequiredScope: f.scope,
 		Prefix:        f.prefix,
-		Warehouse:     f.warehouse,
 	}
 	if err := sopts.Validate(); err != nil {
 		return usagef("%v", err)
@@ -71,10 +73,23 @@ func serveRest(cmd *cobra.Command, f serveRestFlags) (err error) {
 		return usagef("--addr %q: %v", f.addr, err)
 	}
 
+	if f.vend && !isS3Warehouse(f.storage.warehouse) {
+		return usagef("--vend-storage-credentials needs an s3:// --warehouse (a file:// warehouse has nothing to vend)")
+	}
+
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	cat, dir, closeCat, err := openServedCatalog(ctx, f.dir, dur, "rest")
+	st, err := f.storage.resolve(ctx, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	// A client naming a warehouse must name this one (the URI).
+	sopts.Warehouse = st.warehouse
+	if f.vend {
+		sopts.StorageConfig = st.vendedConfig()
+	}
+	cat, dir, closeCat, err := openServedCatalog(ctx, f.dir, dur, st, "rest")
 	if err != nil {
 		return err
 	}
@@ -89,7 +104,7 @@ func serveRest(cmd *cobra.Command, f serveRestFlags) (err error) {
 		return fmt.Errorf("listen on %s: %w", f.addr, err)
 	}
 	stderr := cmd.ErrOrStderr()
-	fmt.Fprintf(stderr, "katbench: serving Iceberg REST at http://%s (catalog %s, durability %s)\n", l.Addr(), dir, dur)
+	fmt.Fprintf(stderr, "katbench: serving Iceberg REST at http://%s (catalog %s, warehouse %s, durability %s)\n", l.Addr(), dir, st.describe(dir), dur)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()

@@ -30,7 +30,8 @@ func (i Info) CloseIdle() {
 	}
 }
 
-// NewClient validates cfg and returns a minio-go client whose requests go
+// NewClient validates cfg (all of Validate but the bucket, which requests
+// name themselves) and returns a minio-go client whose requests go
 // through the chosen byte transport, so signing and S3 semantics are
 // minio-go's and only the byte path differs between transports. Buckets are
 // addressed path-style, which every local store understands.
@@ -38,7 +39,7 @@ func (i Info) CloseIdle() {
 // The client is safe for concurrent use (minio-go's contract); its
 // connection pool holds cfg.PoolSize keep-alive connections.
 func NewClient(cfg Config) (*minio.Client, Info, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validateClient(); err != nil {
 		return nil, Info{}, err
 	}
 	ep, _ := ParseEndpoint(cfg.Endpoint) // validated above
@@ -46,7 +47,9 @@ func NewClient(cfg Config) (*minio.Client, Info, error) {
 	if err != nil {
 		return nil, Info{}, fmt.Errorf("s3 client: %w", err)
 	}
-	rt, used, fallback, err := transport.New(kind, cfg.Endpoint, transport.Options{PoolSize: cfg.PoolSize})
+	rt, used, fallback, err := transport.New(kind, cfg.Endpoint, transport.Options{
+		PoolSize: cfg.PoolSize, DialTimeout: cfg.DialTimeout, Timeout: cfg.ResponseTimeout,
+	})
 	if err != nil {
 		return nil, Info{}, fmt.Errorf("s3 client: transport %s: %w", kind, err)
 	}
@@ -54,12 +57,16 @@ func NewClient(cfg Config) (*minio.Client, Info, error) {
 	if region == "" {
 		region = DefaultRegion
 	}
+	lookup := minio.BucketLookupPath
+	if cfg.VirtualHost {
+		lookup = minio.BucketLookupDNS
+	}
 	c, err := minio.New(ep.Host, &minio.Options{
 		Creds:        credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""),
 		Secure:       ep.Secure,
 		Transport:    rt,
 		Region:       region,
-		BucketLookup: minio.BucketLookupPath,
+		BucketLookup: lookup,
 		MaxRetries:   cfg.MaxRetries,
 	})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nordisk/katbench/transport"
 )
@@ -49,6 +50,13 @@ type Config struct {
 	// MaxRetries is minio-go's retry budget per request; 0 keeps its default
 	// (10). Benchmarks set 1 so failures are counted, not retried away.
 	MaxRetries int
+	// VirtualHost addresses buckets as bucket.host (AWS's virtual-hosted
+	// style) instead of host/bucket; path style is the default because every
+	// local store understands it.
+	VirtualHost bool
+	// DialTimeout bounds connection setup and ResponseTimeout the wait for a
+	// response's headers once a request is written; 0 means none.
+	DialTimeout, ResponseTimeout time.Duration
 }
 
 // FromEnv returns a Config filled from KATBENCH_S3_ENDPOINT,
@@ -116,14 +124,19 @@ func ParseEndpoint(s string) (Endpoint, error) {
 	return Endpoint{Host: u.Host, Secure: secure}, nil
 }
 
-// Validate checks what NewClient needs: a well-formed endpoint, a bucket
-// name and both keys.
+// Validate checks a well-formed endpoint, a bucket name and both keys.
 func (c Config) Validate() error {
-	if _, err := ParseEndpoint(c.Endpoint); err != nil {
-		return err
-	}
 	if c.Bucket == "" {
 		return errors.New("s3 config: bucket is empty")
+	}
+	return c.validateClient()
+}
+
+// validateClient checks what NewClient needs: Validate without the bucket,
+// which a client does not use.
+func (c Config) validateClient() error {
+	if _, err := ParseEndpoint(c.Endpoint); err != nil {
+		return err
 	}
 	if c.AccessKey == "" || c.SecretKey == "" {
 		return fmt.Errorf("s3 config: access key and secret key are required (flags or %s / %s)", EnvAccessKey, EnvSecretKey)

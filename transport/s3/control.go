@@ -20,8 +20,8 @@ import (
 // store's processing time behind it.
 //
 // It speaks path-style S3 only: PUT/HEAD/GET(list)/DELETE bucket and
-// PUT/GET (with a single Range)/HEAD/DELETE object, plus ListObjects (v1 and
-// v2) for cleanup. It ACCEPTS ANY SIGNATURE, or none: it is a control for the
+// PUT/GET (with a single Range)/HEAD/DELETE object, multipart uploads
+// (control_multipart.go), plus ListObjects (v1 and v2) for cleanup. It ACCEPTS ANY SIGNATURE, or none: it is a control for the
 // byte path on 127.0.0.1, not a security boundary, and must never listen on
 // anything but loopback.
 //
@@ -39,6 +39,8 @@ type Control struct {
 
 	mu      sync.RWMutex
 	buckets map[string]map[string]*object
+
+	mp multipartUploads
 
 	closeOnce sync.Once
 	closeErr  error
@@ -197,6 +199,9 @@ func (c *Control) lookup(bucket, key string) (*object, bool, bool) {
 }
 
 func (c *Control) serveObject(w http.ResponseWriter, r *http.Request, bucket, key string) {
+	if c.serveMultipart(w, r, bucket, key) {
+		return
+	}
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		o, bok, ok := c.lookup(bucket, key)
@@ -229,8 +234,8 @@ func (c *Control) serveObject(w http.ResponseWriter, r *http.Request, bucket, ke
 
 func (c *Control) putObject(w http.ResponseWriter, r *http.Request, bucket, key string) {
 	q := r.URL.Query()
-	if _, ok := q["uploads"]; ok || q.Get("uploadId") != "" || r.Header.Get("X-Amz-Copy-Source") != "" {
-		writeError(w, r, http.StatusNotImplemented, "NotImplemented", "multipart upload and copy are not supported by the control", bucket, key)
+	if _, ok := q["uploads"]; ok || r.Header.Get("X-Amz-Copy-Source") != "" {
+		writeError(w, r, http.StatusNotImplemented, "NotImplemented", "copy is not supported by the control", bucket, key)
 		return
 	}
 	if !c.hasBucket(bucket) {

@@ -179,3 +179,73 @@ func TestParseRangeRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestControlMultipart: the control's multipart upload follows S3's rules
+// on completion (parts exist with their ETags, ascending, all but the last
+// at least 5 MiB) and an abort leaves nothing.
+func TestControlMultipart(t *testing.T) {
+	st := control(t)
+	c := minio.Core{Client: newClient(t, st, "http")}
+	ctx := context.Background()
+	if err := c.MakeBucket(ctx, "mpu", minio.MakeBucketOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	big := bytes.Repeat([]byte("a"), 5<<20)
+	upload := func(t *testing.T, key string, parts ...[]byte) (string, []minio.CompletePart) {
+		t.Helper()
+		id, err := c.NewMultipartUpload(ctx, "mpu", key, minio.PutObjectOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var done []minio.CompletePart
+		for i, p := range parts {
+			op, err := c.PutObjectPart(ctx, "mpu", key, id, i+1, bytes.NewReader(p), int64(len(p)), minio.PutObjectPartOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			done = append(done, minio.CompletePart{PartNumber: i + 1, ETag: op.ETag})
+		}
+		return id, done
+	}
+	t.Run("ok", func(t *testing.T) {
+		id, parts := upload(t, "ok", big, []byte("tail"))
+		if _, err := c.CompleteMultipartUpload(ctx, "mpu", "ok", id, parts, minio.PutObjectOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got := getAll(ctx, t, c.Client, "mpu", "ok", minio.GetObjectOptions{})
+		if !bytes.Equal(got, append(append([]byte{}, big...), "tail"...)) {
+			t.Fatalf("completed object: %d bytes, want %d", len(got), len(big)+4)
+		}
+	})
+	bad := []struct {
+		name  string
+		parts [][]byte
+		edit  func([]minio.CompletePart) []minio.CompletePart
+		code  string
+	}{
+		{"small first part", [][]byte{[]byte("x"), []byte("y")}, nil, "EntityTooSmall"},
+		{"wrong etag", [][]byte{big}, func(p []minio.CompletePart) []minio.CompletePart { p[0].ETag = "nope"; return p }, "InvalidPart"},
+		{"descending", [][]byte{big, big}, func(p []minio.CompletePart) []minio.CompletePart { p[0], p[1] = p[1], p[0]; return p }, "InvalidPartOrder"},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			id, parts := upload(t, "bad", tc.parts...)
+			if tc.edit != nil {
+				parts = tc.edit(parts)
+			}
+			_, err := c.CompleteMultipartUpload(ctx, "mpu", "bad", id, parts, minio.PutObjectOptions{})
+			if got := minio.ToErrorResponse(err).Code; got != tc.code {
+				t.Fatalf("Complete: %v (code %q), want %s", err, got, tc.code)
+			}
+			if err := c.AbortMultipartUpload(ctx, "mpu", "bad", id); err != nil {
+				t.Fatalf("Abort: %v", err)
+			}
+			if _, err := c.StatObject(ctx, "mpu", "bad", minio.StatObjectOptions{}); minio.ToErrorResponse(err).Code != "NoSuchKey" {
+				t.Fatalf("object after a failed upload: %v, want NoSuchKey", err)
+			}
+			if err := c.AbortMultipartUpload(ctx, "mpu", "bad", id); minio.ToErrorResponse(err).Code != "NoSuchUpload" {
+				t.Fatalf("second Abort: %v, want NoSuchUpload", err)
+			}
+		})
+	}
+}

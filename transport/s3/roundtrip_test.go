@@ -228,7 +228,6 @@ func TestNewClientBadConfig(t *testing.T) {
 		{"path", func(c *s3.Config) { c.Endpoint = "http://127.0.0.1:7070/bucket" }, s3.ErrBadEndpoint},
 		{"bad port", func(c *s3.Config) { c.Endpoint = "http://127.0.0.1:99999" }, s3.ErrBadEndpoint},
 		{"no keys", func(c *s3.Config) { c.AccessKey = "" }, nil},
-		{"no bucket", func(c *s3.Config) { c.Bucket = "" }, nil},
 		{"bad transport", func(c *s3.Config) { c.Transport = "carrier-pigeon" }, nil},
 	}
 	for _, tc := range tests {
@@ -246,5 +245,15 @@ func TestNewClientBadConfig(t *testing.T) {
 	}
 	if _, _, err := s3.NewClient(good); err != nil {
 		t.Fatalf("good config: %v", err)
+	}
+	// A client does not need a bucket (requests name theirs); Validate,
+	// for callers that work in one bucket, still does.
+	noBucket := good
+	noBucket.Bucket = ""
+	if _, _, err := s3.NewClient(noBucket); err != nil {
+		t.Fatalf("NewClient without a bucket: %v", err)
+	}
+	if err := noBucket.Validate(); err == nil {
+		t.Fatal("Validate without a bucket: no error")
 	}
 }

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	icebergio "github.com/apache/iceberg-go/io"
+	"github.com/spf13/pflag"
+
+	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/transport"
+	"github.com/nordisk/katbench/transport/s3"
+	s3io "github.com/nordisk/katbench/transport/s3/icebergio"
+)
+
+// storageCheckTimeout bounds the up-front check of an s3:// warehouse
+// (reachability, keys, bucket), so a dead endpoint is an error, not a hang.
+const storageCheckTimeout = 30 * time.Second
+
+// storageFlags say where the embedded catalog keeps its warehouse, for every
+// command that opens one (embedded, run, serve rest, serve grpc, data).
+type storageFlags struct {
+	warehouse string
+	transport string
+	endpoint  string
+}
+
+func (s *storageFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&s.warehouse, "warehouse", "", "warehouse URI of the embedded catalog: file:///abs/path or s3://bucket/prefix (default: file:// under the catalog dir)")
+	fl.StringVar(&s.transport, "transport", "", "S3 byte transport for an s3:// warehouse: http or uring; env "+transport.EnvKind+" (default http)")
+	fl.StringVar(&s.endpoint, "s3-endpoint", "", "S3 endpoint http(s)://host:port of an s3:// warehouse; env "+s3.EnvEndpoint+" (keys from "+s3.EnvAccessKey+", "+s3.EnvSecretKey+", region from "+s3.EnvRegion+")")
+}
+
+// storage is a resolved, checked warehouse. The zero value is the default:
+// file:// under each catalog's own directory.
+type storage struct {
+	// warehouse is the URI as given, without a trailing slash ("" = default).
+	warehouse string
+	// s3 is true for an s3:// (or s3a://) warehouse.
+	s3 bool
+	// ioProps configure the warehouse's IO; nil for file://.
+	ioProps map[string]string
+	// params go into result lines: warehouse (scheme and bucket), transport,
+	// transport_fallback. Never keys.
+	params map[string]any
+}
+
+// resolve validates the flags and, for an s3:// warehouse, checks the store
+// before anything else happens: bad flags are usage errors (exit 2); an
+// unreachable endpoint or refused keys are errors naming the endpoint. A
+// missing bucket is created (and said so on log): a benchmark warehouse is
+// scratch space that katbench fills with uniquely named tables, like the
+// temp directories it creates for file:// catalogs; the bucket is created
+// only after every other check passed, and it is never deleted.
+func (s storageFlags) resolve(ctx context.Context, log io.Writer) (storage, error) {
+	wh := strings.TrimRight(strings.TrimSpace(s.warehouse), "/")
+	if wh == "" {
+		if s.warehouse != "" {
+			return storage{}, usagef("--warehouse %q: empty", s.warehouse)
+		}
+		return storage{}, nil
+	}
+	scheme, _, ok := strings.Cut(wh, "://")
+	switch {
+	case !ok:
+		return storage{}, usagef("--warehouse %q: want file:///abs/path or s3://bucket/prefix", s.warehouse)
+	case strings.EqualFold(scheme, "file"):
+		u, err := url.Parse(wh)
+		if err != nil || (u.Host != "" && u.Host != "localhost") || !filepath.IsAbs(u.Path) || u.RawQuery != "" || u.Fragment != "" {
+			return storage{}, usagef("--warehouse %q: want file:///absolute/path", s.warehouse)
+		}
+		return storage{warehouse: wh, params: map[string]any{"warehouse": "file"}}, nil
+	case strings.EqualFold(scheme, "s3") || strings.EqualFold(scheme, "s3a"):
+	default:
+		return storage{}, usagef("--warehouse %q: scheme %q, want file or s3", s.warehouse, scheme)
+	}
+
+	bucket, err := s3io.ParseWarehouse(wh)
+	if err != nil {
+		return storage{}, usagef("--warehouse: %v", err)
+	}
+	kind, err := transport.ParseKind(s.transport)
+	if err != nil {
+		return storage{}, usagef("--transport: %v", err)
+	}
+	env := s3.FromEnv()
+	endpoint := s.endpoint
+	if endpoint == "" {
+		endpoint = env.Endpoint
+	}
+	if endpoint == "" {
+		return storage{}, usagef("--warehouse %s needs an S3 endpoint: give --s3-endpoint http://host:port or set %s", wh, s3.EnvEndpoint)
+	}
+	if _, err := s3.ParseEndpoint(endpoint); err != nil {
+		return storage{}, usagef("--s3-endpoint: %v", err)
+	}
+	if env.AccessKey == "" || env.SecretKey == "" {
+		return storage{}, usagef("--warehouse %s needs S3 keys: set %s and %s", wh, s3.EnvAccessKey, s3.EnvSecretKey)
+	}
+	props := map[string]string{
+		icebergio.S3EndpointURL:     endpoint,
+		icebergio.S3AccessKeyID:     env.AccessKey,
+		icebergio.S3SecretAccessKey: env.SecretKey,
+		icebergio.S3Region:          env.Region,
+		s3io.PropTransport:          string(kind),
+	}
+	fsys, err := s3io.New(props)
+	if err != nil {
+		return storage{}, usagef("--warehouse %s: %v", wh, err)
+	}
+	used, fallback := fsys.Transport()
+	if fallback != "" {
+		fmt.Fprintf(log, "katbench: warning: S3 transport %s unavailable, using %s (%s)\n", kind, used, fallback)
+	}
+	cctx, cancel := context.WithTimeout(ctx, storageCheckTimeout)
+	defer cancel()
+	created, err := fsys.EnsureBucket(cctx, bucket)
+	if err != nil {
+		return storage{}, fmt.Errorf("--warehouse %s: %w", wh, err)
+	}
+	if created {
+		fmt.Fprintf(log, "katbench: created bucket %q at %s for --warehouse %s (it did not exist)\n", bucket, endpoint, wh)
+	}
+	params := map[string]any{"warehouse": "s3://" + bucket, "transport": string(used)}
+	if fallback != "" {
+		params["transport_fallback"] = fallback
+	}
+	return storage{warehouse: wh, s3: true, ioProps: props, params: params}, nil
+}
+
+// forCompetitor is the storage of one competitor of a run: its own prefix
+// (the competitor's directory name) under the warehouse, so competitors of
+// one run never share a table location. The default stays the default.
+func (st storage) forCompetitor(sub string) competitors.Storage {
+	if st.warehouse == "" {
+		return competitors.Storage{}
+	}
+	return competitors.Storage{Warehouse: st.warehouse + "/" + sub, IOProps: st.ioProps, Params: st.params}
+}
+
+// vendedConfig is what the REST front hands its clients with
+// --vend-storage-credentials: how to reach an s3:// warehouse (endpoint,
+// keys, region, path-style addressing, under the names pyiceberg, Java and
+// iceberg-go read). nil for a file:// warehouse, which has nothing to vend.
+func (st storage) vendedConfig() map[string]string {
+	if !st.s3 {
+		return nil
+	}
+	return map[string]string{
+		icebergio.S3EndpointURL:            st.ioProps[icebergio.S3EndpointURL],
+		icebergio.S3AccessKeyID:            st.ioProps[icebergio.S3AccessKeyID],
+		icebergio.S3SecretAccessKey:        st.ioProps[icebergio.S3SecretAccessKey],
+		icebergio.S3Region:                 st.ioProps[icebergio.S3Region],
+		icebergio.S3ForceVirtualAddressing: "false",
+		"s3.path-style-access":             "true",
+	}
+}
+
+// describe is the warehouse for a log line ("file:// under DIR" by default).
+func (st storage) describe(dir string) string {
+	if st.warehouse == "" {
+		return "file:// under " + dir
+	}
+	if st.s3 {
+		return fmt.Sprintf("%s via %s (transport %v)", st.warehouse, st.ioProps[icebergio.S3EndpointURL], st.params["transport"])
+	}
+	return st.warehouse
+}
+
+// isS3Warehouse reports whether a --warehouse value names an S3 warehouse.
+func isS3Warehouse(wh string) bool {
+	scheme, _, ok := strings.Cut(strings.TrimSpace(wh), "://")
+	return ok && (strings.EqualFold(scheme, "s3") || strings.EqualFold(scheme, "s3a"))
+}

@@ -1,0 +1,22 @@
+package competitors
+
+import (
+	"context"
+	"maps"
+
+	"github.com/nordisk/katbench/catalog"
+)
+
+// openEmbedded opens the embedded catalog an in-process competitor drives,
+// in cfg.Dir on cfg.Storage's warehouse, and adds the storage's facts to
+// params. The one place a competitor opens the embedded catalog.
+func openEmbedded(ctx context.Context, cfg Config, dur catalog.Durability, params map[string]any) (*catalog.Catalog, error) {
+	cat, err := catalog.Open(ctx, catalog.Options{
+		Dir: cfg.Dir, Durability: dur, Warehouse: cfg.Storage.Warehouse, IOProps: cfg.Storage.IOProps,
+	})
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(params, cfg.Storage.Params)
+	return cat, nil
+}

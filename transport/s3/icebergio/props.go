@@ -1,0 +1,117 @@
+package icebergio
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	icebergio "github.com/apache/iceberg-go/io"
+
+	"github.com/nordisk/katbench/transport"
+	"github.com/nordisk/katbench/transport/s3"
+)
+
+// katbench's own properties, beside iceberg-go's standard S3 ones.
+const (
+	// PropTransport picks the byte transport: "http" or "uring". Empty
+	// means KATBENCH_TRANSPORT, else http.
+	PropTransport = "katbench.transport"
+	// PropPoolSize is the keep-alive connections kept per host; default
+	// transport.DefaultPoolSize.
+	PropPoolSize = "katbench.transport.pool-size"
+	// PropPartSize is the multipart part size in bytes (and the size up to
+	// which a file is one PUT); at least MinPartSize, default
+	// DefaultPartSize.
+	PropPartSize = "katbench.s3.part-size"
+)
+
+const (
+	// MinPartSize is S3's smallest part but the last.
+	MinPartSize = 5 << 20
+	// MaxPartSize is S3's largest part.
+	MaxPartSize = 5 << 30
+	// DefaultPartSize is the part size when PropPartSize is unset: S3's
+	// minimum, so a file larger than 5 MiB is never held whole.
+	DefaultPartSize = MinPartSize
+)
+
+// Timeouts of every client: a dead endpoint fails instead of hanging.
+const (
+	dialTimeout     = 10 * time.Second
+	responseTimeout = 2 * time.Minute
+	maxRetries      = 3
+)
+
+// settings are the parsed properties; the client-shaping ones form the key
+// clients are shared by.
+type settings struct {
+	key      clientKey
+	partSize int
+}
+
+// clientKey identifies a shared client.
+type clientKey struct {
+	endpoint, accessKey, secretKey, region string
+	virtual                                bool
+	kind                                   transport.Kind
+	pool                                   int
+}
+
+// parseSettings reads props (falling back to the environment, see the
+// package documentation) without any I/O.
+func parseSettings(props map[string]string) (settings, error) {
+	env := s3.FromEnv()
+	k := clientKey{
+		endpoint:  first(props[icebergio.S3EndpointURL], env.Endpoint),
+		accessKey: first(props[icebergio.S3AccessKeyID], env.AccessKey),
+		secretKey: first(props[icebergio.S3SecretAccessKey], env.SecretKey),
+		region:    first(props[icebergio.S3Region], props[icebergio.S3ClientRegion], os.Getenv(s3.EnvRegion), s3.DefaultRegion),
+	}
+	if k.endpoint == "" {
+		return settings{}, ErrNoEndpoint
+	}
+	if _, err := s3.ParseEndpoint(k.endpoint); err != nil {
+		return settings{}, fmt.Errorf("%s: %w", icebergio.S3EndpointURL, err)
+	}
+	if k.accessKey == "" || k.secretKey == "" {
+		return settings{}, ErrNoCredentials
+	}
+	if v, ok := props[icebergio.S3ForceVirtualAddressing]; ok && v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return settings{}, fmt.Errorf("%w: %s=%q is not a boolean", ErrBadProperty, icebergio.S3ForceVirtualAddressing, v)
+		}
+		k.virtual = b
+	}
+	kind, err := transport.ParseKind(props[PropTransport])
+	if err != nil {
+		return settings{}, fmt.Errorf("%w: %s: %w", ErrBadProperty, PropTransport, err)
+	}
+	k.kind = kind
+	if v := props[PropPoolSize]; v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 4096 {
+			return settings{}, fmt.Errorf("%w: %s=%q, want 1..4096", ErrBadProperty, PropPoolSize, v)
+		}
+		k.pool = n
+	}
+	st := settings{key: k, partSize: DefaultPartSize}
+	if v := props[PropPartSize]; v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < MinPartSize || n > MaxPartSize {
+			return settings{}, fmt.Errorf("%w: %s=%q, want %d..%d bytes", ErrBadProperty, PropPartSize, v, MinPartSize, int64(MaxPartSize))
+		}
+		st.partSize = int(n)
+	}
+	return st, nil
+}
+
+func first(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
