@@ -33,9 +33,6 @@ type Lane struct {
 	// created (<Location>/<namespace>/<table>) instead of the catalog's
 	// warehouse default.
 	Location string
-	// TableProps are extra properties of the lane's tables (for instance
-	// the IO transport their files travel over).
-	TableProps map[string]string
 	// Params are extra facts for every line of the lane (the competitor's).
 	Params map[string]any
 }
@@ -227,9 +224,7 @@ func setup(ctx context.Context, cfg Config, st *laneState, props map[string]stri
 		dst  **table.Table
 	}{{"events", &st.events}, {"commits", &st.commits}} {
 		id := tableName(cfg, st, t.kind)
-		p := maps.Clone(props)
-		maps.Copy(p, st.TableProps)
-		opts := []catalog.CreateTableOpt{catalog.WithProperties(p)}
+		opts := []catalog.CreateTableOpt{catalog.WithProperties(maps.Clone(props))}
 		if st.Location != "" {
 			opts = append(opts, catalog.WithLocation(strings.TrimRight(st.Location, "/")+"/"+cfg.Namespace+"/"+id[1]))
 		}
