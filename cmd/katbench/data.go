@@ -9,7 +9,9 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -44,6 +46,8 @@ type dataFlags struct {
 	endpoint       string
 	keep           bool
 	raw            bool
+	scenario       string
+	cpuProfile     string
 	rawIterations  int
 	quick          bool
 	dir            string
@@ -101,6 +105,8 @@ func init() {
 	fl.BoolVar(&f.keep, "keep", false, "keep the run's tables and their objects (default: tables dropped, objects removed); with --dir, each lane's embedded catalog stays in DIR/<i>-<target>-<transport>")
 	fl.BoolVar(&f.raw, "raw", true, "on an S3 warehouse, also measure raw S3 PUT and GET (katbench transport's s3.put/s3.get) at the mean Parquet file size, for the IO-efficiency ratios")
 	fl.IntVar(&f.rawIterations, "raw-iterations", 0, "raw PUTs and GETs per transport (default 20, 8 with --quick)")
+	fl.StringVar(&f.scenario, "scenario", "", "run only scenarios matching these globs, comma-separated (data.append.*, data.scan, data.commit.latency; the scan needs the append)")
+	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured run (go tool pprof) to this file")
 	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", "small run: 100k rows per append, 20 small appends; env BENCH_QUICK=1")
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs under this directory (default: a temp dir removed after the run)")
 	fl.StringVar(&f.namespace, "namespace", "", "namespace of the run's tables (default katbench_data_<run id>)")
@@ -308,6 +314,33 @@ func (f *dataFlags) config(run *results.Run) (dataplane.Config, []transport.Kind
 	if _, err := dataplane.TableProps(f.compression, cfg.TargetFileSize); err != nil {
 		return cfg, nil, usagef("--compression %q: want %s", f.compression, strings.Join(dataplane.Compressions, ", "))
 	}
+	if f.scenario != "" {
+		var globs []string
+		for _, g := range strings.Split(f.scenario, ",") {
+			g = strings.TrimSpace(g)
+			if _, err := path.Match(g, ""); err != nil || g == "" {
+				return cfg, nil, usagef("--scenario %q: bad glob %q", f.scenario, g)
+			}
+			matched := false
+			for _, n := range dataplane.Names(rowsOrDefault(cfg)) {
+				if ok, _ := path.Match(g, n); ok {
+					matched = true
+				}
+			}
+			if !matched {
+				return cfg, nil, usagef("--scenario %q: %q matches nothing (valid: %s)", f.scenario, g, strings.Join(dataplane.Names(rowsOrDefault(cfg)), ", "))
+			}
+			globs = append(globs, g)
+		}
+		cfg.Select = func(name string) bool {
+			for _, g := range globs {
+				if ok, _ := path.Match(g, name); ok {
+					return true
+				}
+			}
+			return false
+		}
+	}
 	kinds, err := s3bench.ParseTransports(f.transports)
 	if err != nil {
 		return cfg, nil, usagef("--transports: %v", err)
@@ -381,6 +414,19 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 		err = errors.Join(err, dataplane.WriteTable(tables, coll.Snapshot()))
 	}()
 
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return errors.Join(fmt.Errorf("--cpuprofile: %w", err), pf.Close())
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			err = errors.Join(err, pf.Close())
+		}()
+	}
 	cfg.Warehouse = store.shown()
 	cfg.Log = &firstWrite{w: stderr}
 	if isTerminal(stderr) {

@@ -78,6 +78,8 @@ func TestDataBadInput(t *testing.T) {
 		{"endpoint without keys", []string{"--s3-endpoint", "http://127.0.0.1:9"}, "needs S3 keys"},
 		{"bad bucket", []string{"--warehouse", "s3://B_ad/x"}, "--warehouse"},
 		{"bad prop", []string{"--prop", "novalue"}, "--prop"},
+		{"unknown scenario", []string{"--scenario", "data.nosuch"}, "valid: "},
+		{"bad scenario glob", []string{"--scenario", "data.[x"}, "--scenario"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

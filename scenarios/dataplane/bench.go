@@ -49,6 +49,7 @@ type laneState struct {
 		rows, files, b   int64
 		write, gen, wall time.Duration
 		first            error
+		perRound         []float64 // rows/s of each successful append
 	}
 	scan struct {
 		rec                *results.Recorder
@@ -57,6 +58,7 @@ type laneState struct {
 		plan, verify, wall time.Duration
 		first              error
 		digest             string
+		perRound           []float64 // rows/s of each verified scan
 	}
 	cl struct {
 		rec, commit *results.Recorder
@@ -285,6 +287,7 @@ func (st *laneState) appendRound(ctx context.Context, cfg Config, from int64, wa
 			st.app.rec.Record(res.Total())
 			st.app.commit.Record(res.Commit)
 			st.app.rows += res.Rows
+			st.app.perRound = append(st.app.perRound, float64(res.Rows)/res.Total().Seconds())
 			st.app.files += res.Files
 			st.app.b += res.Bytes
 			st.app.write += res.Write
@@ -317,6 +320,7 @@ func (st *laneState) scanRound(ctx context.Context, cfg Config) {
 	}
 	st.scan.rec.Record(res.Total)
 	st.scan.rows += res.Rows
+	st.scan.perRound = append(st.scan.perRound, float64(res.Rows)/res.Total.Seconds())
 	st.scan.b += res.Bytes
 	st.scan.files = res.Files
 	st.scan.plan += res.Plan
@@ -432,6 +436,7 @@ func (st *laneState) appendRecord(cfg Config, name string) results.Record {
 			p["avg_file_bytes"] = a.b / a.files
 		}
 		p["rows_s"] = float64(a.rows) / a.wall.Seconds()
+		p["rows_s_rounds"] = a.perRound
 		p["mib_s"] = float64(a.b) / a.wall.Seconds() / (1 << 20)
 		p["write_s"] = a.write.Seconds()
 		p["gen_s"] = a.gen.Seconds()
@@ -451,6 +456,7 @@ func (st *laneState) scanRecord(cfg Config) results.Record {
 		p["files"] = s.files
 		p["parquet_bytes"] = s.b
 		p["rows_s"] = float64(s.rows) / s.wall.Seconds()
+		p["rows_s_rounds"] = s.perRound
 		p["mib_s"] = float64(s.b) / s.wall.Seconds() / (1 << 20)
 		p["plan_s"] = s.plan.Seconds()
 		p["verify_s"] = s.verify.Seconds()
