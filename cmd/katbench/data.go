@@ -9,11 +9,14 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
 
+	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/minio/minio-go/v7"
 	"github.com/spf13/cobra"
 
@@ -24,6 +27,7 @@ import (
 	"github.com/nordisk/katbench/scenarios/s3bench"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
+	s3io "github.com/nordisk/katbench/transport/s3/icebergio"
 )
 
 // dataFlags are the flags of `katbench data`.
@@ -40,11 +44,10 @@ type dataFlags struct {
 	seed           uint64
 	warehouse      string
 	endpoint       string
-	accessKey      string
-	secretKey      string
-	region         string
 	keep           bool
 	raw            bool
+	scenario       string
+	cpuProfile     string
 	rawIterations  int
 	quick          bool
 	dir            string
@@ -85,7 +88,6 @@ measures the local disk instead of S3.`,
 }
 
 func init() {
-	env := s3.FromEnv()
 	f := &dataOpts
 	fl := dataCmd.Flags()
 	fl.StringVar(&f.rows, "rows", "", fmt.Sprintf("rows per append, e.g. 100k or 2M (default %s, %s with --quick)", dataplane.FormatRows(dataplane.DefaultRows), dataplane.FormatRows(dataplane.QuickRows)))
@@ -99,13 +101,12 @@ func init() {
 	fl.IntVar(&f.scanConc, "scan-concurrency", 0, "iceberg-go scan concurrency (default GOMAXPROCS)")
 	fl.Uint64Var(&f.seed, "seed", dataplane.DefaultSeed, "seed of the events generator")
 	fl.StringVar(&f.warehouse, "warehouse", "", "warehouse root: s3://bucket/prefix (default s3://katbench/data) or file:///path; each run writes under <root>/<run id>/")
-	fl.StringVar(&f.endpoint, "s3-endpoint", env.Endpoint, "S3 endpoint http(s)://host:port; env "+s3.EnvEndpoint+" (default: the in-process control store)")
-	fl.StringVar(&f.accessKey, "access-key", env.AccessKey, "access key; env "+s3.EnvAccessKey)
-	fl.StringVar(&f.secretKey, "secret-key", "", "secret key (default: env "+s3.EnvSecretKey+")")
-	fl.StringVar(&f.region, "region", env.Region, "signing region; env "+s3.EnvRegion)
+	fl.StringVar(&f.endpoint, "s3-endpoint", os.Getenv(s3.EnvEndpoint), "S3 endpoint http(s)://host:port of an s3:// warehouse; env "+s3.EnvEndpoint+"; keys from "+s3.EnvAccessKey+", "+s3.EnvSecretKey+", region from "+s3.EnvRegion+" (default: the in-process control store)")
 	fl.BoolVar(&f.keep, "keep", false, "keep the run's tables and their objects (default: tables dropped, objects removed); with --dir, each lane's embedded catalog stays in DIR/<i>-<target>-<transport>")
 	fl.BoolVar(&f.raw, "raw", true, "on an S3 warehouse, also measure raw S3 PUT and GET (katbench transport's s3.put/s3.get) at the mean Parquet file size, for the IO-efficiency ratios")
 	fl.IntVar(&f.rawIterations, "raw-iterations", 0, "raw PUTs and GETs per transport (default 20, 8 with --quick)")
+	fl.StringVar(&f.scenario, "scenario", "", "run only scenarios matching these globs, comma-separated (data.append.*, data.scan, data.commit.latency; the scan needs the append)")
+	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured run (go tool pprof) to this file")
 	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", "small run: 100k rows per append, 20 small appends; env BENCH_QUICK=1")
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs under this directory (default: a temp dir removed after the run)")
 	fl.StringVar(&f.namespace, "namespace", "", "namespace of the run's tables (default katbench_data_<run id>)")
@@ -116,29 +117,88 @@ func init() {
 	rootCmd.AddCommand(dataCmd)
 }
 
-// dataStore is where a data run's warehouse lives.
+// dataStore is where a data run's warehouse lives: an S3 store (the
+// in-process control by default) or a local directory. Not safe for
+// concurrent use.
 type dataStore struct {
-	s3     bool      // s3:// warehouse; else file://
-	cfg    s3.Config // endpoint, keys, region, bucket (s3 only)
-	name   string    // "control", the endpoint, or "file"
-	prefix string    // key prefix (s3) or directory (file) of this run
-	ctl    *s3.Control
+	s3       bool
+	root     string // this run's warehouse root: <--warehouse>/<run id>
+	bucket   string // s3 only
+	endpoint string // s3 only
+	env      s3.Config
+	name     string // "control", the endpoint, or "file"
+	ctl      *s3.Control
 }
 
-// warehouse is the lane warehouse for a (target, transport).
-func (st *dataStore) warehouse(sub string) string {
-	if !st.s3 {
-		return "file://" + filepath.Join(st.prefix, sub)
+// parseStore validates the warehouse flags without any I/O: bad values are
+// usage errors. Keys come from the environment, as for every command with
+// an s3:// warehouse.
+func (f *dataFlags) parseStore(run *results.Run) (*dataStore, error) {
+	wh := strings.TrimRight(strings.TrimSpace(f.warehouse), "/")
+	if wh == "" {
+		wh = "s3://katbench/data"
 	}
-	return "s3://" + st.cfg.Bucket + "/" + st.prefix + sub
+	scheme, _, _ := strings.Cut(wh, "://")
+	switch strings.ToLower(scheme) {
+	case "file":
+		u, err := url.Parse(wh)
+		if err != nil || u.Host != "" || !filepath.IsAbs(u.Path) || u.RawQuery != "" || u.Fragment != "" {
+			return nil, usagef("--warehouse %q: want file:///absolute/path", f.warehouse)
+		}
+		return &dataStore{name: "file", root: wh + "/" + run.ID}, nil
+	case "s3", "s3a":
+	default:
+		return nil, usagef("--warehouse %q: want s3://bucket/prefix or file:///path", f.warehouse)
+	}
+	bucket, err := s3io.ParseWarehouse(wh)
+	if err != nil {
+		return nil, usagef("--warehouse: %v", err)
+	}
+	st := &dataStore{s3: true, bucket: bucket, root: wh + "/" + run.ID, env: s3.FromEnv()}
+	if f.endpoint != "" {
+		if _, err := s3.ParseEndpoint(f.endpoint); err != nil {
+			return nil, usagef("--s3-endpoint: %v", err)
+		}
+		if st.env.AccessKey == "" || st.env.SecretKey == "" {
+			return nil, usagef("--s3-endpoint %s needs S3 keys: set %s and %s", f.endpoint, s3.EnvAccessKey, s3.EnvSecretKey)
+		}
+		st.endpoint, st.name = f.endpoint, f.endpoint
+	}
+	return st, nil
 }
 
-// shown is the warehouse as result lines may show it: scheme and bucket.
-func (st *dataStore) shown() string {
+// start starts the control store when no endpoint was given and checks the
+// store up front (reachable, keys accepted, bucket present). A missing
+// bucket is created and said so: the run writes only under its own prefix
+// and removes it afterwards (unless --keep).
+func (st *dataStore) start(ctx context.Context, stderr io.Writer) error {
 	if !st.s3 {
-		return "file"
+		return nil
 	}
-	return "s3://" + st.cfg.Bucket
+	if st.endpoint == "" {
+		ctl, err := s3.StartControl()
+		if err != nil {
+			return err
+		}
+		st.ctl, st.name, st.endpoint = ctl, "control", ctl.URL()
+		if st.env.AccessKey == "" || st.env.SecretKey == "" {
+			st.env.AccessKey, st.env.SecretKey = "control", "control" // it accepts any signature
+		}
+	}
+	fsys, err := s3io.New(st.ioProps(transport.HTTP))
+	if err != nil {
+		return errors.Join(err, st.close())
+	}
+	cctx, cancel := context.WithTimeout(ctx, storageCheckTimeout)
+	defer cancel()
+	created, err := fsys.EnsureBucket(cctx, st.bucket)
+	if err != nil {
+		return errors.Join(fmt.Errorf("--warehouse %s: %w", st.root, err), st.close())
+	}
+	if created && st.ctl == nil {
+		fmt.Fprintf(stderr, "katbench: created bucket %q at %s for the data warehouse (it did not exist)\n", st.bucket, st.name)
+	}
+	return nil
 }
 
 // ioProps are the iceberg-go IO properties of a lane on transport k.
@@ -147,37 +207,67 @@ func (st *dataStore) ioProps(k transport.Kind) map[string]string {
 		return nil
 	}
 	return map[string]string{
-		"s3.endpoint":          st.cfg.Endpoint,
-		"s3.access-key-id":     st.cfg.AccessKey,
-		"s3.secret-access-key": st.cfg.SecretKey,
-		"s3.region":            st.cfg.Region,
-		"katbench.transport":   string(k),
+		icebergio.S3EndpointURL:     st.endpoint,
+		icebergio.S3AccessKeyID:     st.env.AccessKey,
+		icebergio.S3SecretAccessKey: st.env.SecretKey,
+		icebergio.S3Region:          st.env.Region,
+		s3io.PropTransport:          string(k),
 	}
 }
 
-// exportEnv points this process's S3 environment at the store, so the
-// catalogs katbench starts in-process (embedded, and the one behind the
-// REST and gRPC fronts) read and write the lane's table metadata there:
-// their IO falls back to these variables. The transport comes from each
-// table's katbench.transport property.
-func (st *dataStore) exportEnv() error {
+// shown is the warehouse as result lines may show it: scheme and bucket.
+func (st *dataStore) shown() string {
 	if !st.s3 {
-		return nil
+		return "file"
 	}
-	for k, v := range map[string]string{
-		s3.EnvEndpoint: st.cfg.Endpoint, s3.EnvAccessKey: st.cfg.AccessKey,
-		s3.EnvSecretKey: st.cfg.SecretKey, s3.EnvRegion: st.cfg.Region,
-	} {
-		if err := os.Setenv(k, v); err != nil {
-			return fmt.Errorf("set %s: %w", k, err)
-		}
+	return "s3://" + st.bucket
+}
+
+// s3Config is the store for katbench transport's bench and for cleanup.
+func (st *dataStore) s3Config() s3.Config {
+	return s3.Config{
+		Endpoint: st.endpoint, Bucket: st.bucket, AccessKey: st.env.AccessKey,
+		SecretKey: st.env.SecretKey, Region: st.env.Region, MaxRetries: 1,
 	}
-	return nil
 }
 
 func (st *dataStore) close() error {
 	if st.ctl != nil {
 		return st.ctl.Close()
+	}
+	return nil
+}
+
+// removeRun deletes every object under the run's root, on a context that
+// survives the run's cancellation. The control store needs none: it
+// vanishes with the process.
+func (st *dataStore) removeRun(ctx context.Context) error {
+	if !st.s3 || st.ctl != nil {
+		return nil
+	}
+	cfg := st.s3Config()
+	cfg.Transport = transport.HTTP
+	c, info, err := s3.NewClient(cfg)
+	if err != nil {
+		return err
+	}
+	defer info.CloseIdle()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	_, prefix, _ := strings.Cut(strings.SplitN(st.root, "://", 2)[1], "/")
+	prefix += "/"
+	var errs []error
+	for obj := range c.ListObjects(ctx, st.bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
+		if obj.Err != nil {
+			errs = append(errs, fmt.Errorf("list %s: %w", prefix, obj.Err))
+			break
+		}
+		if err := c.RemoveObject(ctx, st.bucket, obj.Key, minio.RemoveObjectOptions{}); err != nil {
+			errs = append(errs, fmt.Errorf("remove %s: %w", obj.Key, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("remove the run's objects under %s: %w", st.root, err)
 	}
 	return nil
 }
@@ -224,138 +314,38 @@ func (f *dataFlags) config(run *results.Run) (dataplane.Config, []transport.Kind
 	if _, err := dataplane.TableProps(f.compression, cfg.TargetFileSize); err != nil {
 		return cfg, nil, usagef("--compression %q: want %s", f.compression, strings.Join(dataplane.Compressions, ", "))
 	}
+	if f.scenario != "" {
+		var globs []string
+		for _, g := range strings.Split(f.scenario, ",") {
+			g = strings.TrimSpace(g)
+			if _, err := path.Match(g, ""); err != nil || g == "" {
+				return cfg, nil, usagef("--scenario %q: bad glob %q", f.scenario, g)
+			}
+			matched := false
+			for _, n := range dataplane.Names(rowsOrDefault(cfg)) {
+				if ok, _ := path.Match(g, n); ok {
+					matched = true
+				}
+			}
+			if !matched {
+				return cfg, nil, usagef("--scenario %q: %q matches nothing (valid: %s)", f.scenario, g, strings.Join(dataplane.Names(rowsOrDefault(cfg)), ", "))
+			}
+			globs = append(globs, g)
+		}
+		cfg.Select = func(name string) bool {
+			for _, g := range globs {
+				if ok, _ := path.Match(g, name); ok {
+					return true
+				}
+			}
+			return false
+		}
+	}
 	kinds, err := s3bench.ParseTransports(f.transports)
 	if err != nil {
 		return cfg, nil, usagef("--transports: %v", err)
 	}
 	return cfg, kinds, nil
-}
-
-// parseStore validates the warehouse flags without any I/O.
-func (f *dataFlags) parseStore(run *results.Run) (*dataStore, error) {
-	wh := f.warehouse
-	if wh == "" {
-		wh = "s3://katbench/data"
-	}
-	u, err := url.Parse(wh)
-	if err != nil {
-		return nil, usagef("--warehouse %q: %v", wh, err)
-	}
-	switch u.Scheme {
-	case "file":
-		if u.Path == "" || u.Host != "" {
-			return nil, usagef("--warehouse %q: want file:///absolute/path", wh)
-		}
-		return &dataStore{name: "file", prefix: filepath.Join(u.Path, run.ID)}, nil
-	case "s3", "s3a":
-	default:
-		return nil, usagef("--warehouse %q: want s3://bucket/prefix or file:///path", wh)
-	}
-	if u.Host == "" {
-		return nil, usagef("--warehouse %q: no bucket", wh)
-	}
-	st := &dataStore{s3: true}
-	st.cfg = s3.Config{Bucket: u.Host, AccessKey: f.accessKey, SecretKey: f.secretKey, Region: f.region, MaxRetries: 1}
-	if st.cfg.SecretKey == "" {
-		st.cfg.SecretKey = os.Getenv(s3.EnvSecretKey)
-	}
-	prefix := strings.Trim(u.Path, "/")
-	if prefix != "" {
-		prefix += "/"
-	}
-	st.prefix = prefix + run.ID + "/"
-	if f.endpoint != "" {
-		if _, err := s3.ParseEndpoint(f.endpoint); err != nil {
-			return nil, usageError{err}
-		}
-		if st.cfg.AccessKey == "" || st.cfg.SecretKey == "" {
-			return nil, usagef("--s3-endpoint %s needs keys: --access-key/--secret-key or %s/%s", f.endpoint, s3.EnvAccessKey, s3.EnvSecretKey)
-		}
-		st.cfg.Endpoint, st.name = f.endpoint, f.endpoint
-	}
-	return st, nil
-}
-
-// start starts the control store when no endpoint was given and makes sure
-// the bucket exists. A missing bucket is created: the run writes only under
-// its own prefix and removes it afterwards (unless --keep).
-func (st *dataStore) start(ctx context.Context, stderr io.Writer) error {
-	if !st.s3 {
-		return nil
-	}
-	if st.cfg.Endpoint == "" {
-		ctl, err := s3.StartControl()
-		if err != nil {
-			return err
-		}
-		st.ctl, st.name = ctl, "control"
-		st.cfg.Endpoint = ctl.URL()
-		if st.cfg.AccessKey == "" || st.cfg.SecretKey == "" {
-			st.cfg.AccessKey, st.cfg.SecretKey = "control", "control" // it accepts any signature
-		}
-	}
-	if err := st.ensureBucket(ctx, stderr); err != nil {
-		return errors.Join(err, st.close())
-	}
-	return nil
-}
-
-// client is a minio-go client on net/http for setup and cleanup.
-func (st *dataStore) client() (*minio.Client, s3.Info, error) {
-	c := st.cfg
-	c.Transport = transport.HTTP
-	return s3.NewClient(c)
-}
-
-func (st *dataStore) ensureBucket(ctx context.Context, stderr io.Writer) error {
-	c, info, err := st.client()
-	if err != nil {
-		return err
-	}
-	defer info.CloseIdle()
-	ok, err := c.BucketExists(ctx, st.cfg.Bucket)
-	if err != nil {
-		return fmt.Errorf("warehouse bucket %s on %s: %w", st.cfg.Bucket, st.name, err)
-	}
-	if ok {
-		return nil
-	}
-	if err := c.MakeBucket(ctx, st.cfg.Bucket, minio.MakeBucketOptions{Region: st.cfg.Region}); err != nil {
-		return fmt.Errorf("create warehouse bucket %s on %s: %w", st.cfg.Bucket, st.name, err)
-	}
-	if st.ctl == nil {
-		fmt.Fprintf(stderr, "katbench: created bucket %s on %s (the warehouse's bucket did not exist)\n", st.cfg.Bucket, st.name)
-	}
-	return nil
-}
-
-// removeRun deletes every object under the run's prefix, on a context that
-// survives the run's cancellation.
-func (st *dataStore) removeRun(ctx context.Context) error {
-	if !st.s3 || st.ctl != nil { // the control store vanishes with the process
-		return nil
-	}
-	c, info, err := st.client()
-	if err != nil {
-		return err
-	}
-	defer info.CloseIdle()
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-	defer cancel()
-	var errs []error
-	for obj := range c.ListObjects(ctx, st.cfg.Bucket, minio.ListObjectsOptions{Prefix: st.prefix, Recursive: true}) {
-		if obj.Err != nil {
-			errs = append(errs, fmt.Errorf("list %s: %w", st.prefix, obj.Err))
-			break
-		}
-		if err := c.RemoveObject(ctx, st.cfg.Bucket, obj.Key, minio.RemoveObjectOptions{}); err != nil {
-			errs = append(errs, fmt.Errorf("remove %s: %w", obj.Key, err))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("remove the run's objects under s3://%s/%s: %w", st.cfg.Bucket, st.prefix, err)
-	}
-	return nil
 }
 
 func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
@@ -400,9 +390,6 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 	if err := store.start(ctx, stderr); err != nil {
 		return err
 	}
-	if err := store.exportEnv(); err != nil {
-		return errors.Join(err, store.close())
-	}
 	defer func() { err = errors.Join(err, store.close()) }()
 	if !f.keep {
 		defer func() { err = errors.Join(err, store.removeRun(ctx)) }()
@@ -427,6 +414,19 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 		err = errors.Join(err, dataplane.WriteTable(tables, coll.Snapshot()))
 	}()
 
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return errors.Join(fmt.Errorf("--cpuprofile: %w", err), pf.Close())
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			err = errors.Join(err, pf.Close())
+		}()
+	}
 	cfg.Warehouse = store.shown()
 	cfg.Log = &firstWrite{w: stderr}
 	if isTerminal(stderr) {
@@ -475,7 +475,7 @@ func (f *dataFlags) rawBaseline(ctx context.Context, run *results.Run, store *da
 	if files == 0 {
 		return nil // nothing was appended: no size to compare at
 	}
-	size := min(bytes/files, s3bench.MaxSize)
+	size := min(max((bytes/files+512)/1024*1024, 1024), s3bench.MaxSize) // rounded to KiB for a readable name
 	iters := f.rawIterations
 	if iters == 0 {
 		iters = 20
@@ -484,7 +484,7 @@ func (f *dataFlags) rawBaseline(ctx context.Context, run *results.Run, store *da
 		}
 	}
 	cfg := s3bench.Config{
-		S3: store.cfg, EndpointName: store.name, Transports: kinds,
+		S3: store.s3Config(), EndpointName: store.name, Transports: kinds,
 		Ops: []s3bench.Op{s3bench.Put, s3bench.Get}, Sizes: []int64{size}, Concurrency: []int{1},
 		Iterations: iters, Rounds: min(f.rounds*2, iters), Quick: f.quick, Run: run, Log: log,
 	}
@@ -506,9 +506,11 @@ func rowsOrDefault(cfg dataplane.Config) int64 {
 }
 
 // openDataLanes starts one competitor per transport for a target, each on
-// its own warehouse under the run's prefix, with IO properties that pick
-// the transport. A transport that falls back to one already open is
-// measured once (as `katbench transport` does).
+// its own warehouse under the run's root (<root>/<i>-<target>-<transport>)
+// with IO properties that pick the transport: the in-process catalogs get
+// them as their storage, REST clients as client properties. A transport
+// that falls back to one already open is measured once (as `katbench
+// transport` does).
 func openDataLanes(ctx context.Context, fac competitors.Factory, spec targetSpec, idx int, kinds []transport.Kind,
 	store *dataStore, dir string, props map[string]string, durability string, log io.Writer,
 ) (lanes []dataplane.Lane, closeAll func() error, err error) {
@@ -531,11 +533,14 @@ func openDataLanes(ctx context.Context, fac competitors.Factory, spec targetSpec
 	used := map[transport.Kind]bool{}
 	for _, k := range kinds {
 		lane := dataplane.Lane{Target: spec.name}
+		sub := fmt.Sprintf("%d-%s", idx, spec.name)
+		storage := competitors.Storage{Params: map[string]any{"warehouse": store.shown()}}
 		if store.s3 {
-			u, fallback, err := probeTransport(store, k)
+			fsys, err := s3io.New(store.ioProps(k))
 			if err != nil {
 				return nil, nil, err
 			}
+			u, fallback := fsys.Transport()
 			if fallback != "" {
 				fmt.Fprintf(log, "katbench: warning: transport %s unavailable for %s, using %s: %s\n", k, store.name, u, fallback)
 			}
@@ -544,24 +549,25 @@ func openDataLanes(ctx context.Context, fac competitors.Factory, spec targetSpec
 			}
 			used[u] = true
 			lane.Transport, lane.Requested, lane.Fallback = string(u), string(k), fallback
-		}
-		sub := fmt.Sprintf("%d-%s", idx, spec.name)
-		if lane.Transport != "" {
 			sub += "-" + lane.Transport
+			storage.IOProps = store.ioProps(k)
+			storage.Params["transport"] = string(u)
+			if fallback != "" {
+				storage.Params["transport_fallback"] = fallback
+			}
+			// Every table of the lane lives under the run's root, whatever
+			// catalog holds it, so removing the root removes the run.
+			lane.Location = store.root + "/" + sub
 		}
+		storage.Warehouse = store.root + "/" + sub
 		cdir := filepath.Join(dir, sub)
 		if err := os.MkdirAll(cdir, 0o755); err != nil {
 			return nil, nil, fmt.Errorf("create %s: %w", cdir, err)
 		}
-		if store.s3 {
-			lane.Location = store.warehouse(sub)
-			lane.TableProps = map[string]string{"katbench.transport": string(k)}
-		}
 		p := maps.Clone(props)
 		maps.Copy(p, store.ioProps(k))
 		c, err := fac.New(ctx, competitors.Config{
-			Args: spec.args, Dir: cdir, Durability: durability, Props: p,
-			Log: log,
+			Args: spec.args, Dir: cdir, Durability: durability, Props: p, Log: log, Storage: storage,
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", spec.name, err)
@@ -572,19 +578,6 @@ func openDataLanes(ctx context.Context, fac competitors.Factory, spec targetSpec
 		lanes = append(lanes, lane)
 	}
 	return lanes, closeAll, nil
-}
-
-// probeTransport reports which transport a client asking for k really
-// gets on the store.
-func probeTransport(store *dataStore, k transport.Kind) (transport.Kind, string, error) {
-	c := store.cfg
-	c.Transport = k
-	_, info, err := s3.NewClient(c)
-	if err != nil {
-		return "", "", err
-	}
-	info.CloseIdle()
-	return info.Used, info.Fallback, nil
 }
 
 // publicParams drops every param that could hold a secret (a competitor

@@ -75,8 +75,11 @@ func TestDataBadInput(t *testing.T) {
 		{"bad warehouse scheme", []string{"--warehouse", "gs://b/p"}, "--warehouse"},
 		{"warehouse without bucket", []string{"--warehouse", "s3:///p"}, "no bucket"},
 		{"endpoint without scheme", []string{"--s3-endpoint", "127.0.0.1:9000"}, "missing scheme"},
-		{"endpoint without keys", []string{"--s3-endpoint", "http://127.0.0.1:9", "--access-key", "", "--secret-key", ""}, "needs keys"},
+		{"endpoint without keys", []string{"--s3-endpoint", "http://127.0.0.1:9"}, "needs S3 keys"},
+		{"bad bucket", []string{"--warehouse", "s3://B_ad/x"}, "--warehouse"},
 		{"bad prop", []string{"--prop", "novalue"}, "--prop"},
+		{"unknown scenario", []string{"--scenario", "data.nosuch"}, "valid: "},
+		{"bad scenario glob", []string{"--scenario", "data.[x"}, "--scenario"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -115,4 +118,52 @@ func katbenchEnv(t *testing.T, dir string, env []string, args ...string) (string
 		t.Fatal(err)
 	}
 	return out.String(), errb.String(), code
+}
+
+// TestDataControlStore runs katbench data with no server: the in-process
+// control S3 store, both transports, the raw PUT/GET baseline.
+func TestDataControlStore(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := katbenchEnv(t, dir, []string{"KATBENCH_S3_ENDPOINT=", "AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY="},
+		"data", "--rows", "3k", "--batch-rows", "1000", "--rounds", "2", "--commit-ops", "2", "--raw-iterations", "2", "--history", "")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	transports := []string{"http", "uring"}
+	if strings.Contains(stderr, "transport uring unavailable") {
+		transports = []string{"http"}
+	}
+	type key struct{ target, scenario string }
+	seen := map[key]int{}
+	for _, r := range dataLines(t, stdout) {
+		if r.Errors != 0 || r.Ops == 0 {
+			t.Errorf("%s %s %s: ops %d errors %d (%s)", r.Target, r.Scenario, r.Transport, r.Ops, r.Errors, r.FirstError)
+		}
+		switch {
+		case strings.HasPrefix(r.Scenario, "data."):
+			if r.Params["warehouse"] != "s3://katbench" || r.Params["transport"] != r.Transport {
+				t.Errorf("%s %s: warehouse %v transport %v/%s", r.Scenario, r.Transport, r.Params["warehouse"], r.Params["transport"], r.Transport)
+			}
+			seen[key{r.Target + "/" + r.Transport, r.Scenario}]++
+		case strings.HasPrefix(r.Scenario, "s3.put.") || strings.HasPrefix(r.Scenario, "s3.get."):
+			if r.Params["endpoint"] != "control" {
+				t.Errorf("%s: endpoint %v, want control", r.Scenario, r.Params["endpoint"])
+			}
+			seen[key{r.Target, r.Scenario[:6]}]++
+		default:
+			t.Errorf("unexpected line %s %s", r.Target, r.Scenario)
+		}
+	}
+	for _, tr := range transports {
+		for _, s := range []string{"data.append.3k", "data.scan", "data.commit.latency"} {
+			if seen[key{"embedded/" + tr, s}] != 1 {
+				t.Errorf("embedded/%s %s: %d lines, want 1", tr, s, seen[key{"embedded/" + tr, s}])
+			}
+		}
+		for _, s := range []string{"s3.put", "s3.get"} {
+			if seen[key{tr, s}] != 1 {
+				t.Errorf("raw %s over %s: %d lines, want 1", s, tr, seen[key{tr, s}])
+			}
+		}
+	}
 }

@@ -33,9 +33,6 @@ type Lane struct {
 	// created (<Location>/<namespace>/<table>) instead of the catalog's
 	// warehouse default.
 	Location string
-	// TableProps are extra properties of the lane's tables (for instance
-	// the IO transport their files travel over).
-	TableProps map[string]string
 	// Params are extra facts for every line of the lane (the competitor's).
 	Params map[string]any
 }
@@ -52,6 +49,7 @@ type laneState struct {
 		rows, files, b   int64
 		write, gen, wall time.Duration
 		first            error
+		perRound         []float64 // rows/s of each successful append
 	}
 	scan struct {
 		rec                *results.Recorder
@@ -60,6 +58,7 @@ type laneState struct {
 		plan, verify, wall time.Duration
 		first              error
 		digest             string
+		perRound           []float64 // rows/s of each verified scan
 	}
 	cl struct {
 		rec, commit *results.Recorder
@@ -227,9 +226,7 @@ func setup(ctx context.Context, cfg Config, st *laneState, props map[string]stri
 		dst  **table.Table
 	}{{"events", &st.events}, {"commits", &st.commits}} {
 		id := tableName(cfg, st, t.kind)
-		p := maps.Clone(props)
-		maps.Copy(p, st.TableProps)
-		opts := []catalog.CreateTableOpt{catalog.WithProperties(p)}
+		opts := []catalog.CreateTableOpt{catalog.WithProperties(maps.Clone(props))}
 		if st.Location != "" {
 			opts = append(opts, catalog.WithLocation(strings.TrimRight(st.Location, "/")+"/"+cfg.Namespace+"/"+id[1]))
 		}
@@ -290,6 +287,7 @@ func (st *laneState) appendRound(ctx context.Context, cfg Config, from int64, wa
 			st.app.rec.Record(res.Total())
 			st.app.commit.Record(res.Commit)
 			st.app.rows += res.Rows
+			st.app.perRound = append(st.app.perRound, float64(res.Rows)/res.Total().Seconds())
 			st.app.files += res.Files
 			st.app.b += res.Bytes
 			st.app.write += res.Write
@@ -322,6 +320,7 @@ func (st *laneState) scanRound(ctx context.Context, cfg Config) {
 	}
 	st.scan.rec.Record(res.Total)
 	st.scan.rows += res.Rows
+	st.scan.perRound = append(st.scan.perRound, float64(res.Rows)/res.Total.Seconds())
 	st.scan.b += res.Bytes
 	st.scan.files = res.Files
 	st.scan.plan += res.Plan
@@ -437,6 +436,7 @@ func (st *laneState) appendRecord(cfg Config, name string) results.Record {
 			p["avg_file_bytes"] = a.b / a.files
 		}
 		p["rows_s"] = float64(a.rows) / a.wall.Seconds()
+		p["rows_s_rounds"] = a.perRound
 		p["mib_s"] = float64(a.b) / a.wall.Seconds() / (1 << 20)
 		p["write_s"] = a.write.Seconds()
 		p["gen_s"] = a.gen.Seconds()
@@ -456,6 +456,7 @@ func (st *laneState) scanRecord(cfg Config) results.Record {
 		p["files"] = s.files
 		p["parquet_bytes"] = s.b
 		p["rows_s"] = float64(s.rows) / s.wall.Seconds()
+		p["rows_s_rounds"] = s.perRound
 		p["mib_s"] = float64(s.b) / s.wall.Seconds() / (1 << 20)
 		p["plan_s"] = s.plan.Seconds()
 		p["verify_s"] = s.verify.Seconds()

@@ -180,14 +180,14 @@ func TestParseRows(t *testing.T) {
 	}
 }
 
-// TestRunWithLocation: a lane's Location roots its tables, and its
-// TableProps reach the tables; KeepTables leaves them in the catalog.
+// TestRunWithLocation: a lane's Location roots its tables; KeepTables
+// leaves them in the catalog.
 func TestRunWithLocation(t *testing.T) {
 	cat := openEmbedded(t)
 	root := t.TempDir()
 	cfg := smallConfig()
 	cfg.Rounds, cfg.CommitOps, cfg.KeepTables = 1, 1, true
-	lane := Lane{Target: "embedded", Catalog: cat, Location: "file://" + root, TableProps: map[string]string{"katbench.test": "yes"}}
+	lane := Lane{Target: "embedded", Catalog: cat, Location: "file://" + root}
 	if err := Run(context.Background(), cfg, []Lane{lane}, &results.Collector{}); err != nil {
 		t.Fatal(err)
 	}
@@ -198,8 +198,8 @@ func TestRunWithLocation(t *testing.T) {
 	if want := "file://" + filepath.Join(root, cfg.Namespace, "events"); tbl.Location() != want {
 		t.Errorf("table location %s, want %s", tbl.Location(), want)
 	}
-	if tbl.Properties()["katbench.test"] != "yes" {
-		t.Errorf("table properties %v lack the lane's", tbl.Properties())
+	if tbl.Properties()[table.ParquetCompressionKey] != "snappy" {
+		t.Errorf("table properties %v lack the codec", tbl.Properties())
 	}
 	parquet, _ := filepath.Glob(filepath.Join(root, cfg.Namespace, "events", "data", "*.parquet"))
 	if len(parquet) == 0 {
