@@ -75,7 +75,7 @@ func init() {
 	fl.IntVar(&f.poolSize, "pool-size", 0, "keep-alive connections per transport (default: the largest concurrency)")
 	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", fmt.Sprintf("%d iterations per cell unless --iterations says otherwise; env BENCH_QUICK=1", s3bench.QuickIterations))
 	fl.StringVar(&f.history, "history", "bench_history.jsonl", "append result lines to this file ('' for none)")
-	fl.StringVar(&f.format, "format", "jsonl", "stdout format: jsonl or table")
+	fl.StringVar(&f.format, "format", "auto", formatHelp)
 	rootCmd.AddCommand(transportCmd)
 }
 
@@ -136,6 +136,7 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	}
 	stderr := cmd.ErrOrStderr()
 	stdout := cmd.OutOrStdout()
+	f.format = resolveFormat(f.format, stdout)
 	jsonOut := stdout
 	if f.format == "table" {
 		jsonOut = io.Discard
