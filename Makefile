@@ -4,12 +4,22 @@
 GO      ?= go
 export KATBENCH_CACHE ?= $(HOME)/.cache/katbench
 
-.PHONY: test unit integration check bench generate check-generated shellcheck readme readme-check
+.PHONY: test setup build unit integration check bench generate check-generated shellcheck readme readme-check
 
-## test: everything CI runs — vet, generated-code check, shellcheck, unit and integration tests.
-test: check
-	$(GO) test -count=1 -timeout 45m ./...
+## test: everything CI runs — setup, vet, generated-code check, shellcheck, unit and integration tests.
+## The summary lists every skipped test with its reason and the output of every failure.
+test: setup check
+	$(GO) test -count=1 -timeout 45m -json ./... | $(GO) run ./internal/testsummary
 	$(GO) test -count=1 -race -timeout 15m ./transport/uring/... ./internal/... ./scenarios/...
+
+## setup: install and compile every real server and tool the tests use, with progress
+## (cold: ~25-35 min on 2 cores, most of it Go modules, versitygw and the Polaris build; warm: seconds).
+setup:
+	scripts/setup.sh
+
+## build: put a katbench binary in ./katbench (or: go install ./cmd/katbench).
+build:
+	$(GO) build -o katbench ./cmd/katbench
 
 ## unit: the tests that need no outside server (quick feedback).
 unit:

@@ -3,10 +3,17 @@
 set -euo pipefail
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 
+install_only=0
 case "${1:-}" in
 -h | --help)
-	printf 'usage: check.sh\n\nRuns shellcheck (Debian package shellcheck) on containers/*.sh with\ncontainers/.shellcheckrc. Installs shellcheck with apt-get when missing and run as root; exits\nnon-zero on any finding or when shellcheck cannot be had.\n'
+	printf 'usage: check.sh [--install-only]\n\nRuns shellcheck (Debian package shellcheck) on containers/*.sh with\ncontainers/.shellcheckrc. Installs shellcheck system-wide with apt-get when missing and run as\nroot; exits non-zero on any finding or when shellcheck cannot be had.\n\n  --install-only    install shellcheck when missing, check nothing (make setup)\n'
 	exit 0
+	;;
+--install-only) install_only=1 ;;
+"") ;;
+*)
+	echo "check.sh: unknown argument '$1' (see --help)" >&2
+	exit 1
 	;;
 esac
 if ! command -v shellcheck >/dev/null 2>&1; then
@@ -19,6 +26,10 @@ if ! command -v shellcheck >/dev/null 2>&1; then
 		echo "check.sh: shellcheck is not installed (apt-get install -y shellcheck)" >&2
 		exit 1
 	}
+fi
+if [ "$install_only" = 1 ]; then
+	echo "check.sh: shellcheck ready: $(command -v shellcheck)" >&2
+	exit 0
 fi
 cd "$HERE"
 shellcheck ./*.sh

@@ -8,7 +8,7 @@ KB_NAME=fixture_up
 
 ICEBERG_VERSION=1.10.1
 
-USAGE="usage: fixture_up.sh [--port N]
+USAGE="usage: fixture_up.sh [--port N] [--install-only]
 
 Starts org.apache.iceberg.rest.RESTCatalogServer — the Apache Iceberg REST
 reference server (test-fixtures jar of org.apache.iceberg:iceberg-open-api
@@ -18,14 +18,39 @@ both in a temp dir. Waits until GET /v1/config answers, then prints:
 
   eval \"\$(containers/fixture_up.sh)\"   # KATBENCH_FIXTURE_URL, KATBENCH_FIXTURE_WAREHOUSE
 
-  --port N   listen port (default 8181). Note: the fixture binds all
-             interfaces (Jetty's default); it has no option for loopback only.
+  --port N          listen port (default 8181). Note: the fixture binds all
+                    interfaces (Jetty's default); it has no option for loopback only.
+  --install-only    fetch the classpath into the cache and exit (make setup)
 
 The classpath (about 70 MB, listed in containers/fixture/pom.xml) is fetched
 once with mvn into \$KATBENCH_CACHE/fixture-$ICEBERG_VERSION. Other CATALOG_*
 variables pass through to the server (CATALOG_URI=... replaces the SQLite
 file). KATBENCH_JAVA_OPTS adds JVM flags. Stop it with containers/fixture_down.sh."
 kb_usage_if_help "$USAGE" "$@"
+
+# fixture_lib prints the cached classpath folder, fetching it once.
+fixture_lib() {
+	local lib
+	lib="$(kb_cache_dir)/fixture-$ICEBERG_VERSION/lib"
+	if [ ! -f "$lib/.complete" ]; then
+		kb_need_cmd mvn "to fetch the fixture's classpath from Maven Central"
+		kb_log "fetching the REST fixture classpath into $lib (first run only)"
+		rm -rf -- "$lib"
+		mkdir -p "$lib"
+		mvn -q -B -f "$HERE/fixture/pom.xml" dependency:copy-dependencies \
+			-DincludeScope=runtime -DoutputDirectory="$lib" >&2 ||
+			kb_die "mvn could not fetch the fixture classpath (containers/fixture/pom.xml)"
+		[ -f "$lib/iceberg-open-api-$ICEBERG_VERSION-test-fixtures.jar" ] ||
+			kb_die "mvn ran but $lib has no iceberg-open-api test-fixtures jar"
+		touch "$lib/.complete"
+	fi
+	printf '%s\n' "$lib"
+}
+
+if kb_install_only "$@"; then
+	kb_log "REST fixture classpath ready: $(fixture_lib)"
+	exit 0
+fi
 
 port=$(kb_port_option 8181 "$@")
 
@@ -39,19 +64,7 @@ kb_need_cmd curl "health checks"
 java_home=$(kb_java_home 17 21) ||
 	kb_die "the REST fixture needs Java 17..21 (Hadoop fails on newer JVMs): set JAVA_HOME or install openjdk-17-jre-headless"
 
-lib="$(kb_cache_dir)/fixture-$ICEBERG_VERSION/lib"
-if [ ! -f "$lib/.complete" ]; then
-	kb_need_cmd mvn "to fetch the fixture's classpath from Maven Central"
-	kb_log "fetching the REST fixture classpath into $lib (first run only)"
-	rm -rf -- "$lib"
-	mkdir -p "$lib"
-	mvn -q -B -f "$HERE/fixture/pom.xml" dependency:copy-dependencies \
-		-DincludeScope=runtime -DoutputDirectory="$lib" >&2 ||
-		kb_die "mvn could not fetch the fixture classpath (containers/fixture/pom.xml)"
-	[ -f "$lib/iceberg-open-api-$ICEBERG_VERSION-test-fixtures.jar" ] ||
-		kb_die "mvn ran but $lib has no iceberg-open-api test-fixtures jar"
-	touch "$lib/.complete"
-fi
+lib=$(fixture_lib)
 
 mkdir -p "$state/warehouse"
 printf '%s\n' "$port" >"$state/port"

@@ -12,7 +12,7 @@ WAREHOUSE=warehouse
 # SHA-256 of an empty body; S3 servers want it in x-amz-content-sha256.
 EMPTY_SHA256=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
 
-USAGE="usage: nessie_up.sh [--port N] [--management-port N] [--s3-port N]
+USAGE="usage: nessie_up.sh [--port N] [--management-port N] [--s3-port N] [--install-only]
 
 Starts Nessie $NESSIE_VERSION with an in-memory version store and its Iceberg
 REST catalog on 127.0.0.1: with Docker (ghcr.io/projectnessie/nessie) when a
@@ -32,11 +32,29 @@ versitygw_up.sh, creates bucket $BUCKET on it and points warehouse
   --management-port N   Quarkus management/health port (default 19121; Nessie's
                         own default 9000 collides with S3 servers)
   --s3-port N           versitygw port when one is started (default 7070)
+  --install-only        without Docker: fetch the runner jar into the cache and
+                        exit (make setup; versitygw_up.sh --install-only builds
+                        the S3 store)
 
 KATBENCH_NESSIE_VERSION picks another version; KATBENCH_JAVA_OPTS adds JVM
 flags; KATBENCH_NO_DOCKER=1 forces the jar. Stop with containers/nessie_down.sh
 (which also stops the versitygw only if this script started it)."
 kb_usage_if_help "$USAGE" "$@"
+
+# nessie_jar prints the cached runner jar, fetching it once.
+nessie_jar() {
+	kb_mvn_jar "org.projectnessie.nessie:nessie-quarkus:$NESSIE_VERSION:jar:runner" \
+		"nessie-quarkus-$NESSIE_VERSION-runner.jar"
+}
+
+if kb_install_only "$@"; then
+	if kb_docker_ok; then
+		kb_log "a Docker daemon answers: nessie_up.sh will run ghcr.io/projectnessie/nessie:$NESSIE_VERSION; nothing to fetch"
+	else
+		kb_log "Nessie runner jar ready: $(nessie_jar)"
+	fi
+	exit 0
+fi
 
 port=19120
 mport=19121
@@ -77,8 +95,7 @@ if kb_docker_ok; then
 else
 	java_home=$(kb_java_home 21) ||
 		kb_die "Nessie needs Java >= 21 and no Docker engine answers: set JAVA_HOME to a JDK 21+ or install one under /usr/lib/jvm"
-	jar=$(kb_mvn_jar "org.projectnessie.nessie:nessie-quarkus:$NESSIE_VERSION:jar:runner" \
-		"nessie-quarkus-$NESSIE_VERSION-runner.jar")
+	jar=$(nessie_jar)
 fi
 
 mkdir -p "$state"

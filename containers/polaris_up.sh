@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# polaris_up.sh — start Apache Polaris (Docker) and bootstrap a catalog katbench can use.
+# polaris_up.sh — start Apache Polaris (Docker, or without Docker a Quarkus
+# fast-jar built once from Maven Central) and bootstrap a catalog katbench can use.
 set -euo pipefail
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 KB_NAME=polaris_up
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
 
+POLARIS_VERSION=1.4.1
 POLARIS_IMAGE=${KATBENCH_POLARIS_IMAGE:-apache/polaris:latest}
 CLIENT_ID=root
 CLIENT_SECRET=s3cr3t
@@ -13,34 +15,52 @@ SCOPE=PRINCIPAL_ROLE:ALL
 CATALOG=katbench
 CATALOG_ROLE=katbench_content
 PRINCIPAL_ROLE=service_admin
-LOCATION=file:///tmp/katbench_polaris_warehouse/
+DOCKER_LOCATION=file:///tmp/katbench_polaris_warehouse/
 
-USAGE="usage: polaris_up.sh [--port N] [--dry-run]
+USAGE="usage: polaris_up.sh [--port N] [--dry-run] [--install-only]
 
-Starts Apache Polaris ($POLARIS_IMAGE) with Docker on 127.0.0.1 and
-bootstraps it: root credentials $CLIENT_ID:$CLIENT_SECRET in realm POLARIS,
-FILE storage allowed, an OAuth token with scope=$SCOPE, an INTERNAL catalog
-'$CATALOG' at $LOCATION (inside the container), a catalog role
-'$CATALOG_ROLE' granted CATALOG_MANAGE_CONTENT and assigned to the principal
-role '$PRINCIPAL_ROLE' that root holds. Then prints:
+Starts Apache Polaris $POLARIS_VERSION on 127.0.0.1 and bootstraps it: root
+credentials $CLIENT_ID:$CLIENT_SECRET in realm POLARIS, FILE storage allowed,
+an OAuth token with scope=$SCOPE, an INTERNAL catalog '$CATALOG' on a file://
+warehouse, a catalog role '$CATALOG_ROLE' granted CATALOG_MANAGE_CONTENT and
+assigned to the principal role '$PRINCIPAL_ROLE' that root holds. Then prints:
 
   eval \"\$(containers/polaris_up.sh)\"
-  # KATBENCH_POLARIS_URL, KATBENCH_POLARIS_WAREHOUSE, KATBENCH_POLARIS_PROPS,
+  # KATBENCH_POLARIS_URL=http://127.0.0.1:N/api/catalog,
+  # KATBENCH_POLARIS_WAREHOUSE=$CATALOG, KATBENCH_POLARIS_PROPS,
   # BENCH_REST_PROPS=\"credential=$CLIENT_ID:$CLIENT_SECRET,scope=$SCOPE\"
 
-  --port N    Polaris API port on the host (default 8281; the management
-              port is N+1). The container listens on 8181/8182.
-  --dry-run   print the HTTP calls (method, URL, body) the bootstrap makes,
-              on stdout, and exit 0; needs no Docker.
+How it runs:
+  - Docker ($POLARIS_IMAGE) when a Docker daemon answers
+    (KATBENCH_NO_DOCKER=1 skips this); the warehouse is inside the container.
+  - Otherwise the Quarkus fast-jar in
+    \$KATBENCH_CACHE/polaris/$POLARIS_VERSION/quarkus-app, run with Java >= 21
+    (~25-40 s to ready, ~310 MB RSS), warehouse in the state dir. No runnable
+    Polaris is published, so the first run BUILDS it (about 10 min on 2 cores,
+    up to 20 on a busy machine; ~400 MB into ~/.m2, ~170 MB into the cache),
+    with progress lines every 30 s and the full Maven log in
+    \$KATBENCH_CACHE/polaris/build.log. It needs mvn, curl, Java 25
+    (POLARIS_JAVA_HOME, default /usr/lib/jvm/temurin-25-jdk-amd64 or the
+    newest JDK >= 25 under /usr/lib/jvm) and the build inputs in POLARIS_SRC:
+    the folder layout of the team's shared/third_party/polaris (server/pom.xml,
+    server/spec, server/server-templates, server/src: the Apache-2.0 inputs
+    from the apache-polaris-$POLARIS_VERSION tag plus our pom.xml; see
+    RECIPE.md there). Default: ../shared/third_party/polaris beside the repo.
 
-Polaris needs Docker: no runnable Polaris server is published on the
-registries this machine reaches (Maven Central has polaris-runtime-service, a
-library, but no runner jar), so without Docker this exits non-zero.
-Stop it with containers/polaris_down.sh."
+  --port N          Polaris API port (default 8281); the management (health)
+                    port is N+1
+  --dry-run         print the bootstrap's HTTP calls (method, URL, body) on
+                    stdout and exit 0; starts and needs nothing
+  --install-only    without Docker: build the fast-jar into the cache if it
+                    is missing, then exit without starting (make setup)
+
+KATBENCH_JAVA_OPTS adds JVM flags. Stop it with containers/polaris_down.sh,
+which removes the state dir (warehouse included) and nothing else."
 kb_usage_if_help "$USAGE" "$@"
 
 port=8281
 dry=0
+install_only=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--port)
@@ -54,6 +74,10 @@ while [ $# -gt 0 ]; do
 		;;
 	--dry-run)
 		dry=1
+		shift
+		;;
+	--install-only)
+		install_only=1
 		shift
 		;;
 	*) kb_die "unknown argument '$1' (see --help)" ;;
@@ -113,14 +137,152 @@ bootstrap() {
 		"{\"catalogRole\":{\"name\":\"$CATALOG_ROLE\"}}" >/dev/null
 }
 
+# polaris_src prints the folder holding the build inputs (POLARIS_SRC).
+polaris_src() {
+	printf '%s\n' "${POLARIS_SRC:-$(kb_shared_dir)/third_party/polaris}"
+}
+
+# polaris_app prints the cached fast-jar's folder (quarkus-app).
+polaris_app() {
+	printf '%s\n' "$(kb_cache_dir)/polaris/$POLARIS_VERSION/quarkus-app"
+}
+
+# build_java_home prints the JDK the build uses: POLARIS_JAVA_HOME, else
+# Temurin 25 where the recipe was established, else the newest JDK >= 25.
+build_java_home() {
+	local cand best='' bestv=0 v
+	if [ -n "${POLARIS_JAVA_HOME:-}" ]; then
+		[ -x "$POLARIS_JAVA_HOME/bin/javac" ] || kb_die "POLARIS_JAVA_HOME=$POLARIS_JAVA_HOME has no bin/javac"
+		printf '%s\n' "$POLARIS_JAVA_HOME"
+		return
+	fi
+	if [ -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/javac ]; then
+		printf '%s\n' /usr/lib/jvm/temurin-25-jdk-amd64
+		return
+	fi
+	for cand in /usr/lib/jvm/*; do
+		if [ ! -x "$cand/bin/javac" ] || [ -L "$cand" ]; then continue; fi
+		v=$(kb_java_major "$cand/bin/java")
+		if [ "$v" -ge 25 ] && [ "$v" -gt "$bestv" ]; then
+			best=$cand
+			bestv=$v
+		fi
+	done
+	[ -n "$best" ] || kb_die "building Polaris needs a JDK >= 25 (set POLARIS_JAVA_HOME; the recipe used /usr/lib/jvm/temurin-25-jdk-amd64)"
+	printf '%s\n' "$best"
+}
+
+# run_logged WHAT LOG CMD... runs CMD with its output appended to LOG and a
+# progress line on stderr every 30 s (elapsed time, the Maven phase or
+# download it is in); on failure it shows the log's tail and dies.
+run_logged() {
+	local what=$1 log=$2 pid start next last
+	shift 2
+	start=$SECONDS
+	next=$((start + 30))
+	"$@" >>"$log" 2>&1 &
+	pid=$!
+	while kb_pid_alive "$pid"; do
+		sleep 1
+		if [ "$SECONDS" -ge "$next" ]; then
+			next=$((next + 30))
+			last=$(grep -E '^\[INFO\] (--- |Download(ed|ing) from|Building|Generating|Compiling|\[)' "$log" 2>/dev/null |
+				tail -n 1 | sed 's/^\[INFO\] //' | cut -c1-110 || true)
+			kb_log "$what: $((SECONDS - start))s elapsed, now: ${last:-starting}"
+		fi
+	done
+	if ! wait "$pid"; then
+		kb_log "last lines of $log:"
+		tail -n 40 "$log" >&2 || true
+		kb_die "$what failed after $((SECONDS - start))s (full log: $log)"
+	fi
+	kb_log "$what: done in $((SECONDS - start))s"
+}
+
+# build_polaris assembles the Polaris fast-jar into the cache, once: the two
+# published Polaris jars installed under local.polaris with generated POMs
+# (their parent POM is not served), then `mvn package` of POLARIS_SRC's
+# server/pom.xml, which regenerates the API modules from the OpenAPI specs
+# and runs the Quarkus build. The result appears atomically (rename).
+build_polaris() {
+	local src inputs app cache work repo a jar jhome log
+	app=$(polaris_app)
+	cache="$(kb_cache_dir)/polaris"
+	kb_lock "$cache/.lock"
+	[ ! -f "$app/quarkus-run.jar" ] || return 0
+	src=$(polaris_src)
+	if [ -f "$src/server/pom.xml" ]; then
+		inputs="$src/server"
+	elif [ -f "$src/pom.xml" ] && [ -d "$src/spec" ] && [ -d "$src/server-templates" ] && [ -d "$src/src" ]; then
+		inputs="$src"
+	else
+		kb_die "no Polaris build inputs in POLARIS_SRC=$src: want the folder layout of the team's shared/third_party/polaris (server/pom.xml, server/spec, server/server-templates, server/src; see its RECIPE.md). Set POLARIS_SRC, or run with Docker."
+	fi
+	kb_need_cmd mvn "to build Polaris from Maven Central"
+	kb_need_cmd curl "to fetch the published Polaris jars"
+	jhome=$(build_java_home)
+	log="$cache/build.log"
+	: >"$log"
+	kb_log "building Polaris $POLARIS_VERSION from $inputs with $jhome into $app: first run only, about 10 min on 2 cores (up to 20 on a busy machine); Maven log in $log"
+	work=$(mktemp -d "$cache/build.XXXXXX")
+	# build_polaris runs in a subshell of its own: EXIT is the end of the build.
+	# shellcheck disable=SC2064 # expand now: work is local
+	trap "rm -rf -- '$work'" EXIT
+	mkdir -p "$work/src-tree"
+	cp -r "$inputs/." "$work/src-tree/"
+	export JAVA_HOME=$jhome
+	# Maven's own central URL, from its super POM: the jars come from where
+	# every other dependency comes from (a mirror, if one is configured).
+	repo=$( (cd "$work" && mvn -B -q -Dstyle.color=never help:evaluate \
+		-Dexpression='project.repositories[0].url' -DforceStdout 2>>"$log") |
+		sed 's/\x1b\[[0-9;]*m//g' | tr -d '[:space:]' || true)
+	[ -n "$repo" ] || kb_die "cannot read Maven's central repository URL (mvn help:evaluate; log $log)"
+	for a in polaris-core polaris-runtime-service; do
+		jar="$work/$a-$POLARIS_VERSION.jar"
+		kb_log "fetching $a-$POLARIS_VERSION.jar from $repo"
+		curl -fsS -m 300 -o "$jar" "$repo/org/apache/polaris/$a/$POLARIS_VERSION/$a-$POLARIS_VERSION.jar" ||
+			kb_die "could not download $a $POLARIS_VERSION from $repo"
+		mvn -B -q install:install-file -Dfile="$jar" -DgroupId=local.polaris \
+			-DartifactId="$a" -Dversion="$POLARIS_VERSION" -Dpackaging=jar -DgeneratePom=true >>"$log" 2>&1 ||
+			kb_die "mvn install:install-file $a failed (log $log)"
+	done
+	export MAVEN_OPTS=-Xmx2g
+	(cd "$work/src-tree" && run_logged "mvn package (downloads, code generation, compile, Quarkus build)" "$log" \
+		mvn -B -Dstyle.color=never package -DskipTests)
+	[ -f "$work/src-tree/target/quarkus-app/quarkus-run.jar" ] || kb_die "mvn package produced no target/quarkus-app/quarkus-run.jar (log $log)"
+	rm -rf -- "$(dirname -- "$app").partial"
+	mkdir -p "$(dirname -- "$app").partial"
+	mv -- "$work/src-tree/target/quarkus-app" "$(dirname -- "$app").partial/"
+	rm -rf -- "$(dirname -- "$app")"
+	mv -- "$(dirname -- "$app").partial" "$(dirname -- "$app")"
+	kb_log "built $app/quarkus-run.jar ($(du -sh "$app" | cut -f1))"
+}
+
+# ensure_polaris_app prints the fast-jar folder, building it when missing.
+ensure_polaris_app() {
+	local app
+	app=$(polaris_app)
+	if [ ! -f "$app/quarkus-run.jar" ]; then
+		(build_polaris) || exit $?
+	fi
+	printf '%s\n' "$app"
+}
+
 if [ "$dry" = 1 ]; then
+	LOCATION="file://$(kb_state_dir polaris)/warehouse/"
 	exec 3>&1
 	bootstrap
 	exit 0
 fi
 
-if ! kb_docker_ok; then
-	kb_die "Polaris needs Docker and no Docker engine answers here ('docker info' failed); no runnable Polaris server is on the registries this machine reaches. Run with Docker, or use --dry-run to see the bootstrap calls."
+if [ "$install_only" = 1 ]; then
+	if kb_docker_ok; then
+		kb_log "a Docker daemon answers: polaris_up.sh will run $POLARIS_IMAGE; nothing to build"
+		exit 0
+	fi
+	app=$(ensure_polaris_app)
+	kb_log "Polaris fast-jar ready: $app/quarkus-run.jar"
+	exit 0
 fi
 
 state=$(kb_state_dir polaris)
@@ -128,22 +290,46 @@ healthy() { kb_http_ok "http://127.0.0.1:$(($(cat "$state/port") + 1))/q/health/
 kb_existing "$state" healthy
 kb_require_free_port "$port" "Polaris API"
 kb_require_free_port "$mport" "Polaris management"
-kb_undo_on_failure "$HERE/polaris_down.sh"
 kb_need_cmd curl "health checks and the bootstrap calls"
 
-mkdir -p "$state"
-printf '%s\n' "$port" >"$state/port"
-kb_log "starting $POLARIS_IMAGE with Docker on 127.0.0.1:$port"
-cid=$(timeout 600 docker run -d -p "127.0.0.1:$port:8181" -p "127.0.0.1:$mport:8182" \
-	-e "POLARIS_BOOTSTRAP_CREDENTIALS=POLARIS,$CLIENT_ID,$CLIENT_SECRET" \
-	-e 'polaris.realm-context.realms=POLARIS' \
-	-e 'polaris.features."SUPPORTED_CATALOG_STORAGE_TYPES"=["FILE","S3"]' \
-	-e 'polaris.features."ALLOW_INSECURE_STORAGE_TYPES"=true' \
-	-e 'polaris.readiness.ignore-severe-issues=true' \
-	-e 'quarkus.otel.sdk.disabled=true' \
-	"$POLARIS_IMAGE") || kb_die "docker run $POLARIS_IMAGE failed"
-printf '%s\n' "$cid" >"$state/container"
-kb_wait_ready "$state" 180 Polaris healthy
+if kb_docker_ok; then
+	kb_undo_on_failure "$HERE/polaris_down.sh"
+	mkdir -p "$state"
+	printf '%s\n' "$port" >"$state/port"
+	LOCATION=$DOCKER_LOCATION
+	kb_log "starting $POLARIS_IMAGE with Docker on 127.0.0.1:$port"
+	cid=$(timeout 600 docker run -d -p "127.0.0.1:$port:8181" -p "127.0.0.1:$mport:8182" \
+		-e "POLARIS_BOOTSTRAP_CREDENTIALS=POLARIS,$CLIENT_ID,$CLIENT_SECRET" \
+		-e 'polaris.realm-context.realms=POLARIS' \
+		-e 'polaris.features."SUPPORTED_CATALOG_STORAGE_TYPES"=["FILE","S3"]' \
+		-e 'polaris.features."ALLOW_INSECURE_STORAGE_TYPES"=true' \
+		-e 'polaris.readiness.ignore-severe-issues=true' \
+		-e 'quarkus.otel.sdk.disabled=true' \
+		"$POLARIS_IMAGE") || kb_die "docker run $POLARIS_IMAGE failed"
+	printf '%s\n' "$cid" >"$state/container"
+else
+	java_home=$(kb_java_home 21) ||
+		kb_die "Polaris needs Java >= 21 and no Docker engine answers: set JAVA_HOME to a JDK 21+ or install one under /usr/lib/jvm"
+	# Built before any state exists: a failed build leaves no state behind.
+	app=$(ensure_polaris_app)
+	kb_undo_on_failure "$HERE/polaris_down.sh"
+	mkdir -p "$state/warehouse" "$state/tmp"
+	printf '%s\n' "$port" >"$state/port"
+	LOCATION="file://$state/warehouse/"
+	kb_log "starting Polaris $POLARIS_VERSION ($app) with $java_home on 127.0.0.1:$port (log $state/log)"
+	# shellcheck disable=SC2086 # KATBENCH_JAVA_OPTS is a list of flags
+	kb_start_bg "$state" env -C "$state" "POLARIS_BOOTSTRAP_CREDENTIALS=POLARIS,$CLIENT_ID,$CLIENT_SECRET" \
+		"$java_home/bin/java" ${KATBENCH_JAVA_OPTS:-} -Djava.io.tmpdir="$state/tmp" \
+		-Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$port" \
+		-Dquarkus.management.host=127.0.0.1 -Dquarkus.management.port="$mport" \
+		-Dpolaris.realm-context.realms=POLARIS \
+		'-Dpolaris.features."SUPPORTED_CATALOG_STORAGE_TYPES"=["FILE","S3"]' \
+		'-Dpolaris.features."ALLOW_INSECURE_STORAGE_TYPES"=true' \
+		-Dpolaris.readiness.ignore-severe-issues=true \
+		-Dquarkus.otel.sdk.disabled=true -Dquarkus.log.file.enabled=false \
+		-jar "$app/quarkus-run.jar"
+fi
+kb_wait_ready "$state" 240 Polaris healthy
 bootstrap
 
 props="credential=$CLIENT_ID:$CLIENT_SECRET,scope=$SCOPE"

@@ -158,7 +158,14 @@ fi
 access=${RUSTFS_ACCESS_KEY:-katbench}
 secret=${RUSTFS_SECRET_KEY:-katbench-secret}
 state=$(kb_state_dir rustfs)
-healthy() { kb_http_answers "http://127.0.0.1:$(cat "$state/port")/"; }
+# Healthy once S3 answers: anonymous ListBuckets gets 403 (or 200). While it
+# initialises RustFS already speaks HTTP but answers 503.
+healthy() {
+	case "$(kb_http_code "http://127.0.0.1:$(cat "$state/port")/")" in
+	2?? | 4??) return 0 ;;
+	*) return 1 ;;
+	esac
+}
 kb_existing "$state" healthy
 kb_require_free_port "$port" "RustFS"
 kb_need_cmd curl "health checks"

@@ -6,19 +6,26 @@ KB_NAME=versitygw_up
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
 
-USAGE="usage: versitygw_up.sh [--port N]
+VERSITYGW_PKG=github.com/versity/versitygw/cmd/versitygw@v1.8.0
+
+USAGE="usage: versitygw_up.sh [--port N] [--install-only]
 
 Starts versitygw (github.com/versity/versitygw v1.8.0, posix backend on a temp
 root) on 127.0.0.1, waits until it answers, and prints export lines:
 
   eval \"\$(containers/versitygw_up.sh)\"
 
-  --port N   listen port (default 7070)
+  --port N          listen port (default 7070)
+  --install-only    build the binary into the cache and exit (make setup)
 
 Environment: ROOT_ACCESS_KEY / ROOT_SECRET_KEY (default katbench /
 katbench-secret), KATBENCH_STATE_DIR, KATBENCH_CACHE. The binary is built
 once into \$KATBENCH_CACHE/bin. Stop it with containers/versitygw_down.sh."
 kb_usage_if_help "$USAGE" "$@"
+if kb_install_only "$@"; then
+	kb_log "versitygw ready: $(kb_go_install "$VERSITYGW_PKG" versitygw)"
+	exit 0
+fi
 
 port=$(kb_port_option 7070 "$@")
 
@@ -31,7 +38,7 @@ kb_existing "$state" healthy
 kb_require_free_port "$port" "versitygw"
 kb_undo_on_failure "$HERE/versitygw_down.sh"
 kb_need_cmd curl "health checks"
-bin=$(kb_go_install github.com/versity/versitygw/cmd/versitygw@v1.8.0 versitygw)
+bin=$(kb_go_install "$VERSITYGW_PKG" versitygw)
 
 mkdir -p "$state/root"
 printf '%s\n' "$port" >"$state/port"

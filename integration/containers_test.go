@@ -77,7 +77,7 @@ func TestScriptsHelpAndBadArguments(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range []string{"versitygw_up.sh", "fixture_up.sh", "nessie_up.sh", "minio_up.sh"} {
+	for _, name := range []string{"versitygw_up.sh", "fixture_up.sh", "nessie_up.sh", "minio_up.sh", "rustfs_up.sh", "polaris_up.sh"} {
 		_, errOut, code := script(t, state, nil, name, "--port", "http")
 		if code == 0 || !strings.Contains(errOut, "invalid port") {
 			t.Errorf("%s --port http: exit %d, stderr %q; want non-zero and 'invalid port'", name, code, errOut)
@@ -128,19 +128,54 @@ func TestPolarisDryRunShowsBootstrap(t *testing.T) {
 	}
 }
 
-func TestDockerOnlyScriptsFailClearlyWithoutDocker(t *testing.T) {
-	env := []string{"KATBENCH_NO_DOCKER=1"}
-	state := t.TempDir()
+// TestRustFSAndPolarisWithoutTheirParts: without Docker and without a
+// binary (RustFS) or build inputs (Polaris) the scripts say what they need,
+// RustFS with the distinct "unavailable" status, and leave nothing behind.
+func TestRustFSAndPolarisWithoutTheirParts(t *testing.T) {
+	state, cache := t.TempDir(), t.TempDir()
+	env := []string{"KATBENCH_NO_DOCKER=1", "KATBENCH_CACHE=" + cache, "KATBENCH_RUSTFS_BIN=",
+		"KATBENCH_RUSTFS_SEED=" + filepath.Join(cache, "no-such.xz"), "POLARIS_SRC=" + filepath.Join(cache, "no-polaris")}
 	_, errOut, code := script(t, state, env, "rustfs_up.sh")
-	if code == 0 || !strings.Contains(errOut, "minio_up.sh") || !strings.Contains(errOut, "versitygw_up.sh") || !strings.Contains(errOut, "Docker") {
-		t.Errorf("rustfs_up.sh without Docker: exit %d, stderr %q; want non-zero naming Docker, minio_up.sh and versitygw_up.sh", code, errOut)
+	if code != testenv.ExitUnavailable || !strings.Contains(errOut, "--build") ||
+		!strings.Contains(errOut, "minio_up.sh") || !strings.Contains(errOut, "versitygw_up.sh") {
+		t.Errorf("rustfs_up.sh with no binary: exit %d, stderr %q; want %d naming --build, minio_up.sh and versitygw_up.sh",
+			code, errOut, testenv.ExitUnavailable)
 	}
 	_, errOut, code = script(t, state, env, "polaris_up.sh")
-	if code == 0 || !strings.Contains(errOut, "Docker") || !strings.Contains(errOut, "--dry-run") {
-		t.Errorf("polaris_up.sh without Docker: exit %d, stderr %q; want non-zero naming Docker and --dry-run", code, errOut)
+	if code == 0 || code == testenv.ExitUnavailable || !strings.Contains(errOut, "POLARIS_SRC") || !strings.Contains(errOut, "server/pom.xml") {
+		t.Errorf("polaris_up.sh with no build inputs: exit %d, stderr %q; want a failure naming POLARIS_SRC and server/pom.xml", code, errOut)
 	}
 	if left, _ := filepath.Glob(filepath.Join(state, "*")); len(left) != 0 {
 		t.Errorf("a refused start left state: %v", left)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "polaris", "1.4.1")); !os.IsNotExist(err) {
+		t.Errorf("a failed Polaris build left a cache entry (stat: %v)", err)
+	}
+}
+
+// TestRustFSSeedChecked: a seed whose unpacked bytes do not match the sha256
+// in the README beside it is refused, and nothing lands in the cache.
+func TestRustFSSeedChecked(t *testing.T) {
+	if _, err := exec.LookPath("xz"); err != nil {
+		testenv.Need(t, "xz", err)
+	}
+	dir, cache := t.TempDir(), t.TempDir()
+	seed := filepath.Join(dir, "rustfs.xz")
+	cmd := exec.Command("bash", "-c", `printf '#!/bin/sh\necho not rustfs\n' | xz -c > "$1"`, "_", seed)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make seed: %v\n%s", err, out)
+	}
+	readme := "sha256 of the unpacked binary: " + strings.Repeat("0", 64) + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"KATBENCH_NO_DOCKER=1", "KATBENCH_CACHE=" + cache, "KATBENCH_RUSTFS_BIN=", "KATBENCH_RUSTFS_SEED=" + seed}
+	_, errOut, code := script(t, t.TempDir(), env, "rustfs_up.sh", "--install-only")
+	if code == 0 || !strings.Contains(errOut, "sha256") || !strings.Contains(errOut, strings.Repeat("0", 64)) {
+		t.Errorf("bad seed: exit %d, stderr %q; want a failure naming the sha256 mismatch", code, errOut)
+	}
+	if left, _ := filepath.Glob(filepath.Join(cache, "bin", "rustfs*")); len(left) != 0 {
+		t.Errorf("a refused seed left files in the cache: %v", left)
 	}
 }
 

@@ -154,7 +154,9 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 		}
 		if s.setup == nil && warm > 0 {
 			r.logf("%s: warming the server up for %v (JIT settling; --server-warmup)", s.c.Name(), warm)
+			stop := reportElapsed(prefixed(o.Progress, s.c.Name()), "server warm-up (s)", warm)
 			Throughput(ctx, warmOp(s.c, s.d), 4, 0, warm)
+			stop()
 			s.warmed = warm
 		}
 	}
@@ -350,6 +352,38 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// reportElapsed reports a timed phase to p once a second, in whole
+// seconds of total, until the returned stop is called (which reports it
+// complete). A nil p reports nothing.
+func reportElapsed(p Progress, what string, total time.Duration) (stop func()) {
+	secs := max(int(total.Round(time.Second)/time.Second), 1)
+	if p == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	p(what, 0, secs)
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				p(what, min(int(time.Since(start)/time.Second), secs-1), secs)
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		p(what, secs, secs)
+	}
 }
 
 // prefixed names the target in progress reports.

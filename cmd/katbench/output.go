@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -14,7 +13,7 @@ import (
 
 // output routes result lines: JSONL (or a table at the end) to stdout, a
 // copy appended to the history file, and a human table on stderr when
-// stderr is a terminal.
+// stderr is a terminal and stdout got JSONL.
 type output struct {
 	format string
 	stdout io.Writer
@@ -24,12 +23,13 @@ type output struct {
 	sink   results.Tee
 }
 
-// newOutput validates format ("jsonl" or "table") and opens the history file
-// (none when history is "").
+// newOutput validates format ("auto", "jsonl" or "table"; see
+// resolveFormat) and opens the history file (none when history is "").
 func newOutput(format, history string, stdout, stderr io.Writer) (*output, error) {
-	if format != "jsonl" && format != "table" {
-		return nil, usagef("--format %q: want jsonl or table", format)
+	if !validFormatName(format) {
+		return nil, usagef("--format %q: want auto, jsonl or table", format)
 	}
+	format = resolveFormat(format, stdout)
 	o := &output{format: format, stdout: stdout, stderr: stderr}
 	o.sink = append(o.sink, &o.coll)
 	if format == "jsonl" {
@@ -65,6 +65,27 @@ func (o *output) Close() error {
 	return err
 }
 
+// formatHelp is the --format flag's help text.
+const formatHelp = "stdout format: auto (a table on a terminal, JSONL otherwise), jsonl or table"
+
+// validFormatName reports whether --format has a known value.
+func validFormatName(format string) bool {
+	return format == "auto" || format == "jsonl" || format == "table"
+}
+
+// resolveFormat turns "auto" into "table" when stdout is a terminal (a
+// person reads it) and "jsonl" otherwise (a pipe or file: a program reads
+// it). Other values are returned as they are.
+func resolveFormat(format string, stdout io.Writer) string {
+	if format != "auto" {
+		return format
+	}
+	if isTerminal(stdout) {
+		return "table"
+	}
+	return "jsonl"
+}
+
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
@@ -73,40 +94,4 @@ func isTerminal(w io.Writer) bool {
 	}
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
-}
-
-// progressLine redraws one status line on a terminal; elsewhere it prints
-// nothing, so logs stay clean.
-type progressLine struct {
-	mu    sync.Mutex
-	w     io.Writer
-	on    bool
-	dirty bool
-}
-
-func newProgress(w io.Writer) *progressLine { return &progressLine{w: w, on: isTerminal(w)} }
-
-func (p *progressLine) update(what string, done, total int) {
-	if !p.on {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "\r\033[K%s %d/%d", what, done, total)
-	p.dirty = true
-	if done == total {
-		fmt.Fprintln(p.w)
-		p.dirty = false
-	}
-}
-
-// Write lets log lines go through the progress line without mangling it.
-func (p *progressLine) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.dirty {
-		fmt.Fprint(p.w, "\r\033[K")
-		p.dirty = false
-	}
-	return p.w.Write(b)
 }

@@ -60,7 +60,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.scenario, "scenario", "", "run only scenarios matching these globs, comma-separated (e.g. 'load_table.*')")
 	fl.StringVar(&f.history, "history", "", "also append result lines to this file (none by default; the README's runs are recorded with --history bench_history.jsonl)")
 	fl.BoolVar(&f.allowErrs, "allow-errors", false, "exit 0 even when operations failed (recorded on every line as allow_errors)")
-	fl.StringVar(&f.format, "format", "jsonl", "stdout format: jsonl or table")
+	fl.StringVar(&f.format, "format", "auto", formatHelp)
 	fl.StringVar(&f.namespace, "namespace", "", "root namespace of the dataset (default katbench_<run id>)")
 	fl.IntVar(&f.latencyOps, "ops", 0, "recorded operations per latency scenario (default 2000 with --quick, 20000 otherwise)")
 	fl.IntVar(&f.createOps, "create-ops", 0, "recorded creates and commits per scenario (default 200 with --quick, 1000 otherwise)")
@@ -75,8 +75,8 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 // anything is created.
 func (f *benchFlags) options(run *results.Run) (scenarios.Options, error) {
 	o := scenarios.Defaults(f.quick)
-	if f.format != "jsonl" && f.format != "table" {
-		return o, usagef("--format %q: want jsonl or table", f.format)
+	if !validFormatName(f.format) {
+		return o, usagef("--format %q: want auto, jsonl or table", f.format)
 	}
 	if f.tables < 0 {
 		return o, usagef("--tables %d: must be positive", f.tables)
@@ -193,7 +193,8 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 		return err
 	}
 	stderr := cmd.ErrOrStderr()
-	prog := newProgress(stderr)
+	format := resolveFormat(f.format, cmd.OutOrStdout())
+	prog := newProgress(stderr, useBars(stderr, cmd.OutOrStdout(), format))
 	opts.Log = prog
 	opts.Progress = prog.update
 	st, err := f.storage.resolve(cmd.Context(), prog)
@@ -227,7 +228,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 		}}
 	}
 
-	out, err := newOutput(f.format, f.history, cmd.OutOrStdout(), stderr)
+	out, err := newOutput(format, f.history, cmd.OutOrStdout(), stderr)
 	if err != nil {
 		return err
 	}
@@ -239,6 +240,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
 		err = errors.Join(err, fmt.Errorf("interrupted"))
 	}
+	prog.Close() // the last bar is drawn before any table
 	// A line with failed operations turns the run red (exit 1).
 	return errors.Join(err, out.Close(), results.CheckErrors(lines.Snapshot()))
 }

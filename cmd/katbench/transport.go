@@ -80,7 +80,7 @@ func init() {
 	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", fmt.Sprintf("%d iterations per cell unless --iterations says otherwise; env BENCH_QUICK=1", s3bench.QuickIterations))
 	fl.StringVar(&f.history, "history", "", "also append result lines to this file (none by default)")
 	fl.BoolVar(&f.allowErrs, "allow-errors", false, "exit 0 even when operations failed (recorded on every line as allow_errors)")
-	fl.StringVar(&f.format, "format", "jsonl", "stdout format: jsonl or table")
+	fl.StringVar(&f.format, "format", "auto", formatHelp)
 	fl.BoolVar(&f.keepAlive, "keep-alive", true, "the control server keeps connections alive; false answers Connection: close (params.endpoint control-close)")
 	fl.BoolVar(&f.background, "background-load", false, "run two CPU-bound busy processes beside the bench (params.endpoint gets +load)")
 	rootCmd.AddCommand(transportCmd)
@@ -143,6 +143,7 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	}
 	stderr := cmd.ErrOrStderr()
 	stdout := cmd.OutOrStdout()
+	f.format = resolveFormat(f.format, stdout)
 	jsonOut := stdout
 	if f.format == "table" {
 		jsonOut = io.Discard

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/sys/unix"
+)
+
+// progress reports long work (dataset creation and removal, server
+// warm-up) on stderr: progress bars (github.com/vbauerster/mpb) when stderr
+// is a terminal that no result line shares, plain lines at every tenth
+// otherwise, so logs stay readable. Status lines written to it (it is the
+// runner's Log) appear above the bars. Safe for concurrent use.
+type progress struct {
+	mu     sync.Mutex
+	w      io.Writer
+	bars   bool
+	p      *mpb.Progress       // created with the first bar; nil after Close
+	active map[string]*mpb.Bar // bars not yet complete, by task
+	steps  map[string]int      // plain mode: last tenth printed, by task
+	closed bool
+}
+
+// newProgress reports on w, with bars when bars is true (see useBars).
+func newProgress(w io.Writer, bars bool) *progress {
+	return &progress{w: w, bars: bars, active: map[string]*mpb.Bar{}, steps: map[string]int{}}
+}
+
+// useBars decides whether progress may draw bars on stderr: only on a
+// terminal, and not while JSONL results stream to that same terminal on
+// stdout (redrawn bars would tear the result lines apart).
+func useBars(stderr, stdout io.Writer, format string) bool {
+	return terminalWidth(stderr) > 0 && !(format == "jsonl" && isTerminal(stdout))
+}
+
+// terminalWidth returns w's width in columns, 0 when w is no terminal or one
+// without a size (a bare pseudo-terminal, where bars would draw nothing).
+func terminalWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0
+	}
+	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	if err != nil {
+		return 0
+	}
+	return int(ws.Col)
+}
+
+// update reports done of total for the task what. A task is finished when
+// done reaches total; reporting it again starts it anew.
+func (p *progress) update(what string, done, total int) {
+	if total <= 0 {
+		return
+	}
+	done = min(max(done, 0), total)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	if !p.bars {
+		p.plainLine(what, done, total)
+		return
+	}
+	b := p.active[what]
+	if b == nil {
+		if p.p == nil {
+			p.p = mpb.New(mpb.WithOutput(p.w), mpb.WithWidth(100))
+		}
+		// A finished bar gives way to one plain line (below), so the
+		// scrollback keeps what was done without stale bars.
+		b = p.p.New(int64(total), mpb.BarStyle(), mpb.BarRemoveOnComplete(),
+			mpb.PrependDecorators(decor.Name(what, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
+			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace)))
+		p.active[what] = b
+	}
+	b.SetCurrent(int64(done))
+	if done == total {
+		delete(p.active, what)
+		fmt.Fprintf(p.p, "%s: %d/%d (100%%)\n", what, done, total)
+	}
+}
+
+// plainLine prints what's progress when it enters a new tenth (and at the
+// end). Called with p.mu held.
+func (p *progress) plainLine(what string, done, total int) {
+	step := done * 10 / total
+	last, seen := p.steps[what]
+	if seen && step <= last {
+		return
+	}
+	p.steps[what] = step
+	if done == total {
+		delete(p.steps, what)
+	}
+	fmt.Fprintf(p.w, "%s: %d/%d (%d%%)\n", what, done, total, done*100/total)
+}
+
+// Write prints status lines: above the bars while there are any.
+func (p *progress) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.p != nil {
+		return p.p.Write(b)
+	}
+	return p.w.Write(b)
+}
+
+// Close ends every bar (an unfinished one is shown as aborted) and waits
+// until the bars are drawn for the last time, so nothing written to the
+// terminal afterwards (the result table) mixes with them. Later updates are
+// ignored; later writes go straight to the output. Idempotent.
+func (p *progress) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	p.closed = true
+	for what, b := range p.active {
+		b.Abort(false)
+		delete(p.active, what)
+	}
+	if p.p != nil {
+		p.p.Wait()
+		p.p = nil
+	}
+}
