@@ -18,6 +18,8 @@ const (
 	routeTables                              // /v1/{prefix}/namespaces/{namespace}/tables
 	routeTable                               // /v1/{prefix}/namespaces/{namespace}/tables/{table}
 	routeRename                              // /v1/{prefix}/tables/rename
+	routeRegister                            // /v1/{prefix}/namespaces/{namespace}/register
+	routeMetrics                             // /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics
 )
 
 // allowed lists the methods each route accepts, as sent in Allow headers.
@@ -30,6 +32,8 @@ var allowed = map[routeKind]string{
 	routeTables:         "GET, POST",
 	routeTable:          "GET, HEAD, POST, DELETE",
 	routeRename:         "POST",
+	routeRegister:       "POST",
+	routeMetrics:        "POST",
 }
 
 // route is a matched path: its kind and its still-escaped parameters.
@@ -74,8 +78,12 @@ func parseRoute(path, prefix string) (route, error) {
 			return route{kind: routeNamespaceProps, ns: s[1]}, nil
 		case len(s) == 3 && s[2] == "tables":
 			return route{kind: routeTables, ns: s[1]}, nil
+		case len(s) == 3 && s[2] == "register":
+			return route{kind: routeRegister, ns: s[1]}, nil
 		case len(s) == 4 && s[2] == "tables" && s[3] != "":
 			return route{kind: routeTable, ns: s[1], table: s[3]}, nil
+		case len(s) == 5 && s[2] == "tables" && s[3] != "" && s[4] == "metrics":
+			return route{kind: routeMetrics, ns: s[1], table: s[3]}, nil
 		}
 	}
 	return route{}, fmt.Errorf("%w: %q", ErrNoSuchRoute, path)

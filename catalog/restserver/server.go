@@ -186,6 +186,7 @@ var endpoints = []string{
 	"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
 	"DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
 	"POST /v1/{prefix}/tables/rename",
+	"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
 }
 
 type configResponse struct {
@@ -195,7 +196,11 @@ type configResponse struct {
 }
 
 func (s *Server) configResponse() configResponse {
-	cr := configResponse{Defaults: map[string]string{}, Overrides: map[string]string{}, Endpoints: endpoints}
+	eps := append([]string(nil), endpoints...)
+	if _, ok := s.cat.(registrar); ok {
+		eps = append(eps, "POST /v1/{prefix}/namespaces/{namespace}/register")
+	}
+	cr := configResponse{Defaults: map[string]string{}, Overrides: map[string]string{}, Endpoints: eps}
 	if s.prefix != "" {
 		cr.Overrides["prefix"] = s.prefix
 	}
@@ -249,6 +254,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.handleTable(w, r, rt)
 	case routeRename:
 		s.handleRename(w, r)
+	case routeRegister:
+		s.handleRegister(w, r, rt)
+	case routeMetrics:
+		s.handleMetrics(w, r, rt)
 	}
 }
 

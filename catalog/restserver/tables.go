@@ -45,6 +45,11 @@ func (s *Server) handleListTables(w http.ResponseWriter, r *http.Request, rt rou
 		s.writeError(w, r, err)
 		return
 	}
+	pg, err := parsePage(r.URL.Query())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	ids := []identifierResponse{}
 	for id, err := range s.cat.ListTables(r.Context(), ns) {
 		if err != nil {
@@ -56,9 +61,11 @@ func (s *Server) handleListTables(w http.ResponseWriter, r *http.Request, rt rou
 			Name:      icecatalog.TableNameFromIdent(id),
 		})
 	}
+	ids, next := applyPage(pg, ids, func(id identifierResponse) string { return id.Name })
 	s.writeJSON(w, http.StatusOK, struct {
-		Identifiers []identifierResponse `json:"identifiers"`
-	}{ids})
+		Identifiers   []identifierResponse `json:"identifiers"`
+		NextPageToken string               `json:"next-page-token,omitempty"`
+	}{ids, next})
 }
 
 // handleCreateTable serves POST /v1/namespaces/{namespace}/tables.
@@ -72,11 +79,11 @@ func (s *Server) handleCreateTable(w http.ResponseWriter, r *http.Request, rt ro
 	if !ok {
 		return
 	}
+	ident := append(ns, *req.Name)
 	if req.StageCreate {
-		s.writeError(w, r, fmt.Errorf("%w: stage-create", ErrUnsupported))
+		s.stageCreate(w, r, ident, req)
 		return
 	}
-	ident := append(ns, *req.Name)
 	var opts []icecatalog.CreateTableOpt
 	if req.Location != nil {
 		opts = append(opts, icecatalog.WithLocation(*req.Location))

@@ -23,6 +23,7 @@ const grpcGracePeriod = 10 * time.Second
 type serveGRPCFlags struct {
 	addr, dir, durability string
 	credentials           []string
+	allowedLocations      []string
 }
 
 func init() {
@@ -49,6 +50,7 @@ the token coming from GetToken. Benchmark it with ` + "`katbench grpc HOST:PORT`
 	fl.StringVar(&f.addr, "addr", "127.0.0.1:50051", "listen address host:port (port 0 picks a free one)")
 	fl.StringVar(&f.dir, "dir", "", "catalog directory (default: a temp dir removed on exit)")
 	fl.StringVar(&f.durability, "durability", os.Getenv("BENCH_DURABILITY"), "immediate|eventual|none; env BENCH_DURABILITY")
+	fl.StringArrayVar(&f.allowedLocations, "allowed-location", nil, "absolute URI under which table and view locations may lie besides the warehouse (repeatable)")
 	fl.StringArrayVar(&f.credentials, "credential", nil, "require a bearer token from GetToken with this id:secret (repeatable)")
 	serveCmd.AddCommand(cmd)
 }
@@ -67,6 +69,9 @@ func serveGRPC(cmd *cobra.Command, f serveGRPCFlags) (err error) {
 		}
 		opts.Credentials = append(opts.Credentials, c)
 	}
+	if err := checkAllowedLocations(f.allowedLocations); err != nil {
+		return err
+	}
 	if _, _, err := net.SplitHostPort(f.addr); err != nil {
 		return usagef("--addr %q: %v", f.addr, err)
 	}
@@ -74,7 +79,7 @@ func serveGRPC(cmd *cobra.Command, f serveGRPCFlags) (err error) {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	cat, dir, closeCat, err := openServedCatalog(ctx, f.dir, dur, "grpc")
+	cat, dir, closeCat, err := openServedCatalog(ctx, f.dir, dur, f.allowedLocations, "grpc")
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 // serveRestFlags are the flags of `katbench serve rest`.
 type serveRestFlags struct {
 	addr, dir, durability, credential, scope, prefix, warehouse string
+	allowedLocations                                            []string
 }
 
 func init() {
@@ -49,6 +50,7 @@ POST /v1/oauth/tokens (client_credentials).`,
 	fl.StringVar(&f.scope, "scope", "", "scope a token request must include (with --credential)")
 	fl.StringVar(&f.prefix, "prefix", "", "route prefix advertised in /v1/config")
 	fl.StringVar(&f.warehouse, "warehouse", "", "the only warehouse name /v1/config accepts (default: any)")
+	fl.StringArrayVar(&f.allowedLocations, "allowed-location", nil, "absolute URI under which table and view locations may lie besides the warehouse (repeatable)")
 	serveCmd.AddCommand(cmd)
 }
 
@@ -67,6 +69,9 @@ func serveRest(cmd *cobra.Command, f serveRestFlags) (err error) {
 	if err := sopts.Validate(); err != nil {
 		return usagef("%v", err)
 	}
+	if err := checkAllowedLocations(f.allowedLocations); err != nil {
+		return err
+	}
 	if _, _, err := net.SplitHostPort(f.addr); err != nil {
 		return usagef("--addr %q: %v", f.addr, err)
 	}
@@ -74,7 +79,7 @@ func serveRest(cmd *cobra.Command, f serveRestFlags) (err error) {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	cat, dir, closeCat, err := openServedCatalog(ctx, f.dir, dur, "rest")
+	cat, dir, closeCat, err := openServedCatalog(ctx, f.dir, dur, f.allowedLocations, "rest")
 	if err != nil {
 		return err
 	}
