@@ -2,7 +2,11 @@ package catalog
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strconv"
+
+	"github.com/apache/iceberg-go"
 
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
@@ -79,4 +83,23 @@ func (c *Catalog) TableLocation(ctx context.Context, ident table.Identifier) (st
 		return "", fmt.Errorf("table location %s: %w", identString(ident), err)
 	}
 	return loc, nil
+}
+
+// createStartProps are the properties of the empty metadata a create
+// through CommitTable (assert-create) starts from: the format version the
+// updates ask for, so that a v1 table is created as v1 rather than
+// "downgraded" from the default.
+func createStartProps(updates []table.Update) iceberg.Properties {
+	for _, u := range updates {
+		if u.Action() != "upgrade-format-version" {
+			continue
+		}
+		var w struct {
+			FormatVersion int `json:"format-version"`
+		}
+		if b, err := json.Marshal(u); err == nil && json.Unmarshal(b, &w) == nil && w.FormatVersion > 0 {
+			return iceberg.Properties{table.PropertyFormatVersion: strconv.Itoa(w.FormatVersion)}
+		}
+	}
+	return nil
 }

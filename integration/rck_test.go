@@ -60,12 +60,14 @@ func TestRESTCompatibilityKit(t *testing.T) {
 	}
 	work := t.TempDir()
 	catDir := filepath.Join(work, "cat")
-	// The kit creates tables at locations it picks under the client-side
-	// warehouse; that warehouse is made an allowed root of the server.
+	// The kit creates tables at locations it picks: under the client-side
+	// warehouse, and at file:/tmp/<namespace>/… for its two test
+	// namespaces. Those roots are allowed explicitly; nothing else outside
+	// the server's warehouse is.
 	clientWH := "file://" + filepath.ToSlash(filepath.Join(work, "rck_warehouse"))
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	srv := exec.Command(bin, "serve", "rest", "--addr", addr, "--dir", catDir, "--durability", "none",
-		"--allowed-location", clientWH)
+		"--allowed-location", clientWH, "--allowed-location", "file:///tmp/ns", "--allowed-location", "file:///tmp/newdb")
 	srvLog, err := os.Create(filepath.Join(work, "serve.log"))
 	if err != nil {
 		t.Fatal(err)

@@ -200,6 +200,9 @@ func (s *Server) configResponse() configResponse {
 	if _, ok := s.cat.(registrar); ok {
 		eps = append(eps, "POST /v1/{prefix}/namespaces/{namespace}/register")
 	}
+	if _, ok := s.cat.(viewCatalog); ok {
+		eps = append(eps, viewEndpoints...)
+	}
 	cr := configResponse{Defaults: map[string]string{}, Overrides: map[string]string{}, Endpoints: eps}
 	if s.prefix != "" {
 		cr.Overrides["prefix"] = s.prefix
@@ -258,6 +261,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.handleRegister(w, r, rt)
 	case routeMetrics:
 		s.handleMetrics(w, r, rt)
+	case routeViews, routeView, routeRenameView:
+		s.handleViews(w, r, rt)
 	}
 }
 

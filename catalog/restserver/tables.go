@@ -80,6 +80,10 @@ func (s *Server) handleCreateTable(w http.ResponseWriter, r *http.Request, rt ro
 		return
 	}
 	ident := append(ns, *req.Name)
+	if s.viewNamed(r.Context(), ident) {
+		s.writeError(w, r, about(fmt.Errorf("create table %v: %w", ident, errTableIsView), ident, ns, ident))
+		return
+	}
 	if req.StageCreate {
 		s.stageCreate(w, r, ident, req)
 		return
@@ -271,6 +275,11 @@ func (s *Server) classifyCommitError(ctx context.Context, ident table.Identifier
 func (s *Server) handleRename(w http.ResponseWriter, r *http.Request) {
 	req, ok := decodeRequest(s, w, r, DecodeRenameTable)
 	if !ok {
+		return
+	}
+	if s.viewNamed(r.Context(), req.Destination) {
+		s.writeError(w, r, about(fmt.Errorf("rename table %v to %v: %w", req.Source, req.Destination, errTableIsView),
+			req.Source, req.Destination[:len(req.Destination)-1], req.Destination))
 		return
 	}
 	if _, err := s.cat.RenameTable(r.Context(), req.Source, req.Destination); err != nil {
