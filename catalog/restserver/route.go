@@ -23,6 +23,7 @@ const (
 	routeViews                               // /v1/{prefix}/namespaces/{namespace}/views
 	routeView                                // /v1/{prefix}/namespaces/{namespace}/views/{view}
 	routeRenameView                          // /v1/{prefix}/views/rename
+	routeTransaction                         // /v1/{prefix}/transactions/commit
 )
 
 // allowed lists the methods each route accepts, as sent in Allow headers.
@@ -40,6 +41,7 @@ var allowed = map[routeKind]string{
 	routeViews:          "GET, POST",
 	routeView:           "GET, HEAD, POST, DELETE",
 	routeRenameView:     "POST",
+	routeTransaction:    "POST",
 }
 
 // route is a matched path: its kind and its still-escaped parameters.
@@ -74,6 +76,8 @@ func parseRoute(path, prefix string) (route, error) {
 		return route{kind: routeRename}, nil
 	case len(s) == 2 && s[0] == "views" && s[1] == "rename":
 		return route{kind: routeRenameView}, nil
+	case len(s) == 2 && s[0] == "transactions" && s[1] == "commit":
+		return route{kind: routeTransaction}, nil
 	case len(s) >= 1 && s[0] == "namespaces":
 		switch {
 		case len(s) == 1:

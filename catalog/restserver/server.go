@@ -134,7 +134,7 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: negative TokenTTL or MaxBodyBytes", ErrBadOptions)
 	}
 	switch o.Prefix {
-	case "config", "oauth", "namespaces", "tables":
+	case "config", "oauth", "namespaces", "tables", "views", "transactions":
 		return fmt.Errorf("%w: prefix %q collides with a route", ErrBadOptions, o.Prefix)
 	}
 	if o.Prefix != "" {
@@ -200,6 +200,9 @@ func (s *Server) configResponse() configResponse {
 	if _, ok := s.cat.(registrar); ok {
 		eps = append(eps, "POST /v1/{prefix}/namespaces/{namespace}/register")
 	}
+	if _, ok := s.cat.(icecatalog.TransactionalCatalog); ok {
+		eps = append(eps, "POST /v1/{prefix}/transactions/commit")
+	}
 	if _, ok := s.cat.(viewCatalog); ok {
 		eps = append(eps, viewEndpoints...)
 	}
@@ -261,6 +264,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.handleRegister(w, r, rt)
 	case routeMetrics:
 		s.handleMetrics(w, r, rt)
+	case routeTransaction:
+		s.handleTransaction(w, r)
 	case routeViews, routeView, routeRenameView:
 		s.handleViews(w, r, rt)
 	}
