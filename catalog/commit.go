@@ -68,7 +68,7 @@ func (c *Catalog) CommitTable(ctx context.Context, ident table.Identifier, reqs 
 	}
 	start := cur
 	if start == nil {
-		if start, err = table.NewMetadata(iceberg.NewSchema(0), nil, table.UnsortedSortOrder, "", nil); err != nil {
+		if start, err = table.NewMetadata(iceberg.NewSchema(0), nil, table.UnsortedSortOrder, "", createStartProps(updates)); err != nil {
 			return nil, "", fmt.Errorf("commit table %s: %w", identString(ident), err)
 		}
 	}

@@ -65,6 +65,11 @@ func (c *Catalog) DropNamespace(ctx context.Context, ns table.Identifier) error 
 		if k, _ := tx.Bucket(bucketTables).Cursor().Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) {
 			return fmt.Errorf("drop namespace %s: it has tables: %w", identString(ns), icecatalog.ErrNamespaceNotEmpty)
 		}
+		if vb := tx.Bucket(bucketViews); vb != nil {
+			if k, _ := vb.Cursor().Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) {
+				return fmt.Errorf("drop namespace %s: it has views: %w", identString(ns), icecatalog.ErrNamespaceNotEmpty)
+			}
+		}
 		return b.Delete(key)
 	}, nil)
 }

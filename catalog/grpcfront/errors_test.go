@@ -66,6 +66,23 @@ func TestErrorRoundTrip(t *testing.T) {
 			_, err := c.LoadTable(ctx, table.Identifier{"errs", "a/b"})
 			return err
 		}},
+		// The same identifier and location rule as the REST front: the
+		// embedded catalog's ValidateIdentifier and CheckLocation.
+		{"percent-encoded dot-dot namespace", icecatalog.ErrInvalidIdentifier, codes.InvalidArgument, func(c icecatalog.Catalog) error {
+			return c.CreateNamespace(ctx, table.Identifier{"%2e%2e"}, nil)
+		}},
+		{"location outside the warehouse", iceberg.ErrInvalidArgument, codes.InvalidArgument, func(c icecatalog.Catalog) error {
+			_, err := c.CreateTable(ctx, table.Identifier{"errs", "outside"}, testSchema, icecatalog.WithLocation("file:///tmp/outside"))
+			return err
+		}},
+		{"s3 location on a file warehouse", iceberg.ErrInvalidArgument, codes.InvalidArgument, func(c icecatalog.Catalog) error {
+			_, err := c.CreateTable(ctx, table.Identifier{"errs", "s3"}, testSchema, icecatalog.WithLocation("s3://bucket/t"))
+			return err
+		}},
+		{"relative set-location", iceberg.ErrInvalidArgument, codes.InvalidArgument, func(c icecatalog.Catalog) error {
+			_, _, err := c.CommitTable(ctx, tbl, nil, []table.Update{table.NewSetLocationUpdate("relative/dir")})
+			return err
+		}},
 		{"commit failed", table.ErrCommitFailed, codes.FailedPrecondition, func(c icecatalog.Catalog) error {
 			_, _, err := c.CommitTable(ctx, tbl,
 				[]table.Requirement{table.AssertTableUUID(uuid.New())},

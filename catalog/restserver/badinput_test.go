@@ -122,7 +122,8 @@ func TestBadInput(t *testing.T) {
 		{"create existing namespace", "POST", "/v1/namespaces", `{"namespace":["db"]}`, 409, "AlreadyExistsException"},
 		{"load missing table", "GET", "/v1/wh/namespaces/db/tables/nope", ``, 404, "NoSuchTableException"},
 		{"load missing namespace", "GET", "/v1/namespaces/nope", ``, 404, "NoSuchNamespaceException"},
-		{"stage create", "POST", "/v1/namespaces/db/tables", `{"name":"t3","stage-create":true,"schema":` + okSchema + `}`, 406, "UnsupportedOperationException"},
+		{"stage create of an existing table", "POST", "/v1/namespaces/db/tables", `{"name":"t","stage-create":true,"schema":` + okSchema + `}`, 409, "AlreadyExistsException"},
+		{"stage create outside the warehouse", "POST", "/v1/namespaces/db/tables", `{"name":"t3","stage-create":true,"location":"file:///tmp/x","schema":` + okSchema + `}`, 400, "BadRequestException"},
 		{"config unknown warehouse", "GET", "/v1/config?warehouse=elsewhere", ``, 200, ""},
 	}
 	for _, tc := range cases {

@@ -62,11 +62,14 @@ func statusOf(err error) (int, string) {
 	case errors.Is(err, catalog.ErrInvalidIdentifier), errors.Is(err, ErrBadRequest),
 		errors.Is(err, iceberg.ErrInvalidArgument), errors.Is(err, table.ErrInvalidRequirement):
 		return http.StatusBadRequest, "BadRequestException"
+	case errors.Is(err, catalog.ErrNoSuchView):
+		return http.StatusNotFound, "NoSuchViewException"
 	case errors.Is(err, catalog.ErrNoSuchTable):
 		return http.StatusNotFound, "NoSuchTableException"
 	case errors.Is(err, catalog.ErrNoSuchNamespace):
 		return http.StatusNotFound, "NoSuchNamespaceException"
-	case errors.Is(err, catalog.ErrTableAlreadyExists), errors.Is(err, catalog.ErrNamespaceAlreadyExists):
+	case errors.Is(err, catalog.ErrTableAlreadyExists), errors.Is(err, catalog.ErrNamespaceAlreadyExists),
+		errors.Is(err, catalog.ErrViewAlreadyExists):
 		return http.StatusConflict, "AlreadyExistsException"
 	case errors.Is(err, catalog.ErrNamespaceNotEmpty):
 		return http.StatusConflict, "NamespaceNotEmptyException"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/apache/iceberg-go"
 	icecatalog "github.com/apache/iceberg-go/catalog"
@@ -21,7 +22,13 @@ type namespaceResponse struct {
 // returned in one page, which the spec allows.
 func (s *Server) handleListNamespaces(w http.ResponseWriter, r *http.Request) {
 	var parent table.Identifier
-	if p := r.URL.Query().Get("parent"); p != "" {
+	q := r.URL.Query()
+	pg, err := parsePage(q)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if p := q.Get("parent"); p != "" {
 		ns, err := parseNamespaceString(p)
 		if err != nil {
 			s.writeError(w, r, fmt.Errorf("parent: %w", err))
@@ -37,9 +44,11 @@ func (s *Server) handleListNamespaces(w http.ResponseWriter, r *http.Request) {
 	if list == nil {
 		list = []table.Identifier{}
 	}
+	list, next := applyPage(pg, list, func(id table.Identifier) string { return strings.Join(id, nsSeparator) })
 	s.writeJSON(w, http.StatusOK, struct {
-		Namespaces []table.Identifier `json:"namespaces"`
-	}{list})
+		Namespaces    []table.Identifier `json:"namespaces"`
+		NextPageToken string             `json:"next-page-token,omitempty"`
+	}{list, next})
 }
 
 // handleCreateNamespace serves POST /v1/namespaces.

@@ -18,6 +18,12 @@ const (
 	routeTables                              // /v1/{prefix}/namespaces/{namespace}/tables
 	routeTable                               // /v1/{prefix}/namespaces/{namespace}/tables/{table}
 	routeRename                              // /v1/{prefix}/tables/rename
+	routeRegister                            // /v1/{prefix}/namespaces/{namespace}/register
+	routeMetrics                             // /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics
+	routeViews                               // /v1/{prefix}/namespaces/{namespace}/views
+	routeView                                // /v1/{prefix}/namespaces/{namespace}/views/{view}
+	routeRenameView                          // /v1/{prefix}/views/rename
+	routeTransaction                         // /v1/{prefix}/transactions/commit
 )
 
 // allowed lists the methods each route accepts, as sent in Allow headers.
@@ -30,6 +36,12 @@ var allowed = map[routeKind]string{
 	routeTables:         "GET, POST",
 	routeTable:          "GET, HEAD, POST, DELETE",
 	routeRename:         "POST",
+	routeRegister:       "POST",
+	routeMetrics:        "POST",
+	routeViews:          "GET, POST",
+	routeView:           "GET, HEAD, POST, DELETE",
+	routeRenameView:     "POST",
+	routeTransaction:    "POST",
 }
 
 // route is a matched path: its kind and its still-escaped parameters.
@@ -62,6 +74,10 @@ func parseRoute(path, prefix string) (route, error) {
 		return route{kind: routeToken}, nil
 	case len(s) == 2 && s[0] == "tables" && s[1] == "rename":
 		return route{kind: routeRename}, nil
+	case len(s) == 2 && s[0] == "views" && s[1] == "rename":
+		return route{kind: routeRenameView}, nil
+	case len(s) == 2 && s[0] == "transactions" && s[1] == "commit":
+		return route{kind: routeTransaction}, nil
 	case len(s) >= 1 && s[0] == "namespaces":
 		switch {
 		case len(s) == 1:
@@ -74,8 +90,16 @@ func parseRoute(path, prefix string) (route, error) {
 			return route{kind: routeNamespaceProps, ns: s[1]}, nil
 		case len(s) == 3 && s[2] == "tables":
 			return route{kind: routeTables, ns: s[1]}, nil
+		case len(s) == 3 && s[2] == "views":
+			return route{kind: routeViews, ns: s[1]}, nil
+		case len(s) == 4 && s[2] == "views" && s[3] != "":
+			return route{kind: routeView, ns: s[1], table: s[3]}, nil
+		case len(s) == 3 && s[2] == "register":
+			return route{kind: routeRegister, ns: s[1]}, nil
 		case len(s) == 4 && s[2] == "tables" && s[3] != "":
 			return route{kind: routeTable, ns: s[1], table: s[3]}, nil
+		case len(s) == 5 && s[2] == "tables" && s[3] != "" && s[4] == "metrics":
+			return route{kind: routeMetrics, ns: s[1], table: s[3]}, nil
 		}
 	}
 	return route{}, fmt.Errorf("%w: %q", ErrNoSuchRoute, path)

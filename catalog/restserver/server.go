@@ -151,7 +151,7 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: negative TokenTTL or MaxBodyBytes", ErrBadOptions)
 	}
 	switch o.Prefix {
-	case "config", "oauth", "namespaces", "tables":
+	case "config", "oauth", "namespaces", "tables", "views", "transactions":
 		return fmt.Errorf("%w: prefix %q collides with a route", ErrBadOptions, o.Prefix)
 	}
 	if o.Prefix != "" {
@@ -203,6 +203,7 @@ var endpoints = []string{
 	"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
 	"DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
 	"POST /v1/{prefix}/tables/rename",
+	"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
 }
 
 type configResponse struct {
@@ -212,7 +213,17 @@ type configResponse struct {
 }
 
 func (s *Server) configResponse() configResponse {
-	cr := configResponse{Defaults: map[string]string{}, Overrides: map[string]string{}, Endpoints: endpoints}
+	eps := append([]string(nil), endpoints...)
+	if _, ok := s.cat.(registrar); ok {
+		eps = append(eps, "POST /v1/{prefix}/namespaces/{namespace}/register")
+	}
+	if _, ok := s.cat.(icecatalog.TransactionalCatalog); ok {
+		eps = append(eps, "POST /v1/{prefix}/transactions/commit")
+	}
+	if _, ok := s.cat.(viewCatalog); ok {
+		eps = append(eps, viewEndpoints...)
+	}
+	cr := configResponse{Defaults: map[string]string{}, Overrides: map[string]string{}, Endpoints: eps}
 	if s.prefix != "" {
 		cr.Overrides["prefix"] = s.prefix
 	}
@@ -267,6 +278,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.handleTable(w, r, rt)
 	case routeRename:
 		s.handleRename(w, r)
+	case routeRegister:
+		s.handleRegister(w, r, rt)
+	case routeMetrics:
+		s.handleMetrics(w, r, rt)
+	case routeTransaction:
+		s.handleTransaction(w, r)
+	case routeViews, routeView, routeRenameView:
+		s.handleViews(w, r, rt)
 	}
 }
 

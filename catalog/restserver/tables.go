@@ -46,6 +46,11 @@ func (s *Server) handleListTables(w http.ResponseWriter, r *http.Request, rt rou
 		s.writeError(w, r, err)
 		return
 	}
+	pg, err := parsePage(r.URL.Query())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	ids := []identifierResponse{}
 	for id, err := range s.cat.ListTables(r.Context(), ns) {
 		if err != nil {
@@ -57,9 +62,11 @@ func (s *Server) handleListTables(w http.ResponseWriter, r *http.Request, rt rou
 			Name:      icecatalog.TableNameFromIdent(id),
 		})
 	}
+	ids, next := applyPage(pg, ids, func(id identifierResponse) string { return id.Name })
 	s.writeJSON(w, http.StatusOK, struct {
-		Identifiers []identifierResponse `json:"identifiers"`
-	}{ids})
+		Identifiers   []identifierResponse `json:"identifiers"`
+		NextPageToken string               `json:"next-page-token,omitempty"`
+	}{ids, next})
 }
 
 // handleCreateTable serves POST /v1/namespaces/{namespace}/tables.
@@ -73,11 +80,15 @@ func (s *Server) handleCreateTable(w http.ResponseWriter, r *http.Request, rt ro
 	if !ok {
 		return
 	}
-	if req.StageCreate {
-		s.writeError(w, r, fmt.Errorf("%w: stage-create", ErrUnsupported))
+	ident := append(ns, *req.Name)
+	if s.viewNamed(r.Context(), ident) {
+		s.writeError(w, r, about(fmt.Errorf("create table %v: %w", ident, errTableIsView), ident, ns, ident))
 		return
 	}
-	ident := append(ns, *req.Name)
+	if req.StageCreate {
+		s.stageCreate(w, r, ident, req)
+		return
+	}
 	var opts []icecatalog.CreateTableOpt
 	if req.Location != nil {
 		opts = append(opts, icecatalog.WithLocation(*req.Location))
@@ -268,6 +279,11 @@ func (s *Server) classifyCommitError(ctx context.Context, ident table.Identifier
 func (s *Server) handleRename(w http.ResponseWriter, r *http.Request) {
 	req, ok := decodeRequest(s, w, r, DecodeRenameTable)
 	if !ok {
+		return
+	}
+	if s.viewNamed(r.Context(), req.Destination) {
+		s.writeError(w, r, about(fmt.Errorf("rename table %v to %v: %w", req.Source, req.Destination, errTableIsView),
+			req.Source, req.Destination[:len(req.Destination)-1], req.Destination))
 		return
 	}
 	if _, err := s.cat.RenameTable(r.Context(), req.Source, req.Destination); err != nil {

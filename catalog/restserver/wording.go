@@ -68,7 +68,7 @@ func (e *aboutErr) message() string {
 	case errors.Is(e.err, catalog.ErrTableAlreadyExists) && e.target != nil:
 		return kind + " already exists: " + dotted(e.target)
 	case errors.Is(e.err, catalog.ErrNamespaceNotEmpty) && e.ns != nil:
-		return "Namespace not empty: " + dotted(e.ns)
+		return "Namespace " + dotted(e.ns) + " is not empty"
 	}
 	return ""
 }

@@ -24,6 +24,7 @@ type serveGRPCFlags struct {
 	addr, dir, durability string
 	credentials           []string
 	storage               storageFlags
+	allowedLocations      []string
 }
 
 func init() {
@@ -50,6 +51,7 @@ the token coming from GetToken. Benchmark it with ` + "`katbench grpc HOST:PORT`
 	fl.StringVar(&f.addr, "addr", "127.0.0.1:50051", "listen address host:port (port 0 picks a free one)")
 	fl.StringVar(&f.dir, "dir", "", "catalog directory (default: a temp dir removed on exit)")
 	fl.StringVar(&f.durability, "durability", os.Getenv("BENCH_DURABILITY"), "immediate|eventual|none; env BENCH_DURABILITY")
+	fl.StringArrayVar(&f.allowedLocations, "allowed-location", nil, "absolute URI under which table and view locations may lie besides the warehouse (repeatable)")
 	fl.StringArrayVar(&f.credentials, "credential", nil, "require a bearer token from GetToken with this id:secret (repeatable)")
 	f.storage.register(fl)
 	serveCmd.AddCommand(cmd)
@@ -69,6 +71,9 @@ func serveGRPC(cmd *cobra.Command, f serveGRPCFlags) (err error) {
 		}
 		opts.Credentials = append(opts.Credentials, c)
 	}
+	if err := checkAllowedLocations(f.allowedLocations); err != nil {
+		return err
+	}
 	if _, _, err := net.SplitHostPort(f.addr); err != nil {
 		return usagef("--addr %q: %v", f.addr, err)
 	}
@@ -80,7 +85,7 @@ func serveGRPC(cmd *cobra.Command, f serveGRPCFlags) (err error) {
 	if err != nil {
 		return err
 	}
-	cat, dir, closeCat, err := openServedCatalog(ctx, f.dir, dur, st, "grpc")
+	cat, dir, closeCat, err := openServedCatalog(ctx, f.dir, dur, st, f.allowedLocations, "grpc")
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ type serveRestFlags struct {
 	addr, dir, durability, credential, scope, prefix string
 	storage                                          storageFlags
 	vend                                             bool
+	allowedLocations                                 []string
 }
 
 func init() {
@@ -52,6 +53,7 @@ POST /v1/oauth/tokens (client_credentials).`,
 	fl.StringVar(&f.prefix, "prefix", "", "route prefix advertised in /v1/config")
 	f.storage.register(fl)
 	fl.BoolVar(&f.vend, "vend-storage-credentials", false, "hand clients the s3:// warehouse's endpoint, keys and region in /v1/config and every LoadTableResult (off: clients bring their own)")
+	fl.StringArrayVar(&f.allowedLocations, "allowed-location", nil, "absolute URI under which table and view locations may lie besides the warehouse (repeatable)")
 	serveCmd.AddCommand(cmd)
 }
 
@@ -68,6 +70,9 @@ func serveRest(cmd *cobra.Command, f serveRestFlags) (err error) {
 	}
 	if err := sopts.Validate(); err != nil {
 		return usagef("%v", err)
+	}
+	if err := checkAllowedLocations(f.allowedLocations); err != nil {
+		return err
 	}
 	if _, _, err := net.SplitHostPort(f.addr); err != nil {
 		return usagef("--addr %q: %v", f.addr, err)
@@ -89,7 +94,7 @@ func serveRest(cmd *cobra.Command, f serveRestFlags) (err error) {
 	if f.vend {
 		sopts.StorageConfig = st.vendedConfig()
 	}
-	cat, dir, closeCat, err := openServedCatalog(ctx, f.dir, dur, st, "rest")
+	cat, dir, closeCat, err := openServedCatalog(ctx, f.dir, dur, st, f.allowedLocations, "rest")
 	if err != nil {
 		return err
 	}

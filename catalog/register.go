@@ -1,0 +1,105 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/apache/iceberg-go"
+
+	icecatalog "github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+	bolt "go.etcd.io/bbolt"
+)
+
+// RegisterTable makes ident point at an existing metadata file, written by
+// this or another catalog (the REST "register table" route). The metadata
+// file and the table location it names must both pass CheckLocation; the
+// file is read and parsed before anything is committed, so a pointer never
+// names a missing or unreadable file. Nothing is written but the pointer.
+// Errors wrap ErrTableAlreadyExists, ErrNoSuchNamespace, ErrInvalidLocation
+// or ErrInvalidIdentifier. Safe for concurrent use.
+func (c *Catalog) RegisterTable(ctx context.Context, ident table.Identifier, metadataLocation string) (*table.Table, error) {
+	e, err := c.lookup(ident)
+	if err != nil {
+		return nil, fmt.Errorf("register table: %w", err)
+	}
+	if e != nil {
+		return nil, fmt.Errorf("register table %s: %w", identString(ident), icecatalog.ErrTableAlreadyExists)
+	}
+	loc, err := c.CheckLocation("metadata-location", metadataLocation)
+	if err != nil {
+		return nil, fmt.Errorf("register table %s: %w", identString(ident), err)
+	}
+	meta, raw, fsF, err := c.readMetadata(ctx, loc)
+	if err != nil {
+		return nil, fmt.Errorf("register table %s: %w", identString(ident), err)
+	}
+	if _, err := c.CheckLocation("location", meta.Location()); err != nil {
+		return nil, fmt.Errorf("register table %s: metadata names %w", identString(ident), err)
+	}
+	entry := &tableEntry{location: loc}
+	l := newLoaded(ident, loc, meta, raw, fsF, c)
+	entry.loaded.Store(l)
+	key := keyOf(ident)
+	nsKey := keyOf(ident[:len(ident)-1])
+	err = c.write(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketNamespaces).Get(nsKey) == nil {
+			return fmt.Errorf("namespace %s: %w", identString(ident[:len(ident)-1]), icecatalog.ErrNoSuchNamespace)
+		}
+		tables := tx.Bucket(bucketTables)
+		if tables.Get(key) != nil {
+			return icecatalog.ErrTableAlreadyExists
+		}
+		return tables.Put(key, []byte(loc))
+	}, func() { c.tables.set(key, entry) })
+	if err != nil {
+		return nil, fmt.Errorf("register table %s: %w", identString(ident), err)
+	}
+	t := *l.proto
+	return &t, nil
+}
+
+// TableLocation is the location CreateTable would give ident without a
+// requested one: the namespace's "location" property joined with the table
+// name, or <warehouse>/<namespace>/<table>, each part escaped. It is what a
+// staged create (REST stage-create) reports before anything is written.
+// Errors wrap ErrNoSuchNamespace or ErrInvalidIdentifier.
+func (c *Catalog) TableLocation(ctx context.Context, ident table.Identifier) (string, error) {
+	if err := validateTableIdent(ident); err != nil {
+		return "", fmt.Errorf("table location: %w", err)
+	}
+	var loc string
+	err := c.read(func(tx *bolt.Tx) error {
+		props, err := namespaceProps(tx, ident[:len(ident)-1])
+		if err != nil {
+			return err
+		}
+		loc, err = c.tableLocation(ident, props)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("table location %s: %w", identString(ident), err)
+	}
+	return loc, nil
+}
+
+// createStartProps are the properties of the empty metadata a create
+// through CommitTable (assert-create) starts from: the format version the
+// updates ask for, so that a v1 table is created as v1 rather than
+// "downgraded" from the default.
+func createStartProps(updates []table.Update) iceberg.Properties {
+	for _, u := range updates {
+		if u.Action() != "upgrade-format-version" {
+			continue
+		}
+		var w struct {
+			FormatVersion int `json:"format-version"`
+		}
+		if b, err := json.Marshal(u); err == nil && json.Unmarshal(b, &w) == nil && w.FormatVersion > 0 {
+			return iceberg.Properties{table.PropertyFormatVersion: strconv.Itoa(w.FormatVersion)}
+		}
+	}
+	return nil
+}
