@@ -6,11 +6,15 @@ export KATBENCH_CACHE ?= $(HOME)/.cache/katbench
 
 .PHONY: test setup build unit integration check bench generate check-generated shellcheck readme readme-check
 
-## test: everything CI runs — setup, vet, generated-code check, shellcheck, unit and integration tests.
-## The summary lists every skipped test with its reason and the output of every failure.
+## test: everything CI runs — setup (installs and compiles the real servers, with progress), vet,
+## generated-code check, shellcheck, unit and integration tests, then the race detector over the
+## catalog (lock-free mirror, eventual-mode syncer), both fronts, the competitors, the transports,
+## the scenarios and results. Each pass ends with the list of skipped tests and why
+## (scripts/testsummary runs go test -json and prints go test's usual lines).
+RACE_PKGS = ./catalog/... ./competitors/... ./transport/... ./internal/... ./scenarios/...
 test: setup check
-	$(GO) test -count=1 -timeout 45m -json ./... | $(GO) run ./internal/testsummary
-	$(GO) test -count=1 -race -timeout 15m ./transport/uring/... ./internal/... ./scenarios/...
+	$(GO) run ./scripts/testsummary -count=1 -timeout 45m ./...
+	$(GO) run ./scripts/testsummary -count=1 -race -timeout 30m $(RACE_PKGS)
 
 ## setup: install and compile every real server and tool the tests use, with progress
 ## (cold: ~25-35 min on 2 cores, most of it Go modules, versitygw and the Polaris build; warm: seconds).

@@ -144,7 +144,7 @@ func MetricSpread(m Metric, base, r Record) (s Spread, ok bool) {
 
 // String is "1.23× [1.10–1.40]", with " tie" when the range straddles 1.
 func (s Spread) String() string {
-	out := fmt.Sprintf("%.3g× [%.3g–%.3g]", s.Median, s.Min, s.Max)
+	out := fmt.Sprintf("%s× [%s–%s]", ratioNum(s.Median), ratioNum(s.Min), ratioNum(s.Max))
 	if s.Tie {
 		out += " tie"
 	}
@@ -170,13 +170,25 @@ func ratio(base Record, haveBase bool, r Record, ok bool) string {
 		if s.Tie {
 			tie = " tie"
 		}
-		return fmt.Sprintf("%.3g× %s [%.3g–%.3g]%s", s.Median, unit, s.Min, s.Max, tie)
+		return fmt.Sprintf("%s× %s [%s–%s]%s", ratioNum(s.Median), unit, ratioNum(s.Min), ratioNum(s.Max), tie)
 	}
 	x := Ratio(base, r)
 	if x == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%.3g× %s", x, unit)
+	return fmt.Sprintf("%s× %s", ratioNum(x), unit)
+}
+
+// ratioNum prints a ratio with three significant digits, without an
+// exponent.
+func ratioNum(x float64) string {
+	switch {
+	case x >= 100:
+		return fmt.Sprintf("%.0f", x)
+	case x >= 10:
+		return fmt.Sprintf("%.1f", x)
+	}
+	return fmt.Sprintf("%.3g", x)
 }
 
 func num(v float64) string {
