@@ -42,6 +42,7 @@ type benchFlags struct {
 	allowErrs  bool
 	props      []string
 	shard      shardFlags
+	rate       rateFlags
 }
 
 func (f *benchFlags) register(cmd *cobra.Command) {
@@ -65,6 +66,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.rounds, "rounds", 1, "measure each scenario this many times per target, interleaved round by round (A B C, C B A, …); lines keep per-round p50 and ops/s")
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable; adds to BENCH_REST_PROPS)")
 	f.shard.register(fl)
+	f.rate.register(fl)
 }
 
 // options turns flags into runner options, rejecting bad values before
@@ -138,6 +140,9 @@ func (f *benchFlags) options(run *results.Run) (scenarios.Options, error) {
 	}
 	o.Extra = map[string]any{}
 	if err := f.shard.apply(&o, f.namespace != ""); err != nil {
+		return o, err
+	}
+	if err := f.rate.apply(&o); err != nil {
 		return o, err
 	}
 	return o, nil
