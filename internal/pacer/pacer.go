@@ -41,14 +41,14 @@ type Config struct {
 
 // Result is what an open-loop run measured.
 type Result struct {
-	Rec       *results.Recorder // latency from the intended start, ops that succeeded
+	Rec *results.Recorder // latency from the intended start, ops that succeeded
 	// Sched is the pacer's own scheduling error: when it handed each
 	// operation out minus when the operation was due. Waiting for a free
 	// worker after that is the target's doing and is in Rec, not here.
-	Sched *results.Recorder
-	Issued    int64             // operations due in the measured window
-	Completed int64             // of those, finished (successfully or not)
-	Elapsed   time.Duration     // from the first intended start to the last completion
+	Sched     *results.Recorder
+	Issued    int64         // operations due in the measured window
+	Completed int64         // of those, finished (successfully or not)
+	Elapsed   time.Duration // from the first intended start to the last completion
 	// WarmupErrors counts failures of the unrecorded warm-up.
 	WarmupErrors int64
 	FirstErr     error
