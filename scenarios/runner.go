@@ -58,6 +58,10 @@ type Options struct {
 	StartAt time.Time
 	// Extra params stamped on every line (a worker's shard, its start).
 	Extra map[string]any
+	// Rate, when > 0, runs the open-loop scenarios (KindOpen) at this many
+	// operations per second per target, with up to OpenWorkers in flight.
+	Rate        float64
+	OpenWorkers int
 }
 
 // Defaults returns the options of a full run (quick=false) or a --quick run.
@@ -168,6 +172,9 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 		}
 	}
 	for _, sc := range Plan(o.Threads) {
+		if sc.Kind == KindOpen && o.Rate <= 0 {
+			continue // open-loop scenarios run only at a requested rate
+		}
 		if !o.Select.Selects(sc.Name) {
 			continue
 		}
@@ -260,7 +267,11 @@ func (r *Runner) emit(sc Scenario, s *state, c *cell) error {
 		rec.Threads = sc.Threads
 		return r.Sink.Write(rec)
 	}
-	rec := r.Run.Result(s.c.Name(), sc.Name, results.Closed, sc.Threads, c.rec, c.elapsed, r.params(s, c.params))
+	loop := results.Closed
+	if sc.Kind == KindOpen {
+		loop = results.Open
+	}
+	rec := r.Run.Result(s.c.Name(), sc.Name, loop, sc.Threads, c.rec, c.elapsed, r.params(s, c.params))
 	r.describe(&rec, sc)
 	rec.Rounds = c.measuredN
 	rec.RoundP50US = c.roundP50

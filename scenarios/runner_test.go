@@ -27,6 +27,8 @@ func tinyOptions() scenarios.Options {
 	o.Duration = 50 * time.Millisecond
 	o.Threads = []int{1, 2}
 	o.ServerWarmup = 20 * time.Millisecond
+	// The open-loop reads run too (they run only at a requested rate).
+	o.Rate, o.OpenWorkers = 1000, 4
 	return o
 }
 

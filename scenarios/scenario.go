@@ -40,6 +40,10 @@ const (
 	// KindDurability: a latency (Metric p50) or throughput (Metric ops/s)
 	// scenario run on a fresh competitor opened in one durability mode.
 	KindDurability Kind = "durability"
+	// KindOpen: operations issued at Options.Rate from a fixed schedule
+	// (open loop), each timed from its intended start; the headline is p50
+	// latency under that load. Runs only when a rate is given.
+	KindOpen Kind = "open"
 )
 
 // Scenario is one registered scenario. A Scenario value is immutable once
@@ -203,7 +207,7 @@ func Register(s Scenario) {
 	switch {
 	case s.Name == "" || s.Run == nil:
 		panic("scenarios: Register needs a Name and a Run")
-	case s.Kind != KindLatency && s.Kind != KindThroughput && s.Kind != KindDurability:
+	case s.Kind != KindLatency && s.Kind != KindThroughput && s.Kind != KindDurability && s.Kind != KindOpen:
 		panic("scenarios: " + s.Name + ": unknown kind " + string(s.Kind))
 	case s.Metric.Better() == "":
 		panic("scenarios: " + s.Name + ": unknown metric " + string(s.Metric))

@@ -45,6 +45,7 @@ type benchFlags struct {
 	props        []string
 	storage      storageFlags
 	shard        shardFlags
+	rate         rateFlags
 }
 
 func (f *benchFlags) register(cmd *cobra.Command) {
@@ -69,6 +70,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable; adds to BENCH_REST_PROPS)")
 	f.storage.register(fl)
 	f.shard.register(fl)
+	f.rate.register(fl)
 }
 
 // options turns flags into runner options, rejecting bad values before
@@ -145,6 +147,9 @@ func (f *benchFlags) options(run *results.Run) (scenarios.Options, error) {
 	}
 	o.Extra = map[string]any{}
 	if err := f.shard.apply(&o, f.namespace != ""); err != nil {
+		return o, err
+	}
+	if err := f.rate.apply(&o); err != nil {
 		return o, err
 	}
 	return o, nil

@@ -34,6 +34,8 @@ var placeParams = map[string]bool{
 	"warmup": true, "warmup_s": true, "server_warmup_s": true,
 	"rounds": true, "iterations": true, "timeout": true,
 	"shard": true, "shards": true, "start_at": true,
+	"achieved_rate": true, "rate_kept": true, "rate_note": true, "sched_p50_us": true, "sched_p99_us": true,
+	"open_workers": true, "setup_parallel": true, "preceded_by": true,
 }
 
 // HostKey is the identity of a machine for matching: hostname, cores, CPU

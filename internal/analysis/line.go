@@ -132,6 +132,9 @@ func ParseLine(b []byte) (Line, error) {
 	if l.Loop == "" {
 		l.Loop = results.Closed
 	}
+	if r, ok := l.Params["rate"].(float64); ok && l.Rate == nil && l.Loop == results.Open {
+		l.Rate = &r // the runner puts an open loop's requested rate in params
+	}
 	if w.TS != "" {
 		ts, err := time.Parse(time.RFC3339Nano, w.TS)
 		if err != nil {

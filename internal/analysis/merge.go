@@ -100,7 +100,7 @@ func mergeCell(c Cell, ls []Line) (Merged, error) {
 	threads, maxThreads := 0, 0
 	firstErr := ""
 	for i, l := range ls {
-		if l.Commit != first.Commit {
+		if l.Commit.SHA != first.Commit.SHA || l.Commit.Dirty != first.Commit.Dirty {
 			return Merged{}, fmt.Errorf("%w: %s is %s (dirty %v), %s is %s (dirty %v)", ErrMixedBuilds,
 				first.Where(), first.Commit.SHA, first.Commit.Dirty, l.Where(), l.Commit.SHA, l.Commit.Dirty)
 		}

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func readmeHistory(t *testing.T) []Line {
+func readmeHistory(t testing.TB) []Line {
 	t.Helper()
 	f := newFixture("feed000000000001", "vm", 3)
 	f.control = ptr(25)
@@ -97,4 +97,23 @@ func TestFoldReadmeBadMarkers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzFoldReadme: any README text folds or fails with an error, never a
+// panic, and a README that folds folds the same way again.
+func FuzzFoldReadme(f *testing.F) {
+	f.Add(readmeText)
+	f.Add("<!-- katbench:table x run=feed cmd=\"a -->\n<!-- /katbench:table -->\n")
+	f.Add("<!-- katbench:table -->")
+	h := readmeHistory(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		out, _, err := FoldReadme([]byte(text), h, "h")
+		if err != nil {
+			return
+		}
+		again, _, err := FoldReadme(out, h, "h")
+		if err != nil || string(again) != string(out) {
+			t.Fatalf("folding is not stable: %v", err)
+		}
+	})
 }

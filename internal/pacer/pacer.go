@@ -41,11 +41,14 @@ type Config struct {
 
 // Result is what an open-loop run measured.
 type Result struct {
-	Rec       *results.Recorder // latency from the intended start, ops that succeeded
-	Sched     *results.Recorder // scheduling error: actual start − intended start
-	Issued    int64             // operations due in the measured window
-	Completed int64             // of those, finished (successfully or not)
-	Elapsed   time.Duration     // from the first intended start to the last completion
+	Rec *results.Recorder // latency from the intended start, ops that succeeded
+	// Sched is the pacer's own scheduling error: when it handed each
+	// operation out minus when the operation was due. Waiting for a free
+	// worker after that is the target's doing and is in Rec, not here.
+	Sched     *results.Recorder
+	Issued    int64         // operations due in the measured window
+	Completed int64         // of those, finished (successfully or not)
+	Elapsed   time.Duration // from the first intended start to the last completion
 	// WarmupErrors counts failures of the unrecorded warm-up.
 	WarmupErrors int64
 	FirstErr     error
@@ -64,8 +67,8 @@ func (r Result) Achieved() float64 {
 func (r Result) Kept(rate float64) bool { return r.Achieved() >= 0.95*rate }
 
 type ticket struct {
-	due      time.Time
-	measured bool
+	due, sent time.Time
+	measured  bool
 }
 
 // Run issues op at cfg.Rate for cfg.Warmup (unrecorded) and then
@@ -101,7 +104,6 @@ func Run(ctx context.Context, cfg Config, op Op) (Result, error) {
 			var end time.Time
 			var ferr error
 			for t := range queue {
-				start := time.Now()
 				err := op(ctx, w)
 				end = time.Now()
 				if !t.measured {
@@ -111,7 +113,7 @@ func Run(ctx context.Context, cfg Config, op Op) (Result, error) {
 					continue
 				}
 				n++
-				sched.Record(start.Sub(t.due))
+				sched.Record(t.sent.Sub(t.due))
 				if err != nil {
 					rec.Error()
 					if ferr == nil {
@@ -145,7 +147,7 @@ func Run(ctx context.Context, cfg Config, op Op) (Result, error) {
 		due := int64(now.Sub(start).Seconds()*cfg.Rate) + 1
 	send:
 		for ; issued < min(due, total); issued++ {
-			t := ticket{due: start.Add(time.Duration(float64(issued) * float64(time.Second) / cfg.Rate)), measured: issued >= warmN}
+			t := ticket{due: start.Add(time.Duration(float64(issued) * float64(time.Second) / cfg.Rate)), sent: time.Now(), measured: issued >= warmN}
 			select {
 			case queue <- t:
 			case <-ctx.Done():
