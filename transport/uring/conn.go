@@ -422,11 +422,18 @@ func (c *conn) flush() error {
 	return nil
 }
 
-// close releases the ring (cancelling anything in flight) and the socket.
-func (c *conn) close() {
+// close closes the socket and gives a quiet ring, with the buffers, to the
+// pool for the next dial; any other ring is closed (cancelling anything in
+// flight).
+func (c *conn) close() { c.release(true) }
+
+// discard closes the socket and the ring, keeping nothing.
+func (c *conn) discard() { c.release(false) }
+
+func (c *conn) release(keep bool) {
 	c.disarm()
 	c.unwatch()
-	if c.tainted || c.ring.Interrupted() || c.ring.InFlight() > 0 || c.pool == nil || !c.pool.keepKit(kit{c.ring, c.wbuf, c.br}) {
+	if !keep || c.tainted || c.ring.Interrupted() || c.ring.InFlight() > 0 || c.pool == nil || !c.pool.keepKit(kit{c.ring, c.wbuf, c.br}) {
 		c.ring.Close()
 	}
 	unix.Close(c.fd)

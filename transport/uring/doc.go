@@ -30,5 +30,15 @@
 // back to back. The default polls; WaitBlock is there for a single client
 // against a server in another process, where it is fastest.
 //
+// Faults: a pooled connection idle for a millisecond or more is checked with
+// a non-blocking peek before reuse and dropped after Options.IdleTimeout; a
+// request that still meets a closed connection is resent once when its body
+// can be rewound (GetBody, or an io.Seeker — minio-go's). Timeouts
+// (DialTimeout, ResponseHeaderTimeout, the context) interrupt the ring from
+// a timer or the context's AfterFunc, so they bound every operation of the
+// phase, sends included; a step never returns while its operations are in
+// flight. Against servers that close connections, a closed connection's
+// quiet ring and buffers are reused by the next dial.
+//
 // Plaintext http:// only; transport.New sends https:// to net/http.
 package uring

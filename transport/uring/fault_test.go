@@ -9,11 +9,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/nordisk/katbench/internal/testenv"
 	"github.com/nordisk/katbench/transport/uring/internal/ring"
@@ -280,5 +283,68 @@ func TestSendToNonReadingPeerIsBounded(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// fullBacklog returns the address of a listening socket whose accept queue
+// is full and never drained, so a further connect waits for a SYN-ACK that
+// never comes.
+func fullBacklog(t *testing.T) string {
+	t.Helper()
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Listen(fd, 0); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := unix.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", sa.(*unix.SockaddrInet4).Port)
+	for i := 0; i < 8; i++ { // fill the queue; later dials time out
+		c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
+		if err != nil {
+			return addr
+		}
+		t.Cleanup(func() { c.Close() })
+	}
+	t.Skip("the accept queue never filled; cannot make a connect hang here")
+	return ""
+}
+
+// TestDialTimeout: DialTimeout bounds a connect that gets no answer.
+func TestDialTimeout(t *testing.T) {
+	testenv.Need(t, "io_uring", Available())
+	addr := fullBacklog(t)
+	for _, wm := range waitModes {
+		t.Run(wm.name, func(t *testing.T) {
+			tr, err := NewTransport(Options{PoolSize: 1, DialTimeout: 150 * time.Millisecond, Wait: wm.mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tr.Close()
+			done := make(chan error, 1)
+			go func() {
+				resp, err := (&http.Client{Transport: tr}).Get("http://" + addr + "/")
+				if err == nil {
+					resp.Body.Close()
+				}
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if !errors.Is(err, os.ErrDeadlineExceeded) {
+					t.Fatalf("err = %v, want os.ErrDeadlineExceeded", err)
+				}
+			case <-time.After(20 * time.Second): // hang guard only
+				t.Fatal("connect to an unanswering address outlived DialTimeout")
+			}
+		})
 	}
 }

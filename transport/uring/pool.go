@@ -221,7 +221,7 @@ func (p *hostPool) closeIdle(shut bool) {
 	}
 	p.mu.Unlock()
 	for _, c := range idle {
-		c.close()
+		c.discard()
 	}
 	for _, k := range kits {
 		k.ring.Close()

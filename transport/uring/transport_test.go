@@ -733,3 +733,30 @@ func TestResolveWait(t *testing.T) {
 		t.Fatalf("explicit poll overridden by the environment: %v", got)
 	}
 }
+
+// TestCloseIdleKeepsNoRing: after CloseIdleConnections no ring of the
+// closed connections is kept for reuse (each is two descriptors).
+func TestCloseIdleKeepsNoRing(t *testing.T) {
+	srv := startObjectServer(t)
+	tr := newTestTransport(t, 2)
+	client := &http.Client{Transport: tr}
+	fds := openFDs(t)
+	do(t, client, http.MethodPut, srv.URL+"/k", strings.NewReader("v"))
+	do(t, client, http.MethodGet, srv.URL+"/k", nil)
+	tr.CloseIdleConnections()
+	p := tr.pool(strings.TrimPrefix(srv.URL, "http://"))
+	p.mu.Lock()
+	kits := len(p.kits)
+	p.mu.Unlock()
+	if kits != 0 {
+		t.Fatalf("%d rings kept after CloseIdleConnections", kits)
+	}
+	n := openFDs(t)
+	for i := 0; i < 100 && n > fds; i++ { // the server closes its side after ours
+		time.Sleep(10 * time.Millisecond)
+		n = openFDs(t)
+	}
+	if n > fds {
+		t.Fatalf("open fds %d → %d after CloseIdleConnections", fds, n)
+	}
+}
