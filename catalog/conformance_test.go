@@ -7,7 +7,7 @@ import (
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/catalog/catalogtest"
 	"github.com/nordisk/katbench/catalog"
-	"github.com/nordisk/katbench/internal/testenv/s3warehouse"
+	"github.com/nordisk/katbench/internal/testenv/s3wh"
 	"github.com/nordisk/katbench/transport"
 )
 
@@ -35,7 +35,7 @@ func TestConformance(t *testing.T) {
 // on S3 (versitygw, over io_uring): metadata files written and read through
 // katbench's S3 IO.
 func TestConformanceS3(t *testing.T) {
-	wh := s3warehouse.Versitygw(t, transport.Uring)
+	wh := s3wh.Versitygw(t, transport.Uring)
 	catalogtest.RunCatalogTests(t, catalogtest.Config{
 		SupportsNamespaceProperties: true,
 		NewCatalog: func(t *testing.T) icecatalog.Catalog {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/catalog/grpcfront"
-	"github.com/nordisk/katbench/internal/testenv/s3warehouse"
+	"github.com/nordisk/katbench/internal/testenv/s3wh"
 	"github.com/nordisk/katbench/transport"
 )
 
@@ -40,7 +40,7 @@ func TestConformanceGenericPath(t *testing.T) {
 // TestConformanceS3 runs the suite through the gRPC front once more with the
 // served catalog's warehouse on S3 (versitygw, over io_uring).
 func TestConformanceS3(t *testing.T) {
-	wh := s3warehouse.Versitygw(t, transport.Uring)
+	wh := s3wh.Versitygw(t, transport.Uring)
 	catalogtest.RunCatalogTests(t, catalogtest.Config{
 		SupportsNamespaceProperties: true,
 		NewCatalog: func(t *testing.T) icecatalog.Catalog {

@@ -15,7 +15,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	katcatalog "github.com/nordisk/katbench/catalog"
-	"github.com/nordisk/katbench/internal/testenv/s3warehouse"
+	"github.com/nordisk/katbench/internal/testenv/s3wh"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
 	s3io "github.com/nordisk/katbench/transport/s3/icebergio"
@@ -26,7 +26,7 @@ import (
 // vending — a client with no S3 settings of its own reads and writes the
 // table's files with what the server hands it.
 func TestS3Warehouse(t *testing.T) {
-	wh := s3warehouse.Versitygw(t, transport.Uring)
+	wh := s3wh.Versitygw(t, transport.Uring)
 	open := func(t *testing.T) *katcatalog.Catalog {
 		cat, err := katcatalog.Open(context.Background(), katcatalog.Options{Dir: t.TempDir(), Warehouse: wh.Next(), IOProps: wh.Props})
 		if err != nil {

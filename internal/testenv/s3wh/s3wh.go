@@ -1,7 +1,7 @@
-// Package s3warehouse gives tests an s3:// warehouse on a real store. It is
-// apart from testenv because it links the S3 IO and the transports, whose
-// own tests use testenv.
-package s3warehouse
+// Package s3wh gives tests an s3:// warehouse on a real store started for
+// them. It is apart from testenv because it builds on the S3 IO, and the
+// transport packages' own tests import testenv.
+package s3wh
 
 import (
 	"context"
@@ -21,9 +21,9 @@ import (
 	s3io "github.com/nordisk/katbench/transport/s3/icebergio"
 )
 
-// S3Warehouse is an s3:// warehouse on a store started for a test: a fresh
+// Warehouse is an s3:// warehouse on a store started for a test: a fresh
 // bucket, and the IO properties that reach it over one byte transport.
-type S3Warehouse struct {
+type Warehouse struct {
 	// Root is "s3://<bucket>"; Next hands out fresh prefixes under it.
 	Root string
 	// Props are the IO properties (s3.endpoint, keys, region,
@@ -37,12 +37,12 @@ type S3Warehouse struct {
 
 // Next returns a fresh warehouse URI under Root, so every catalog of a test
 // gets its own prefix. Safe for concurrent use.
-func (w *S3Warehouse) Next() string { return fmt.Sprintf("%s/wh%d", w.Root, w.n.Add(1)) }
+func (w *Warehouse) Next() string { return fmt.Sprintf("%s/wh%d", w.Root, w.n.Add(1)) }
 
 // Versitygw starts a versitygw for this test, makes a bucket on it
 // and returns the warehouse reached over kind. A transport that falls back
 // here (no io_uring) is a missing part: skipped locally, failed in CI.
-func Versitygw(t testing.TB, kind transport.Kind) *S3Warehouse {
+func Versitygw(t testing.TB, kind transport.Kind) *Warehouse {
 	t.Helper()
 	env := testenv.Versitygw(t)
 	c, _, err := s3.NewClient(s3.Config{Endpoint: env.Endpoint, AccessKey: env.AccessKey, SecretKey: env.SecretKey, Region: env.Region})
@@ -71,5 +71,5 @@ func Versitygw(t testing.TB, kind transport.Kind) *S3Warehouse {
 	if used, fb := f.Transport(); used != kind {
 		testenv.Need(t, "transport "+string(kind), fmt.Errorf("fell back to %s: %s", used, fb))
 	}
-	return &S3Warehouse{Root: "s3://" + bucket, Props: props, Store: env}
+	return &Warehouse{Root: "s3://" + bucket, Props: props, Store: env}
 }
