@@ -240,11 +240,17 @@ func (st *dataStore) close() error {
 	return nil
 }
 
-// removeRun deletes every object under the run's root, on a context that
-// survives the run's cancellation. The control store needs none: it
-// vanishes with the process.
+// removeRun deletes everything under the run's root (objects on S3, the
+// directory of a file:// warehouse), on a context that survives the run's
+// cancellation. The control store needs none: it vanishes with the process.
 func (st *dataStore) removeRun(ctx context.Context) error {
-	if !st.s3 || st.ctl != nil {
+	if !st.s3 {
+		if err := os.RemoveAll(strings.TrimPrefix(st.root, "file://")); err != nil {
+			return fmt.Errorf("remove the run's warehouse %s: %w", st.root, err)
+		}
+		return nil
+	}
+	if st.ctl != nil {
 		return nil
 	}
 	cfg := st.s3Config()

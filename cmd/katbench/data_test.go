@@ -55,6 +55,10 @@ func TestDataFileWarehouse(t *testing.T) {
 	if err != nil || strings.Count(string(hist), "\n") != len(want) {
 		t.Errorf("history: %v, %d lines", err, strings.Count(string(hist), "\n"))
 	}
+	// The run's warehouse directory is removed afterwards (no --keep).
+	if left, _ := os.ReadDir(filepath.Join(dir, "wh")); len(left) != 0 {
+		t.Errorf("the run left %d entries in the warehouse", len(left))
+	}
 }
 
 func TestDataBadInput(t *testing.T) {
