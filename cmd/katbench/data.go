@@ -393,6 +393,12 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	// The store is checked before --dir is created: an unreachable
+	// endpoint or refused keys leave nothing behind.
+	if err := store.start(ctx, stderr); err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, store.close()) }()
 	dir, removeDir, err := workDir(f.dir)
 	if err != nil {
 		return err
@@ -402,10 +408,6 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 			err = errors.Join(err, os.RemoveAll(dir))
 		}
 	}()
-	if err := store.start(ctx, stderr); err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, store.close()) }()
 	if !f.keep {
 		defer func() { err = errors.Join(err, store.removeRun(ctx)) }()
 	}
