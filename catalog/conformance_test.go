@@ -7,6 +7,8 @@ import (
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/catalog/catalogtest"
 	"github.com/nordisk/katbench/catalog"
+	"github.com/nordisk/katbench/internal/testenv/s3wh"
+	"github.com/nordisk/katbench/transport"
 )
 
 // TestConformance runs iceberg-go's own catalog conformance suite, each test
@@ -16,6 +18,28 @@ func TestConformance(t *testing.T) {
 		SupportsNamespaceProperties: true,
 		NewCatalog: func(t *testing.T) icecatalog.Catalog {
 			c, err := catalog.Open(context.Background(), catalog.Options{Dir: t.TempDir()})
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			t.Cleanup(func() {
+				if err := c.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+			})
+			return c
+		},
+	})
+}
+
+// TestConformanceS3 runs the suite once more with every catalog's warehouse
+// on S3 (versitygw, over io_uring): metadata files written and read through
+// katbench's S3 IO.
+func TestConformanceS3(t *testing.T) {
+	wh := s3wh.Versitygw(t, transport.Uring)
+	catalogtest.RunCatalogTests(t, catalogtest.Config{
+		SupportsNamespaceProperties: true,
+		NewCatalog: func(t *testing.T) icecatalog.Catalog {
+			c, err := catalog.Open(context.Background(), catalog.Options{Dir: t.TempDir(), Warehouse: wh.Next(), IOProps: wh.Props})
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}

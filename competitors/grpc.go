@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"time"
@@ -108,6 +109,14 @@ func startGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOptions, pa
 	if err != nil {
 		return nil, fmt.Errorf("grpc: %w", err)
 	}
+	if len(cfg.Storage.IOProps) > 0 { // the client's table IO reaches the same store
+		io := maps.Clone(opts.Props)
+		if io == nil {
+			io = iceberg.Properties{}
+		}
+		maps.Copy(io, cfg.Storage.IOProps)
+		opts.Props = io
+	}
 	srv, err := grpcfront.NewServer(cat, sopts)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("grpc: %w", err), cat.Close())
@@ -166,7 +175,9 @@ func grpcClientOptions(p map[string]string) (grpcfront.ClientOptions, map[string
 			params["auth"] = "bearer"
 		default:
 			io[k] = v
-			params["prop."+k] = v
+			if !secretProps[k] {
+				params["prop."+k] = v
+			}
 		}
 	}
 	if len(io) > 0 {

@@ -150,10 +150,22 @@ func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 	// Our own server needs no client settings from the environment
 	// (BENCH_REST_PROPS is meant for remote servers: a Polaris prefix or
 	// warehouse would only misroute); explicit --prop values still apply.
+	// The client reaches the warehouse's files on the same store and
+	// transport as the server (for data written through the client); the
+	// storage facts are in params.warehouse and params.transport, so the
+	// IO properties themselves, keys included, stay out of the params.
 	u := "http://" + l.Addr().String()
-	c, err := dialREST(ctx, "rest", u, maps.Clone(cfg.Props))
+	clientProps := maps.Clone(cfg.Props)
+	if clientProps == nil {
+		clientProps = map[string]string{}
+	}
+	maps.Copy(clientProps, cfg.Storage.IOProps)
+	c, err := dialREST(ctx, "rest", u, clientProps)
 	if err != nil {
 		return nil, errors.Join(err, stopServer())
+	}
+	for k := range cfg.Storage.IOProps {
+		delete(c.P, "prop."+k)
 	}
 	c.ephemeral = true
 	c.P["dir"] = cfg.Dir
@@ -237,7 +249,10 @@ func props(cfg Config, name string) map[string]string {
 }
 
 // secretProps are never copied into result params.
-var secretProps = map[string]bool{"credential": true, "token": true}
+var secretProps = map[string]bool{
+	"credential": true, "token": true,
+	"s3.secret-access-key": true, "s3.session-token": true,
+}
 
 // dialREST connects iceberg-go's REST client to base with props mapped to
 // its options. Known keys: credential (id:secret), token, scope, warehouse,

@@ -3,6 +3,7 @@ package competitors
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 
@@ -53,18 +54,25 @@ func newSQL(ctx context.Context, cfg Config, name, pragmas string) (Competitor, 
 	}
 	db := filepath.Join(cfg.Dir, "sql-catalog.db")
 	uri := "file:" + db + "?" + pragmas
-	cat, err := icecatalog.Load(ctx, "katbench", iceberg.Properties{
+	props := iceberg.Properties{
 		"type":                "sql",
 		"uri":                 uri,
 		sqlcat.DriverKey:      sqliteshim.ShimName,
 		sqlcat.DialectKey:     string(sqlcat.SQLite),
 		"warehouse":           "file://" + warehouse,
 		"init_catalog_tables": "true",
-	})
+	}
+	params := map[string]any{"dir": cfg.Dir, "driver": sqliteshim.ShimName, "sqlite_options": pragmas}
+	if cfg.Storage.Warehouse != "" { // the peer shares the embedded catalog's storage
+		maps.Copy(props, cfg.Storage.IOProps)
+		props["warehouse"] = cfg.Storage.Warehouse
+		maps.Copy(params, cfg.Storage.Params)
+	}
+	cat, err := icecatalog.Load(ctx, "katbench", props)
 	if err != nil {
 		return nil, fmt.Errorf("%s: open %s: %w", name, db, err)
 	}
-	c := &sqlCompetitor{Base: Base{N: name, Cat: cat, P: map[string]any{"dir": cfg.Dir, "driver": sqliteshim.ShimName, "sqlite_options": pragmas}}}
+	c := &sqlCompetitor{Base: Base{N: name, Cat: cat, P: params}}
 	c.CloseFn = func() error {
 		if cl, ok := cat.(icecatalog.Closer); ok {
 			return cl.Close()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"sync"
 
 	"github.com/minio/minio-go/v7"
 )
@@ -59,20 +60,51 @@ func (w *writer) Write(p []byte) (int, error) {
 	return written, nil
 }
 
+// smallFileLimit is the size up to which a file's buffer grows by doubling;
+// past it the writer takes a whole part buffer from the pool.
+const smallFileLimit = 256 << 10
+
 // grow makes room for n more bytes without ever exceeding one part: small
-// files stay small, large ones get a whole part once.
+// files (metadata, manifests) stay small, large ones get a pooled part
+// buffer once.
 func (w *writer) grow(n int) {
 	need := len(w.buf) + n
 	if need <= cap(w.buf) {
 		return
 	}
-	c := max(2*cap(w.buf), need, 4096)
-	if c > w.fs.partSize/2 {
-		c = w.fs.partSize
+	var nb []byte
+	if c := max(2*cap(w.buf), need, 4096); c <= smallFileLimit && c < w.fs.partSize {
+		nb = make([]byte, len(w.buf), c)
+	} else {
+		nb = getPart(w.fs.partSize)[:len(w.buf)]
 	}
-	nb := make([]byte, len(w.buf), c)
 	copy(nb, w.buf)
+	putPart(w.buf)
 	w.buf = nb
+}
+
+// partPools recycle part buffers across writers, one pool per part size
+// (so a run appending many large files allocates its parts once).
+var partPools sync.Map // int → *sync.Pool of *[]byte
+
+func getPart(size int) []byte {
+	p, _ := partPools.LoadOrStore(size, &sync.Pool{})
+	if b, ok := p.(*sync.Pool).Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, size)
+}
+
+// putPart returns b to its pool if it is a whole part buffer; smaller ones
+// are left to the garbage collector.
+func putPart(b []byte) {
+	if cap(b) < MinPartSize {
+		return
+	}
+	if p, ok := partPools.Load(cap(b)); ok {
+		b = b[:0]
+		p.(*sync.Pool).Put(&b)
+	}
 }
 
 // ReadFrom copies r into the object through Write.
@@ -97,6 +129,9 @@ func (w *writer) sendPart() error {
 		return err
 	}
 	part, num := w.buf, len(w.parts)+1
+	if w.upBuf == nil {
+		w.upBuf = getPart(w.fs.partSize)
+	}
 	w.buf, w.upBuf = w.upBuf[:0], part
 	ch := make(chan partResult, 1)
 	w.inflight = ch
@@ -133,6 +168,9 @@ func (w *writer) Close() error {
 	}
 	w.closed = true
 	w.closeErr = w.finish()
+	// Every upload has returned (finish waits), so the buffers are free.
+	putPart(w.buf)
+	putPart(w.upBuf)
 	w.buf, w.upBuf = nil, nil
 	return w.closeErr
 }

@@ -3,6 +3,8 @@ package icebergio
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	icebergio "github.com/apache/iceberg-go/io"
@@ -59,5 +61,55 @@ func TestWriterMemoryBound(t *testing.T) {
 	got, err := f.ReadFile("s3://mem/big")
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("ReadFile: %d bytes, %v; want the %d written", len(got), err, len(want))
+	}
+}
+
+// TestWritersShareNoBuffer: part buffers are pooled across writers; many
+// concurrent multipart files must still each come back exactly as written.
+func TestWritersShareNoBuffer(t *testing.T) {
+	c, err := s3.StartControl()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	f, err := New(map[string]string{
+		icebergio.S3EndpointURL: c.URL(), icebergio.S3AccessKeyID: "a", icebergio.S3SecretAccessKey: "b",
+		PropTransport: "http",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.client.MakeBucket(context.Background(), "pool", minio.MakeBucketOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	const writers, files = 4, 3
+	errs := make(chan error, writers)
+	for g := range writers {
+		go func() {
+			for i := range files {
+				name := fmt.Sprintf("s3://pool/g%d/f%d", g, i)
+				want := bytes.Repeat([]byte{byte(g*files + i + 1)}, 2*DefaultPartSize+g*1000+i)
+				w, err := f.Create(name)
+				if err == nil {
+					_, err = w.Write(want)
+					err = errors.Join(err, w.Close())
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				got, err := f.ReadFile(name)
+				if err != nil || !bytes.Equal(got, want) {
+					errs <- fmt.Errorf("%s: %d bytes back (%v), want %d identical", name, len(got), err, len(want))
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
