@@ -2,10 +2,8 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -103,25 +101,6 @@ func TestDataBadInput(t *testing.T) {
 			}
 		})
 	}
-}
-
-// katbenchEnv is katbench with extra environment variables (set last, so
-// they win).
-func katbenchEnv(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "BENCH_QUICK=", "BENCH_DURABILITY="), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
 }
 
 // TestDataControlStore runs katbench data with no server: the in-process
