@@ -35,6 +35,7 @@ type dataFlags struct {
 	rows           string
 	batchRows      int
 	targetFileSize string
+	rowGroupRows   string
 	compression    string
 	transports     string
 	rounds         int
@@ -93,6 +94,7 @@ func init() {
 	fl.StringVar(&f.rows, "rows", "", fmt.Sprintf("rows per append, e.g. 100k or 2M (default %s, %s with --quick)", dataplane.FormatRows(dataplane.DefaultRows), dataplane.FormatRows(dataplane.QuickRows)))
 	fl.IntVar(&f.batchRows, "batch-rows", dataplane.DefaultBatchRows, "rows per Arrow record batch of the appended stream")
 	fl.StringVar(&f.targetFileSize, "target-file-size", "", "write.target-file-size-bytes, e.g. 64MiB (default: iceberg-go's, 512MiB)")
+	fl.StringVar(&f.rowGroupRows, "row-group-rows", "", "write.parquet.row-group-limit, e.g. 128k: the writer buffers one encoded row group per open file (default: iceberg-go's, 1048576)")
 	fl.StringVar(&f.compression, "compression", "zstd", "Parquet codec: "+strings.Join(dataplane.Compressions, "|"))
 	fl.StringVar(&f.transports, "transports", "http,uring", "S3 transports to compare, comma-separated, interleaved round by round")
 	fl.IntVar(&f.rounds, "rounds", dataplane.DefaultRounds, "interleaved rounds; each appends --rows and scans once per transport")
@@ -238,11 +240,17 @@ func (st *dataStore) close() error {
 	return nil
 }
 
-// removeRun deletes every object under the run's root, on a context that
-// survives the run's cancellation. The control store needs none: it
-// vanishes with the process.
+// removeRun deletes everything under the run's root (objects on S3, the
+// directory of a file:// warehouse), on a context that survives the run's
+// cancellation. The control store needs none: it vanishes with the process.
 func (st *dataStore) removeRun(ctx context.Context) error {
-	if !st.s3 || st.ctl != nil {
+	if !st.s3 {
+		if err := os.RemoveAll(strings.TrimPrefix(st.root, "file://")); err != nil {
+			return fmt.Errorf("remove the run's warehouse %s: %w", st.root, err)
+		}
+		return nil
+	}
+	if st.ctl != nil {
 		return nil
 	}
 	cfg := st.s3Config()
@@ -296,6 +304,13 @@ func (f *dataFlags) config(run *results.Run) (dataplane.Config, []transport.Kind
 			return cfg, nil, usagef("--target-file-size %q: want a positive size such as 64MiB", f.targetFileSize)
 		}
 		cfg.TargetFileSize = n
+	}
+	if f.rowGroupRows != "" {
+		n, err := dataplane.ParseRows(f.rowGroupRows)
+		if err != nil {
+			return cfg, nil, usagef("--row-group-rows: %v", err)
+		}
+		cfg.RowGroupRows = n
 	}
 	if f.batchRows < 1 || f.rounds < 1 || f.commitOps < 0 || f.commitRows < 1 || f.scanConc < 0 {
 		return cfg, nil, usagef("--batch-rows, --rounds and --commit-rows must be ≥ 1, --commit-ops and --scan-concurrency ≥ 0")
@@ -378,6 +393,12 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	// The store is checked before --dir is created: an unreachable
+	// endpoint or refused keys leave nothing behind.
+	if err := store.start(ctx, stderr); err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, store.close()) }()
 	dir, removeDir, err := workDir(f.dir)
 	if err != nil {
 		return err
@@ -387,10 +408,6 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 			err = errors.Join(err, os.RemoveAll(dir))
 		}
 	}()
-	if err := store.start(ctx, stderr); err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, store.close()) }()
 	if !f.keep {
 		defer func() { err = errors.Join(err, store.removeRun(ctx)) }()
 	}

@@ -53,6 +53,10 @@ func TestDataFileWarehouse(t *testing.T) {
 	if err != nil || strings.Count(string(hist), "\n") != len(want) {
 		t.Errorf("history: %v, %d lines", err, strings.Count(string(hist), "\n"))
 	}
+	// The run's warehouse directory is removed afterwards (no --keep).
+	if left, _ := os.ReadDir(filepath.Join(dir, "wh")); len(left) != 0 {
+		t.Errorf("the run left %d entries in the warehouse", len(left))
+	}
 }
 
 func TestDataBadInput(t *testing.T) {
@@ -143,6 +147,25 @@ func TestDataControlStore(t *testing.T) {
 			if seen[key{tr, s}] != 1 {
 				t.Errorf("raw %s over %s: %d lines, want 1", s, tr, seen[key{tr, s}])
 			}
+		}
+	}
+}
+
+// TestDataUnreachableEndpoint: a dead S3 endpoint is a clear error naming
+// it, before anything is created.
+func TestDataUnreachableEndpoint(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := katbenchEnv(t, dir, []string{"AWS_ACCESS_KEY_ID=k", "AWS_SECRET_ACCESS_KEY=s"},
+		"data", "--s3-endpoint", "http://127.0.0.1:1", "--dir", filepath.Join(dir, "keep"), "--history", "h.jsonl")
+	if code != 1 || stdout != "" {
+		t.Fatalf("exit %d, stdout %q; want exit 1 and no output (stderr %s)", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "127.0.0.1:1") || !strings.Contains(stderr, "unreachable") {
+		t.Errorf("stderr %q does not name the unreachable endpoint", stderr)
+	}
+	for _, p := range []string{"h.jsonl", "keep"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
+			t.Errorf("%s was created", p)
 		}
 	}
 }

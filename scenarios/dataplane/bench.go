@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 	"time"
 
@@ -97,6 +98,9 @@ func Run(ctx context.Context, cfg Config, lanes []Lane, sink results.Sink) (err 
 		return fmt.Errorf("%w: no lanes", ErrBadOption)
 	}
 	props, _ := TableProps(cfg.Compression, cfg.TargetFileSize) // checked by withDefaults
+	if cfg.RowGroupRows > 0 {
+		props[table.ParquetRowGroupLimitKey] = strconv.FormatInt(cfg.RowGroupRows, 10)
+	}
 	states := make([]*laneState, len(lanes))
 	for i, l := range lanes {
 		st := &laneState{Lane: l}
@@ -401,12 +405,16 @@ func (st *laneState) params(cfg Config) map[string]any {
 		"batch_rows":       cfg.BatchRows,
 		"target_file_size": cfg.TargetFileSize,
 		"compression":      cfg.Compression,
+		"row_group_rows":   cfg.RowGroupRows,
 		"rounds":           cfg.Rounds,
 		"seed":             cfg.Seed,
 		"quick":            cfg.Quick,
 	})
 	if cfg.TargetFileSize == 0 {
 		delete(p, "target_file_size") // iceberg-go's default, not ours to state as a number
+	}
+	if cfg.RowGroupRows == 0 {
+		delete(p, "row_group_rows")
 	}
 	if cfg.ScanConcurrency > 0 {
 		p["scan_concurrency"] = cfg.ScanConcurrency

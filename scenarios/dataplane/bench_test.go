@@ -25,8 +25,6 @@ func openEmbedded(t testing.TB) *catalog.Catalog {
 	return cat
 }
 
-func openEmbeddedB(b *testing.B) *catalog.Catalog { return openEmbedded(b) }
-
 func smallConfig() Config {
 	return Config{
 		Rows: 20_000, BatchRows: 3000, Rounds: 2, CommitOps: 5, CommitRows: 10,

@@ -39,6 +39,10 @@ type Config struct {
 	// TargetFileSize is write.target-file-size-bytes (0: iceberg-go's
 	// default, 512 MiB).
 	TargetFileSize int64
+	// RowGroupRows is write.parquet.row-group-limit: the Parquet writer
+	// buffers one encoded row group per open file, so it bounds the
+	// append's memory (0: iceberg-go's default, 1,048,576 rows).
+	RowGroupRows int64
 	// Compression is zstd, snappy or none (default zstd).
 	Compression string
 	// Rounds is how many interleaved rounds each scenario is split into:
@@ -115,6 +119,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: rounds %d", ErrBadOption, c.Rounds)
 	case c.CommitOps < 0 || c.CommitRows < 1:
 		return c, fmt.Errorf("%w: commit ops %d, commit rows %d", ErrBadOption, c.CommitOps, c.CommitRows)
+	case c.RowGroupRows < 0:
+		return c, fmt.Errorf("%w: row group rows %d", ErrBadOption, c.RowGroupRows)
 	case c.ScanConcurrency < 0:
 		return c, fmt.Errorf("%w: scan concurrency %d", ErrBadOption, c.ScanConcurrency)
 	}

@@ -7,23 +7,51 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	icecatalog "github.com/apache/iceberg-go/catalog"
+	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
+
+	"github.com/nordisk/katbench/catalog"
+	"github.com/nordisk/katbench/transport/s3"
+	s3io "github.com/nordisk/katbench/transport/s3/icebergio"
 )
 
 // benchRows is the rows per append of the pipeline benchmarks.
 const benchRows = 200_000
 
-// newBenchTable creates an events table on a fresh embedded catalog (file://
-// warehouse unless benchWarehouse says otherwise).
+// newBenchTable creates an events table on a fresh embedded catalog whose
+// s3:// warehouse is on an in-process control S3 store, so the profile shows
+// the whole path: Arrow, Parquet, the S3 client and transport (net/http, or
+// io_uring with KATBENCH_TRANSPORT=uring).
 func newBenchTable(b *testing.B) *table.Table {
 	b.Helper()
 	ctx := context.Background()
-	cat := openEmbeddedB(b)
+	ctl, err := s3.StartControl()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = ctl.Close() })
+	b.Cleanup(s3io.CloseIdle)
+	props := map[string]string{
+		icebergio.S3EndpointURL: ctl.URL(), icebergio.S3AccessKeyID: "k", icebergio.S3SecretAccessKey: "s",
+		icebergio.S3Region: "us-east-1",
+	}
+	fsys, err := s3io.New(props)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := fsys.EnsureBucket(ctx, "benchbucket"); err != nil {
+		b.Fatal(err)
+	}
+	cat, err := catalog.Open(ctx, catalog.Options{Dir: b.TempDir(), Durability: catalog.None, Warehouse: "s3://benchbucket/wh", IOProps: props})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cat.Close() })
 	if err := cat.CreateNamespace(ctx, table.Identifier{"bench"}, nil); err != nil {
 		b.Fatal(err)
 	}
-	props, _ := TableProps("zstd", 0)
-	tbl, err := cat.CreateTable(ctx, table.Identifier{"bench", "events"}, Schema(), icecatalog.WithProperties(props))
+	tprops, _ := TableProps("zstd", 0)
+	tbl, err := cat.CreateTable(ctx, table.Identifier{"bench", "events"}, Schema(), icecatalog.WithProperties(tprops))
 	if err != nil {
 		b.Fatal(err)
 	}
