@@ -6,10 +6,14 @@ export KATBENCH_CACHE ?= $(HOME)/.cache/katbench
 
 .PHONY: test unit integration check bench generate check-generated shellcheck
 
-## test: everything CI runs — vet, generated-code check, shellcheck, unit and integration tests.
+## test: everything CI runs — vet, generated-code check, shellcheck, unit and integration tests,
+## then the race detector over the catalog (lock-free mirror, eventual-mode syncer), both fronts,
+## the competitors, the transports, the scenarios and results. Each pass ends with the list of
+## skipped tests and why (scripts/testsummary runs go test -json and prints go test's usual lines).
+RACE_PKGS = ./catalog/... ./competitors/... ./transport/... ./internal/... ./scenarios/...
 test: check
-	$(GO) test -count=1 -timeout 45m ./...
-	$(GO) test -count=1 -race -timeout 15m ./transport/uring/... ./internal/... ./scenarios/...
+	$(GO) run ./scripts/testsummary -count=1 -timeout 45m ./...
+	$(GO) run ./scripts/testsummary -count=1 -race -timeout 30m $(RACE_PKGS)
 
 ## unit: the tests that need no outside server (quick feedback).
 unit:

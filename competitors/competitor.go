@@ -208,6 +208,15 @@ type Durable interface {
 	DurabilityMode() string
 }
 
+// Reopener is the capability of an in-process competitor to close and
+// reopen its catalog, so that nothing read before is cached in the process
+// (the embedded catalog's in-memory metadata mirror). Catalog returns the
+// reopened catalog afterwards. Reopen must not run concurrently with any
+// other use of the competitor.
+type Reopener interface {
+	Reopen(ctx context.Context) error
+}
+
 // WarmupHinter is the capability of a competitor that needs a longer warm-up
 // than the default before its numbers settle (a JVM server whose JIT is still
 // compiling). The runner uses the longer of the hint and --warmup.

@@ -13,14 +13,31 @@ import (
 // reference.
 type embedded struct {
 	Base
-	cat *catalog.Catalog
+	cat  *catalog.Catalog
+	opts catalog.Options
 }
 
 var (
 	_ MetadataResolver = (*embedded)(nil)
 	_ Controller       = (*embedded)(nil)
 	_ Durable          = (*embedded)(nil)
+	_ Reopener         = (*embedded)(nil)
 )
+
+// Reopen closes the catalog and opens it again from its bbolt file: the
+// pointers are read back, but no table's metadata is parsed until it is
+// first loaded.
+func (e *embedded) Reopen(ctx context.Context) error {
+	if err := e.cat.Close(); err != nil {
+		return fmt.Errorf("embedded: reopen: close: %w", err)
+	}
+	cat, err := catalog.Open(ctx, e.opts)
+	if err != nil {
+		return fmt.Errorf("embedded: reopen: %w", err)
+	}
+	e.cat, e.Cat = cat, cat
+	return nil
+}
 
 // Control is a no-op: in-process there is no path between the caller and
 // the catalog, so the floor is one call through the capability interface
@@ -56,12 +73,16 @@ func newEmbedded(ctx context.Context, cfg Config) (Competitor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded: %w", err)
 	}
-	cat, err := catalog.Open(ctx, catalog.Options{Dir: cfg.Dir, Durability: d})
+	opts := catalog.Options{Dir: cfg.Dir, Durability: d}
+	cat, err := catalog.Open(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("embedded: %w", err)
 	}
-	return &embedded{
-		Base: Base{N: "embedded", Cat: cat, P: map[string]any{"dir": cfg.Dir, "durability": string(d)}, CloseFn: cat.Close},
+	e := &embedded{
+		Base: Base{N: "embedded", Cat: cat, P: map[string]any{"dir": cfg.Dir, "durability": string(d)}},
 		cat:  cat,
-	}, nil
+		opts: opts,
+	}
+	e.CloseFn = func() error { return e.cat.Close() }
+	return e, nil
 }

@@ -16,9 +16,28 @@ import (
 // embedded number is shown against.
 type sqlCompetitor struct {
 	Base
+	props iceberg.Properties // what the catalog was loaded with
 }
 
-var _ Controller = (*sqlCompetitor)(nil)
+var (
+	_ Controller = (*sqlCompetitor)(nil)
+	_ Reopener   = (*sqlCompetitor)(nil)
+)
+
+// Reopen closes the catalog and loads it again from its SQLite file.
+func (c *sqlCompetitor) Reopen(ctx context.Context) error {
+	if cl, ok := c.Cat.(icecatalog.Closer); ok {
+		if err := cl.Close(); err != nil {
+			return fmt.Errorf("%s: reopen: close: %w", c.N, err)
+		}
+	}
+	cat, err := icecatalog.Load(ctx, "katbench", c.props)
+	if err != nil {
+		return fmt.Errorf("%s: reopen: %w", c.N, err)
+	}
+	c.Cat = cat
+	return nil
+}
 
 // Control is a no-op: in-process there is no path between the caller and
 // the catalog, so the floor is one call through the capability interface
@@ -60,20 +79,21 @@ func newSQL(ctx context.Context, cfg Config, name, pragmas string) (Competitor, 
 	}
 	db := filepath.Join(cfg.Dir, "sql-catalog.db")
 	uri := "file:" + db + "?" + pragmas
-	cat, err := icecatalog.Load(ctx, "katbench", iceberg.Properties{
+	props := iceberg.Properties{
 		"type":                "sql",
 		"uri":                 uri,
 		sqlcat.DriverKey:      sqliteshim.ShimName,
 		sqlcat.DialectKey:     string(sqlcat.SQLite),
 		"warehouse":           "file://" + warehouse,
 		"init_catalog_tables": "true",
-	})
+	}
+	cat, err := icecatalog.Load(ctx, "katbench", props)
 	if err != nil {
 		return nil, fmt.Errorf("%s: open %s: %w", name, db, err)
 	}
-	c := &sqlCompetitor{Base: Base{N: name, Cat: cat, P: map[string]any{"dir": cfg.Dir, "driver": sqliteshim.ShimName, "sqlite_options": pragmas}}}
+	c := &sqlCompetitor{Base: Base{N: name, Cat: cat, P: map[string]any{"dir": cfg.Dir, "driver": sqliteshim.ShimName, "sqlite_options": pragmas}}, props: props}
 	c.CloseFn = func() error {
-		if cl, ok := cat.(icecatalog.Closer); ok {
+		if cl, ok := c.Cat.(icecatalog.Closer); ok {
 			return cl.Close()
 		}
 		return nil

@@ -29,7 +29,7 @@ func writeLatency(ctx context.Context, o Options, op Op) Measurement {
 // NeedDurabilityModes: the competitor runs in the mode Config.Durability
 // asks for (a remote server decides its own and is skipped).
 var NeedDurabilityModes = Requirement{
-	Why: "competitor has no durability modes (a remote server runs in its own)",
+	Why: "competitor's durability mode is not the client's to choose (none to choose, or a remote server running in its own)",
 	Met: func(env *Env) bool {
 		d, ok := competitors.As[competitors.Durable](env.Competitor)
 		return ok && d.DurabilityMode() != ""

@@ -24,13 +24,16 @@ func picks(n, m int) []int {
 	if m == 0 {
 		return nil
 	}
-	r := rand.New(rand.NewPCG(42, 7))
+	r := fixedRand()
 	out := make([]int, n)
 	for i := range out {
 		out[i] = r.IntN(m)
 	}
 	return out
 }
+
+// fixedRand is the seeded source of every access order.
+func fixedRand() *rand.Rand { return rand.New(rand.NewPCG(42, 7)) }
 
 // loadOp loads tables in a fixed pseudo-random order.
 func loadOp(c competitors.Competitor, d *Dataset, n int) Op {

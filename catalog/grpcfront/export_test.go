@@ -1,6 +1,9 @@
 package grpcfront
 
-import "net"
+import (
+	"net"
+	"time"
+)
 
 // SetOnAccept installs a hook that sees every accepted TCP connection after
 // TCP_NODELAY is set. Call before Serve.
@@ -27,3 +30,11 @@ var (
 		return out
 	}
 )
+
+// SetTokenClock replaces the token store's clock. Call before Serve; a
+// server without credentials has no store and ignores it.
+func (s *Server) SetTokenClock(now func() time.Time) {
+	if s.svc.tokens != nil {
+		s.svc.tokens.now = now
+	}
+}

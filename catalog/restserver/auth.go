@@ -67,7 +67,7 @@ func (s *Server) authorize(r *http.Request) error {
 	if !ok || !strings.EqualFold(scheme, "bearer") || tok == "" {
 		return fmt.Errorf("%w: Authorization must be a Bearer token", ErrUnauthorized)
 	}
-	if !s.tokens.valid(strings.TrimSpace(tok), time.Now()) {
+	if !s.tokens.valid(strings.TrimSpace(tok), s.now()) {
 		return fmt.Errorf("%w: unknown or expired token", ErrUnauthorized)
 	}
 	return nil
@@ -124,7 +124,7 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		s.writeJSON(w, http.StatusBadRequest, oauthError{"invalid_scope", fmt.Sprintf("scope must include %q", s.scope)})
 		return
 	}
-	tok, err := s.tokens.mint(time.Now())
+	tok, err := s.tokens.mint(s.now())
 	if err != nil {
 		s.writeError(w, r, err)
 		return

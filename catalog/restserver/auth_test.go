@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,14 +133,29 @@ func TestAuth(t *testing.T) {
 	})
 }
 
+// TestTokenExpires drives the server's token clock: a token is good up to
+// its TTL and refused after it, with no sleeping.
 func TestTokenExpires(t *testing.T) {
-	_, base := startServer(t, newEmbedded(t), Options{Credential: "bench:s3cr3t", TokenTTL: time.Millisecond})
-	code, tok := mintToken(t, base, creds("bench", "s3cr3t", "catalog"))
+	srv, err := New(newEmbedded(t), Options{Credential: "bench:s3cr3t", TokenTTL: time.Minute,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	srv.now = func() time.Time { return time.Unix(0, clock.Load()) }
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	code, tok := mintToken(t, hs.URL, creds("bench", "s3cr3t", "catalog"))
 	if code != http.StatusOK {
 		t.Fatalf("mint: %d", code)
 	}
-	time.Sleep(20 * time.Millisecond) // well past the 1ms TTL
-	if code, body, _ := do(t, http.MethodGet, base+"/v1/config", tok, ""); code != http.StatusUnauthorized {
+	clock.Add(int64(time.Minute - time.Second))
+	if code, body, _ := do(t, http.MethodGet, hs.URL+"/v1/config", tok, ""); code != http.StatusOK {
+		t.Fatalf("token within its TTL: status %d (%s), want 200", code, body)
+	}
+	clock.Add(int64(2 * time.Second))
+	if code, body, _ := do(t, http.MethodGet, hs.URL+"/v1/config", tok, ""); code != http.StatusUnauthorized {
 		t.Fatalf("expired token: status %d (%s), want 401", code, body)
 	}
 }

@@ -73,6 +73,7 @@ type Server struct {
 	warehouse string
 	log       *slog.Logger
 	tokens    *tokenStore
+	now       func() time.Time // the tokens' clock: time.Now, a fake in tests
 
 	configBody []byte // the /v1/config response, encoded once
 
@@ -108,6 +109,7 @@ func New(cat icecatalog.Catalog, opts Options) (*Server, error) {
 		warehouse: opts.Warehouse,
 		log:       log,
 		tokens:    newTokenStore(opts.TokenTTL),
+		now:       time.Now,
 	}
 	if opts.Credential != "" {
 		id, secret, found := strings.Cut(opts.Credential, ":")

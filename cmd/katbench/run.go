@@ -39,6 +39,7 @@ type benchFlags struct {
 	createOps  int
 	parallel   int
 	rounds     int
+	allowErrs  bool
 	props      []string
 }
 
@@ -53,7 +54,8 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.durability, "durability", os.Getenv("BENCH_DURABILITY"), "embedded catalog durability: immediate|eventual|none; env BENCH_DURABILITY")
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
 	fl.StringVar(&f.scenario, "scenario", "", "run only scenarios matching these globs, comma-separated (e.g. 'load_table.*')")
-	fl.StringVar(&f.history, "history", "bench_history.jsonl", "append result lines to this file ('' for none)")
+	fl.StringVar(&f.history, "history", "", "also append result lines to this file (none by default; the README's runs are recorded with --history bench_history.jsonl)")
+	fl.BoolVar(&f.allowErrs, "allow-errors", false, "exit 0 even when operations failed (recorded on every line as allow_errors)")
 	fl.StringVar(&f.format, "format", "jsonl", "stdout format: jsonl or table")
 	fl.StringVar(&f.namespace, "namespace", "", "root namespace of the dataset (default katbench_<run id>)")
 	fl.IntVar(&f.latencyOps, "ops", 0, "recorded operations per latency scenario (default 2000 with --quick, 20000 otherwise)")
@@ -156,6 +158,7 @@ func parseTarget(s string) targetSpec {
 // runBench is the body of `katbench run` and of every single-target command.
 func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error) {
 	run := results.NewRun()
+	run.AllowErrors = f.allowErrs
 	opts, err := f.options(run)
 	if err != nil {
 		return err
@@ -208,12 +211,14 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r := &scenarios.Runner{Run: run, Sink: out.Sink(), Opts: opts}
+	var lines results.Collector
+	r := &scenarios.Runner{Run: run, Sink: results.Tee{out.Sink(), &lines}, Opts: opts}
 	err = r.Execute(ctx, targets)
 	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
 		err = errors.Join(err, fmt.Errorf("interrupted"))
 	}
-	return errors.Join(err, out.Close())
+	// A line with failed operations turns the run red (exit 1).
+	return errors.Join(err, out.Close(), results.CheckErrors(lines.Snapshot()))
 }
 
 // workDir returns the directory to run in: --dir (created, checked

@@ -33,6 +33,7 @@ type transportFlags struct {
 	quick       bool
 	history     string
 	format      string
+	allowErrs   bool
 }
 
 var transportCmd = &cobra.Command{
@@ -74,7 +75,8 @@ func init() {
 	fl.StringVar(&f.transports, "transports", "http,uring", "transports to compare, comma-separated")
 	fl.IntVar(&f.poolSize, "pool-size", 0, "keep-alive connections per transport (default: the largest concurrency)")
 	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", fmt.Sprintf("%d iterations per cell unless --iterations says otherwise; env BENCH_QUICK=1", s3bench.QuickIterations))
-	fl.StringVar(&f.history, "history", "bench_history.jsonl", "append result lines to this file ('' for none)")
+	fl.StringVar(&f.history, "history", "", "also append result lines to this file (none by default)")
+	fl.BoolVar(&f.allowErrs, "allow-errors", false, "exit 0 even when operations failed (recorded on every line as allow_errors)")
 	fl.StringVar(&f.format, "format", "jsonl", "stdout format: jsonl or table")
 	rootCmd.AddCommand(transportCmd)
 }
@@ -150,7 +152,8 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	var coll results.Collector
 	sink := results.Tee{out.Sink(), &coll}
 	defer func() {
-		err = errors.Join(err, out.Close())
+		// A line with failed operations (warm-up included) turns the run red.
+		err = errors.Join(err, out.Close(), results.CheckErrors(coll.Snapshot()))
 		tables := stderr
 		if f.format == "table" {
 			tables = stdout
@@ -163,6 +166,7 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	base.Run = results.NewRun()
+	base.Run.AllowErrors = f.allowErrs
 	base.Log = &firstWrite{w: stderr} // one warning line per run, not per endpoint
 	if isTerminal(stderr) {
 		base.Progress = stderr
@@ -264,7 +268,7 @@ func writeRatios(w io.Writer, recs []results.Record) error {
 		cell[[2]string{r.Target, r.Scenario}] = r
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\turing/http ops/s\turing/http p99\thttp MiB/s\turing MiB/s\terrors http/uring\t")
+	fmt.Fprintln(tw, "scenario\turing/http ops/s (per-round median [min–max])\turing/http p99\thttp MiB/s\turing MiB/s\terrors http/uring\t")
 	rows := 0
 	for _, s := range scenarios {
 		h, okH := cell[[2]string{"http", s}]
@@ -273,7 +277,11 @@ func writeRatios(w io.Writer, recs []results.Record) error {
 			continue
 		}
 		rows++
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d/%d\t\n", s, div(u.OpsSec, h.OpsSec), div(u.P99US, h.P99US), mib(h), mib(u), h.Errors, u.Errors)
+		ops := div(u.OpsSec, h.OpsSec)
+		if sp, ok := results.MetricSpread(results.OpsSec, h, u); ok {
+			ops = sp.String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d/%d\t\n", s, ops, div(u.P99US, h.P99US), mib(h), mib(u), h.Errors, u.Errors)
 	}
 	if rows == 0 {
 		return nil

@@ -32,6 +32,10 @@ func TestTransportControlOnly(t *testing.T) {
 		if r.Target != "http" || r.Ops != 6 || r.Errors != 0 || r.Params["endpoint"] != "control" || r.Hist == "" {
 			t.Errorf("line %s: target %s ops %d errors %d params %v", r.Scenario, r.Target, r.Ops, r.Errors, r.Params)
 		}
+		if r.Rounds != 2 || len(r.RoundOpsSec) != 2 || len(r.RoundP50US) != 2 || r.WarmupErrors == nil || r.ClockOverheadNS <= 0 {
+			t.Errorf("line %s: rounds %d round_ops_sec %v round_p50_us %v warmup_errors %v clock_overhead_ns %v",
+				r.Scenario, r.Rounds, r.RoundOpsSec, r.RoundP50US, r.WarmupErrors, r.ClockOverheadNS)
+		}
 		scen = append(scen, r.Scenario)
 	}
 	want := []string{"s3.head.c1", "s3.head.c2", "s3.get.1KiB.c1", "s3.get.1KiB.c2", "s3.put.1KiB.c1", "s3.put.1KiB.c2"}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -23,10 +24,13 @@ type Host struct {
 	Arch     string `json:"arch"`
 }
 
-// Commit is the build's source revision.
+// Commit is the build's source revision. Source says where it came from:
+// "buildinfo" (the binary's own vcs.revision / vcs.modified), "git" (the
+// checkout the binary runs in), "ldflags" (BuildSHA) or "" (unknown).
 type Commit struct {
-	SHA   string `json:"sha"`
-	Dirty bool   `json:"dirty"`
+	SHA    string `json:"sha"`
+	Dirty  bool   `json:"dirty"`
+	Source string `json:"source,omitempty"`
 }
 
 // ThisHost reads this machine's provenance.
@@ -57,30 +61,76 @@ func cpuModel() string {
 }
 
 // BuildSHA may be set at link time (-ldflags "-X …results.BuildSHA=…") for
-// binaries built outside a checkout.
+// binaries built without version control information.
 var BuildSHA string
+
+// HistoryFile is the committed history of the README's runs. Appending to
+// it does not make a build dirty: it is excluded from the dirty check.
+const HistoryFile = "bench_history.jsonl"
 
 var (
 	commitOnce sync.Once
 	commit     Commit
 )
 
-// ThisCommit returns the git revision of the working tree the binary runs
-// from (go run and make both run inside the checkout), with a dirty flag,
-// falling back to BuildSHA and then "unknown".
+// ThisCommit returns the revision the binary was built from: the build
+// info's vcs.revision and vcs.modified when the binary carries them (go
+// build stamps them unless -buildvcs=false), else the git checkout of the
+// working directory, else BuildSHA, else "unknown". Dirtiness ignores
+// untracked files and HistoryFile; when the build info says modified and
+// the binary runs in a checkout of the same revision, git decides, so a
+// history file appended after the last commit does not mark a build dirty.
 func ThisCommit() Commit {
 	commitOnce.Do(func() {
 		commit = Commit{SHA: "unknown"}
-		if BuildSHA != "" {
-			commit.SHA = BuildSHA
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			if c, ok := commitFromBuildInfo(bi); ok {
+				commit = c
+			}
 		}
-		out, err := exec.Command("git", "rev-parse", "HEAD").Output()
-		if err != nil {
+		if commit.Source == "buildinfo" && !commit.Dirty {
 			return
 		}
-		commit.SHA = strings.TrimSpace(string(out))
-		st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output()
-		commit.Dirty = err == nil && len(strings.TrimSpace(string(st))) > 0
+		if g, ok := commitFromGit("."); ok && (commit.Source == "" || g.SHA == commit.SHA) {
+			commit = g
+			return
+		}
+		if commit.Source == "" && BuildSHA != "" {
+			commit = Commit{SHA: BuildSHA, Source: "ldflags"}
+		}
 	})
 	return commit
+}
+
+// commitFromBuildInfo reads vcs.revision and vcs.modified.
+func commitFromBuildInfo(bi *debug.BuildInfo) (Commit, bool) {
+	c := Commit{Source: "buildinfo"}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			c.SHA = s.Value
+		case "vcs.modified":
+			c.Dirty = s.Value == "true"
+		}
+	}
+	return c, c.SHA != ""
+}
+
+// commitFromGit asks git for the checkout at dir: HEAD, and whether a
+// tracked file other than HistoryFile differs from it.
+func commitFromGit(dir string) (Commit, bool) {
+	out, err := gitIn(dir, "rev-parse", "HEAD")
+	if err != nil {
+		return Commit{}, false
+	}
+	c := Commit{SHA: strings.TrimSpace(string(out)), Source: "git"}
+	st, err := gitIn(dir, "status", "--porcelain", "--untracked-files=no", "--", ":(top)", ":(top,exclude,glob)**/"+HistoryFile)
+	c.Dirty = err != nil || len(strings.TrimSpace(string(st))) > 0
+	return c, true
+}
+
+func gitIn(dir string, args ...string) ([]byte, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	return cmd.Output()
 }

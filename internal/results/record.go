@@ -11,16 +11,23 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
+// SchemaVersion is the `schema` of the lines this package writes. Lines
+// without the field are version 1 (before kind/metric/rounds/clock
+// overhead, with unmeasured percentiles written as 0).
+const SchemaVersion = 2
+
 // Record is one result line: one (target, scenario, variant) of one run. Its
-// JSON form is the contract documented in the README; every field is always
-// present except control_p50_us, transport fields and skipped, and a skipped
-// line carries no numbers.
+// JSON form is the contract documented in the README. A value that was not
+// measured is absent, never 0: the percentiles and mean when no operation
+// succeeded, ops_sec when nothing was timed; a skipped line carries no
+// numbers at all.
 type Record struct {
+	Schema   int    `json:"schema"`
 	TS       string `json:"ts"`
 	RunID    string `json:"run_id"`
 	Target   string `json:"target"`
 	Scenario string `json:"scenario"`
-	Loop     string `json:"loop,omitempty"`
+	Loop     string `json:"loop"`
 	// Kind, Metric and Better say what the scenario measures and which
 	// direction of its headline metric is better, so no reader parses the
 	// scenario name. Absent on lines written before they existed.
@@ -31,12 +38,12 @@ type Record struct {
 	Ops          int64    `json:"ops"`
 	Errors       int64    `json:"errors"`
 	DurationS    float64  `json:"duration_s"`
-	OpsSec       float64  `json:"ops_sec"`
-	P50US        float64  `json:"p50_us"`
-	P99US        float64  `json:"p99_us"`
-	P999US       float64  `json:"p999_us"`
-	MaxUS        float64  `json:"max_us"`
-	MeanUS       float64  `json:"mean_us"`
+	OpsSec       float64  `json:"ops_sec,omitempty"`
+	P50US        float64  `json:"p50_us,omitempty"`
+	P99US        float64  `json:"p99_us,omitempty"`
+	P999US       float64  `json:"p999_us,omitempty"`
+	MaxUS        float64  `json:"max_us,omitempty"`
+	MeanUS       float64  `json:"mean_us,omitempty"`
 	ControlP50US *float64 `json:"control_p50_us,omitempty"`
 	// Rounds is how many interleaved rounds the line's histogram merges;
 	// RoundP50US and RoundOpsSec are each round's own p50 and ops/s, so
@@ -47,7 +54,14 @@ type Record struct {
 	// WarmupErrors counts failed operations of the unrecorded warm-up
 	// (present where a warm-up ran): they are not in Errors, but never
 	// vanish.
-	WarmupErrors      *int64         `json:"warmup_errors,omitempty"`
+	WarmupErrors *int64 `json:"warmup_errors,omitempty"`
+	// ClockOverheadNS is the harness floor calibrated at the start of the
+	// run: the median of back-to-back clock reads recorded through a
+	// Recorder, in ns. Every latency on the line includes it.
+	ClockOverheadNS float64 `json:"clock_overhead_ns,omitempty"`
+	// AllowErrors records that the run was told (--allow-errors) to exit 0
+	// although lines had failed operations.
+	AllowErrors       bool           `json:"allow_errors,omitempty"`
 	Transport         string         `json:"transport,omitempty"`
 	TransportFallback string         `json:"transport_fallback,omitempty"`
 	Params            map[string]any `json:"params"`
@@ -69,6 +83,7 @@ const (
 // skippedRecord is the JSON shape of a skipped line: provenance and the
 // reason, no numbers that could be mistaken for a measurement.
 type skippedRecord struct {
+	Schema            int            `json:"schema"`
 	TS                string         `json:"ts"`
 	RunID             string         `json:"run_id"`
 	Target            string         `json:"target"`
@@ -89,7 +104,7 @@ type skippedRecord struct {
 func (r Record) MarshalJSON() ([]byte, error) {
 	if r.Skipped != "" {
 		return json.Marshal(skippedRecord{
-			TS: r.TS, RunID: r.RunID, Target: r.Target, Scenario: r.Scenario,
+			Schema: r.Schema, TS: r.TS, RunID: r.RunID, Target: r.Target, Scenario: r.Scenario,
 			Kind: r.Kind, Metric: r.Metric, Better: r.Better, Threads: r.Threads,
 			Skipped: r.Skipped, Transport: r.Transport, TransportFallback: r.TransportFallback,
 			Params: r.Params, Host: r.Host, Commit: r.Commit,
@@ -105,13 +120,20 @@ type Run struct {
 	ID     string
 	Host   Host
 	Commit Commit
+	// ClockOverhead is the harness floor (CalibrateClock) stamped on every
+	// measured line.
+	ClockOverhead time.Duration
+	// AllowErrors is stamped on every measured line: the run exits 0 even
+	// when operations failed.
+	AllowErrors bool
 }
 
-// NewRun returns a run with a fresh random id and this host's provenance.
+// NewRun returns a run with a fresh random id, this host's provenance and
+// a freshly calibrated clock overhead.
 func NewRun() *Run {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return &Run{ID: hex.EncodeToString(b[:]), Host: ThisHost(), Commit: ThisCommit()}
+	return &Run{ID: hex.EncodeToString(b[:]), Host: ThisHost(), Commit: ThisCommit(), ClockOverhead: CalibrateClock()}
 }
 
 // Result builds a measured line from a merged recorder. elapsed is the wall
@@ -119,12 +141,13 @@ func NewRun() *Run {
 func (run *Run) Result(target, scenario, loop string, threads int, rec *Recorder, elapsed time.Duration, params map[string]any) Record {
 	h := rec.h
 	r := Record{
-		TS: time.Now().UTC().Format(time.RFC3339Nano), RunID: run.ID,
+		Schema: SchemaVersion, TS: time.Now().UTC().Format(time.RFC3339Nano), RunID: run.ID,
 		Target: target, Scenario: scenario, Loop: loop, Threads: threads,
 		Ops: h.TotalCount(), Errors: rec.errors, DurationS: elapsed.Seconds(),
 		Params: orEmpty(params), Host: run.Host, Commit: run.Commit,
+		ClockOverheadNS: float64(run.ClockOverhead), AllowErrors: run.AllowErrors,
 	}
-	if elapsed > 0 {
+	if elapsed > 0 && r.Ops > 0 {
 		r.OpsSec = float64(r.Ops) / elapsed.Seconds()
 	}
 	if r.Ops > 0 {
@@ -143,7 +166,7 @@ func (run *Run) Result(target, scenario, loop string, threads int, rec *Recorder
 // Skipped builds a skipped line carrying the reason.
 func (run *Run) Skipped(target, scenario, reason string, params map[string]any) Record {
 	return Record{
-		TS: time.Now().UTC().Format(time.RFC3339Nano), RunID: run.ID,
+		Schema: SchemaVersion, TS: time.Now().UTC().Format(time.RFC3339Nano), RunID: run.ID,
 		Target: target, Scenario: scenario, Skipped: reason,
 		Params: orEmpty(params), Host: run.Host, Commit: run.Commit,
 	}

@@ -3,6 +3,8 @@ package results
 import (
 	"fmt"
 	"io"
+	"math"
+	"sort"
 	"strings"
 	"text/tabwriter"
 )
@@ -50,7 +52,11 @@ func WriteTable(w io.Writer, recs []Record) error {
 			case r.Skipped != "":
 				row = append(row, "skipped", "", "", "")
 			default:
-				row = append(row, num(r.P50US), num(r.P99US), num(r.P999US), num(r.OpsSec))
+				mark := ""
+				if r.Failed() {
+					mark = " !"
+				}
+				row = append(row, num(r.P50US)+mark, num(r.P99US), num(r.P999US), num(r.OpsSec))
 			}
 			if i > 0 {
 				row = append(row, ratio(base, haveBase, r, ok))
@@ -62,6 +68,19 @@ func WriteTable(w io.Writer, recs []Record) error {
 		if r.Skipped != "" {
 			fmt.Fprintf(tw, "skipped %s %s: %s\n", r.Target, r.Scenario, oneLine(r.Skipped))
 		}
+	}
+	for _, r := range recs {
+		if r.Skipped == "" && r.Failed() {
+			allowed := ""
+			if r.AllowErrors {
+				allowed = " (allowed by --allow-errors)"
+			}
+			fmt.Fprintf(tw, "! errors %s %s: %d of %d operations failed, %d in the warm-up%s: %s\n",
+				r.Target, r.Scenario, r.Errors, r.Errors+r.Ops, r.warmupErrors(), allowed, oneLine(r.FirstError))
+		}
+	}
+	if hasSpread(recs) {
+		fmt.Fprintln(tw, "ratios: median of the per-round ratios [min–max]; \"tie\" when the range straddles 1")
 	}
 	return tw.Flush()
 }
@@ -79,21 +98,103 @@ func Ratio(base, r Record) float64 {
 	return v / b
 }
 
+// Spread is the per-round view of a ratio between two lines measured in
+// the same interleaved rounds: the median of the paired per-round ratios of
+// the headline metric and their minimum and maximum, over N rounds where
+// both sides measured something. Tie is true when the range straddles 1.
+type Spread struct {
+	Median, Min, Max float64
+	N                int
+	Tie              bool
+}
+
+// RatioSpread pairs r's and base's per-round samples of r's headline
+// metric. ok is false when fewer than two rounds have both.
+func RatioSpread(base, r Record) (s Spread, ok bool) {
+	return MetricSpread(r.HeadlineMetric(), base, r)
+}
+
+// MetricSpread is RatioSpread for metric m (p50 or ops/s).
+func MetricSpread(m Metric, base, r Record) (s Spread, ok bool) {
+	if base.Skipped != "" || r.Skipped != "" {
+		return s, false
+	}
+	bs, rs := base.RoundP50US, r.RoundP50US
+	if m == OpsSec {
+		bs, rs = base.RoundOpsSec, r.RoundOpsSec
+	}
+	var ratios []float64
+	for i := range min(len(bs), len(rs)) {
+		if b, v := bs[i], rs[i]; b > 0 && v > 0 && !math.IsNaN(b) && !math.IsNaN(v) {
+			ratios = append(ratios, v/b)
+		}
+	}
+	if len(ratios) < 2 {
+		return s, false
+	}
+	sort.Float64s(ratios)
+	n := len(ratios)
+	s = Spread{Min: ratios[0], Max: ratios[n-1], N: n, Median: ratios[n/2]}
+	if n%2 == 0 {
+		s.Median = (ratios[n/2-1] + ratios[n/2]) / 2
+	}
+	s.Tie = s.Min <= 1 && s.Max >= 1
+	return s, true
+}
+
+// String is "1.23× [1.10–1.40]", with " tie" when the range straddles 1.
+func (s Spread) String() string {
+	out := fmt.Sprintf("%s× [%s–%s]", ratioNum(s.Median), ratioNum(s.Min), ratioNum(s.Max))
+	if s.Tie {
+		out += " tie"
+	}
+	return out
+}
+
+func hasSpread(recs []Record) bool {
+	for _, r := range recs {
+		if len(r.RoundP50US) > 1 || len(r.RoundOpsSec) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
 func ratio(base Record, haveBase bool, r Record, ok bool) string {
 	if !haveBase || !ok {
 		return ""
+	}
+	unit := r.HeadlineMetric().Unit()
+	if s, ok := RatioSpread(base, r); ok {
+		tie := ""
+		if s.Tie {
+			tie = " tie"
+		}
+		return fmt.Sprintf("%s× %s [%s–%s]%s", ratioNum(s.Median), unit, ratioNum(s.Min), ratioNum(s.Max), tie)
 	}
 	x := Ratio(base, r)
 	if x == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%.3g× %s", x, r.HeadlineMetric().Unit())
+	return fmt.Sprintf("%s× %s", ratioNum(x), unit)
+}
+
+// ratioNum prints a ratio with three significant digits, without an
+// exponent.
+func ratioNum(x float64) string {
+	switch {
+	case x >= 100:
+		return fmt.Sprintf("%.0f", x)
+	case x >= 10:
+		return fmt.Sprintf("%.1f", x)
+	}
+	return fmt.Sprintf("%.3g", x)
 }
 
 func num(v float64) string {
 	switch {
 	case v == 0:
-		return "0"
+		return "—" // not measured (a measured time is never 0)
 	case v < 10:
 		return fmt.Sprintf("%.3f", v)
 	case v < 1000:

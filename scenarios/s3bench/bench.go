@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,6 +45,12 @@ type laneCell struct {
 	recs     []*results.Recorder
 	firstErr []error
 	elapsed  time.Duration
+	// warmErrs counts the warm-up's failures per worker: the warm-up is not
+	// recorded, but its errors are reported (warmup_errors).
+	warmErrs []int64
+	// roundP50 and roundOps are each measured round's own p50 (µs) and
+	// ops/s, NaN for a round that measured nothing.
+	roundP50, roundOps results.Samples
 }
 
 // Run measures every (transport, op, size, concurrency) of cfg against one
@@ -138,12 +146,18 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 				st.workers = append(st.workers, newWorker(l.client, cfg.S3.Bucket, key, c.op, size, payload(size)))
 				st.recs = append(st.recs, results.NewRecorder())
 				st.firstErr = append(st.firstErr, nil)
+				st.warmErrs = append(st.warmErrs, 0)
 			}
 			states[i] = st
-			// Warm-up: verified, not recorded. Errors still count.
-			runPhase(ctx, st, cfg.warmup(c.conc), true)
-			for _, r := range st.recs {
-				r.Reset()
+			// Warm-up: every GET verified, nothing recorded; its failures
+			// are kept apart as warm-up errors.
+			warm := make([]*results.Recorder, len(st.workers))
+			for w := range warm {
+				warm[w] = results.NewRecorder()
+			}
+			runPhase(ctx, st, warm, cfg.warmup(c.conc), 1, true)
+			for w, r := range warm {
+				st.warmErrs[w] += r.Errors()
 			}
 		}
 		name := Scenario(c.op, size, c.conc)
@@ -158,7 +172,26 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 					i = len(lanes) - 1 - j
 				}
 				progress(cfg, name, string(lanes[i].info.Used), round, cfg.Rounds)
-				states[i].elapsed += runPhase(ctx, states[i], n, false)
+				st := states[i]
+				recs := make([]*results.Recorder, len(st.workers))
+				for w := range recs {
+					recs[w] = results.NewRecorder()
+				}
+				d := runPhase(ctx, st, recs, n, VerifyEvery, false)
+				st.elapsed += d
+				round := results.Merged(recs...)
+				p50, ops := math.NaN(), math.NaN()
+				if round.Count() > 0 {
+					p50 = float64(round.Percentile(50)) / 1e3
+					if d > 0 {
+						ops = float64(round.Count()) / d.Seconds()
+					}
+				}
+				st.roundP50 = append(st.roundP50, p50)
+				st.roundOps = append(st.roundOps, ops)
+				for w, r := range recs {
+					st.recs[w].Merge(r)
+				}
 			}
 			if err := ctx.Err(); err != nil {
 				return err
@@ -223,11 +256,19 @@ func cells(cfg Config) []cell {
 	return out
 }
 
+// VerifyEvery is how often a measured GET's bytes are compared with the
+// object: every VerifyEvery-th operation of each worker in each round (its
+// first included), after its clock has stopped, so the comparison costs wall time
+// but never a recorded latency. The warm-up verifies every GET. A mismatch
+// is a failed operation, counted in the line's errors.
+const VerifyEvery = 8
+
 // runPhase performs n operations on st's workers (closed loop, each worker
-// taking the next ticket until n are taken) and returns the wall time.
-// Successful operations are recorded in the worker's recorder unless verify
-// is set (warm-up); failures are counted either way.
-func runPhase(ctx context.Context, st *laneCell, n int, verify bool) time.Duration {
+// taking the next ticket until n are taken) into recs (one per worker) and
+// returns the wall time. Every verifyEvery-th GET of a worker is compared
+// byte for byte with the object after it was timed. Successful operations
+// are recorded unless warm is set; failures are counted either way.
+func runPhase(ctx context.Context, st *laneCell, recs []*results.Recorder, n, verifyEvery int, warm bool) time.Duration {
 	if n <= 0 {
 		return 0
 	}
@@ -238,22 +279,28 @@ func runPhase(ctx context.Context, st *laneCell, n int, verify bool) time.Durati
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rec := st.recs[i]
-			for tickets.Add(1) <= int64(n) {
+			rec := recs[i]
+			for k := 0; tickets.Add(1) <= int64(n); k++ {
 				if ctx.Err() != nil {
 					return
 				}
 				t0 := time.Now()
-				err := w.do(ctx, verify)
+				err := w.do(ctx)
 				d := time.Since(t0)
+				if err == nil && verifyEvery > 0 && k%verifyEvery == 0 {
+					err = w.verify()
+				}
 				if err != nil {
 					rec.Error()
 					if st.firstErr[i] == nil {
+						if warm {
+							err = fmt.Errorf("warm-up: %w", err)
+						}
 						st.firstErr[i] = err
 					}
 					continue
 				}
-				if !verify {
+				if !warm {
 					rec.Record(d)
 				}
 			}
@@ -273,6 +320,7 @@ func record(cfg Config, c cell, size int64, l lane, st *laneCell, fallback strin
 		"iterations":  cfg.Iterations,
 		"rounds":      cfg.Rounds,
 		"warmup":      cfg.warmup(c.conc),
+		"verify":      "every GET of the warm-up; every " + strconv.Itoa(VerifyEvery) + "th measured GET per worker, after its clock stopped",
 		"transport":   string(l.info.Used),
 		"requested":   string(l.requested),
 		"pool_size":   cfg.S3.PoolSize,
@@ -289,6 +337,14 @@ func record(cfg Config, c cell, size int64, l lane, st *laneCell, fallback strin
 	r := cfg.Run.Result(string(l.info.Used), Scenario(c.op, size, c.conc), results.Closed, c.conc, rec, st.elapsed, params)
 	r.Transport = string(l.info.Used)
 	r.TransportFallback = fallback
+	r.Kind, r.Metric, r.Better = "latency", results.P50, results.P50.Better()
+	r.Rounds = len(st.roundP50)
+	r.RoundP50US, r.RoundOpsSec = st.roundP50, st.roundOps
+	var warm int64
+	for _, n := range st.warmErrs {
+		warm += n
+	}
+	r.WarmupErrors = &warm
 	for _, err := range st.firstErr {
 		if err != nil {
 			r.FirstError = err.Error()

@@ -50,9 +50,9 @@ func newWorker(c *minio.Client, bucket, key string, op Op, size int64, payload [
 	return w
 }
 
-// do performs one operation. verify also compares a GET body byte for byte
-// (used during warm-up, outside the measured phase).
-func (w *worker) do(ctx context.Context, verify bool) error {
+// do performs one operation. A GET leaves its body in the worker's buffer
+// for verify.
+func (w *worker) do(ctx context.Context) error {
 	switch w.op {
 	case Head:
 		info, err := w.client.StatObject(ctx, w.bucket, w.key, minio.StatObjectOptions{})
@@ -64,7 +64,7 @@ func (w *worker) do(ctx context.Context, verify bool) error {
 		}
 		return nil
 	case Get:
-		return w.get(ctx, verify)
+		return w.get(ctx)
 	case Put:
 		// A fresh reader each time: net/http may still be reading (and
 		// discarding) a request body after RoundTrip returns, so a reused
@@ -81,7 +81,7 @@ func (w *worker) do(ctx context.Context, verify bool) error {
 // get reads the body with io.ReadFull into the preallocated buffer, then
 // checks that the body ends exactly there, so the transport's path into a
 // caller buffer of known size is what is measured.
-func (w *worker) get(ctx context.Context, verify bool) error {
+func (w *worker) get(ctx context.Context) error {
 	body, _, _, err := w.core.GetObject(ctx, w.bucket, w.key, minio.GetObjectOptions{})
 	if err != nil {
 		return fmt.Errorf("GET %s: %w", w.key, err)
@@ -102,7 +102,13 @@ func (w *worker) get(ctx context.Context, verify bool) error {
 	case err != io.EOF:
 		return fmt.Errorf("GET %s: after %d bytes, want EOF: %v", w.key, w.size, err)
 	}
-	if verify && !bytes.Equal(w.buf[:w.size], w.payload) {
+	return nil
+}
+
+// verify compares the body of the worker's last successful GET with the
+// object's bytes; other operations have nothing to compare.
+func (w *worker) verify() error {
+	if w.op == Get && !bytes.Equal(w.buf[:w.size], w.payload) {
 		return fmt.Errorf("GET %s: %w", w.key, errCorrupt)
 	}
 	return nil

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nordisk/katbench/catalog"
+	"github.com/nordisk/katbench/internal/results"
+)
+
+// startServe runs `katbench serve FRONT` on a free loopback port and returns
+// the address it announced and a stop function that SIGTERMs it and waits.
+func startServe(t *testing.T, front, catDir string) (string, func()) {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", front, "--addr", "127.0.0.1:0", "--dir", catDir)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	re := regexp.MustCompile(`serving (?:gRPC at|Iceberg REST at) (\S+)`)
+	sc := bufio.NewScanner(stderr)
+	var addr string
+	for sc.Scan() {
+		if m := re.FindStringSubmatch(sc.Text()); m != nil {
+			addr = m[1]
+			break
+		}
+	}
+	if addr == "" {
+		t.Fatalf("serve %s announced no address", front)
+	}
+	exited := make(chan error, 1)
+	go func() { _, _ = io.Copy(io.Discard, stderr); exited <- cmd.Wait() }()
+	return addr, func() {
+		t.Helper()
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Errorf("serve %s exited with %v", front, err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("serve %s did not stop", front)
+		}
+	}
+}
+
+// TestRemoteRunAgainstServe: `katbench rest URL` and `katbench grpc
+// HOST:PORT` against `katbench serve` run every scenario they can, exit 0,
+// and leave the served catalog empty.
+func TestRemoteRunAgainstServe(t *testing.T) {
+	for _, front := range []string{"rest", "grpc"} {
+		t.Run(front, func(t *testing.T) {
+			dir := t.TempDir()
+			catDir := filepath.Join(dir, "served")
+			addr, stop := startServe(t, front, catDir)
+			stdout, stderr, code := katbench(t, dir, front, addr, "--peer", "", "--quick", "--tables", "8", "--ops", "50",
+				"--create-ops", "10", "--duration", "30ms", "--warmup", "5ms", "--threads", "1")
+			if code != 0 {
+				t.Fatalf("katbench %s %s: exit %d\n%s", front, addr, code, stderr)
+			}
+			recs := parseLines(t, stdout)
+			measured := 0
+			for _, r := range recs {
+				switch {
+				case r.Skipped == "":
+					measured++
+				case strings.HasPrefix(r.Scenario, "create_table.durability."):
+				case r.Scenario == "load_table.cold.latency", front == "rest" && r.Scenario == "resolve_metadata.latency":
+				default:
+					t.Errorf("%s skipped: %s", r.Scenario, r.Skipped)
+				}
+			}
+			if measured < 6 { // control, load, exists, t1, create, commit
+				t.Errorf("only %d measured lines", measured)
+			}
+			stop()
+			cat, err := catalog.Open(context.Background(), catalog.Options{Dir: catDir, LockTimeout: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cat.Close()
+			if nss, err := cat.ListNamespaces(context.Background(), nil); err != nil || len(nss) != 0 {
+				t.Errorf("served catalog holds %v (err %v) after the run, want nothing", nss, err)
+			}
+		})
+	}
+}
+
+// parseLines decodes katbench's JSONL stdout.
+func parseLines(t *testing.T, out string) []results.Record {
+	t.Helper()
+	var recs []results.Record
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var r results.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("stdout line %.200q: %v", sc.Text(), err)
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
