@@ -80,12 +80,7 @@ func TestRunnerDrivesEveryCompetitorIdentically(t *testing.T) {
 			if skippable {
 				t.Errorf("%s %s ran, want skipped", tg, name)
 			}
-			// iceberg-go's SQL catalog reports a failed requirement as a
-			// plain error, not table.ErrCommitFailed, so its contended losers
-			// are counted as errors (when a race happened at all).
-			sqlMisreportsConflicts := tg == "sql" && strings.HasPrefix(name, "commit_table.contended.") &&
-				strings.Contains(rec.FirstError, "requirement failed")
-			if rec.Ops == 0 || (rec.Errors != 0 && !sqlMisreportsConflicts) {
+			if rec.Ops == 0 || rec.Errors != 0 {
 				t.Errorf("%s %s: ops=%d errors=%d first_error=%q", tg, name, rec.Ops, rec.Errors, rec.FirstError)
 			}
 			h, err := results.DecodeHist(rec.Hist)
