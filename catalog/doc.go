@@ -21,12 +21,13 @@
 //
 // Concurrent writers share flush rounds. Each writer writes and fsyncs its
 // own metadata file in its own goroutine, so the files of concurrent writers
-// are fsynced in parallel (one journal commit on ext4 serves them all). The
-// pointer changes then go to a group committer: a writer that finds no bbolt
-// commit running commits at once, alone — a single writer waits for nobody
-// and there is no timer — and the writers that arrive while a commit runs
-// are committed together by the next one, in one bbolt transaction: one
-// fsync of bbolt's data pages and one of its meta page for the whole batch.
+// are fsynced in parallel (on ext4 concurrent fsyncs can share a journal
+// commit). The pointer changes then go to a group committer: a writer that
+// finds no bbolt commit running commits at once, alone — a single writer
+// waits for nobody and there is no timer — and the writers that arrive
+// while a commit runs are committed together by the next one, in one bbolt
+// transaction: one fsync of bbolt's data pages and one of its meta page for
+// the whole batch.
 // Every writer still gets its own result: a writer whose check fails (a
 // table that exists, a pointer that moved) gets its own error and the rest
 // of its batch commits; a change that fails half-applied is rolled back by

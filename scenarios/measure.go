@@ -75,6 +75,14 @@ func Latency(ctx context.Context, op Op, warmup time.Duration, minWarmup, maxWar
 // for d; only the second phase is recorded. Every worker owns its recorder;
 // they are merged at the end, so percentiles are never averaged.
 func Throughput(ctx context.Context, op Op, threads int, warmup, d time.Duration) Measurement {
+	return ThroughputAtLeast(ctx, op, threads, warmup, d, 0)
+}
+
+// ThroughputAtLeast is Throughput whose measured phase lasts d and, beyond
+// d, until at least minOps operations (successful or not) ended in it, or
+// ctx ends: for operations so slow that d alone could pass without one.
+// Elapsed is the phase's real length, so ops/s stays exact.
+func ThroughputAtLeast(ctx context.Context, op Op, threads int, warmup, d time.Duration, minOps int64) Measurement {
 	recs := make([]*results.Recorder, threads)
 	var warmErrs atomic.Int64
 	var warmErr errHolder
@@ -83,7 +91,8 @@ func Throughput(ctx context.Context, op Op, threads int, warmup, d time.Duration
 	}
 	var (
 		eh    errHolder
-		phase atomic.Int32 // phaseWarm, phaseMeasure, phaseDone
+		phase atomic.Int32                   // phaseWarm, phaseMeasure, phaseDone
+		ended = make([]paddedCount, threads) // per worker: operations that ended in the measured phase
 		stop  atomic.Bool
 		ready sync.WaitGroup
 		wg    sync.WaitGroup
@@ -111,6 +120,7 @@ func Throughput(ctx context.Context, op Op, threads int, warmup, d time.Duration
 				case phaseDone:
 					continue
 				}
+				ended[w].n.Add(1) // the worker's own cache line: no sharing on the hot path
 				if err != nil {
 					rec.Error()
 					eh.set(err)
@@ -128,6 +138,9 @@ func Throughput(ctx context.Context, op Op, threads int, warmup, d time.Duration
 	phase.Store(phaseMeasure)
 	start := time.Now()
 	sleepCtx(ctx, d)
+	for endedSum(ended) < minOps && ctx.Err() == nil {
+		sleepCtx(ctx, time.Millisecond)
+	}
 	phase.Store(phaseDone)
 	elapsed := time.Since(start)
 	stop.Store(true)
@@ -137,6 +150,20 @@ func Throughput(ctx context.Context, op Op, threads int, warmup, d time.Duration
 		m.FirstErr = warmErr.err
 	}
 	return m
+}
+
+// paddedCount is a counter alone on its cache line.
+type paddedCount struct {
+	n atomic.Int64
+	_ [56]byte
+}
+
+func endedSum(c []paddedCount) int64 {
+	var n int64
+	for i := range c {
+		n += c[i].n.Load()
+	}
+	return n
 }
 
 // Phases of a Throughput run.

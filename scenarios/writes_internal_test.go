@@ -26,7 +26,7 @@ func TestContendedCommitsLoseNoFlip(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := table.Identifier{"ns", "hot"}
-	snaps, err := setupContended(ctx, cat, id)
+	snaps, err := setupContended(ctx, cat, id, func(...table.Identifier) {})
 	if err != nil {
 		t.Fatal(err)
 	}

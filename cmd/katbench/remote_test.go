@@ -83,7 +83,7 @@ func TestRemoteRunAgainstServe(t *testing.T) {
 				switch {
 				case r.Skipped == "":
 					measured++
-				case strings.HasPrefix(r.Scenario, "create_table.durability."):
+				case strings.HasPrefix(r.Scenario, "create_table.durability."), strings.HasPrefix(r.Scenario, "commit_table.durability."):
 				case r.Scenario == "load_table.cold.latency", front == "rest" && r.Scenario == "resolve_metadata.latency":
 				default:
 					t.Errorf("%s skipped: %s", r.Scenario, r.Skipped)

@@ -15,9 +15,9 @@ import (
 
 // openEmbedded opens an embedded catalog in a temp dir on a file://
 // warehouse.
-func openEmbedded(t testing.TB) *catalog.Catalog {
+func openEmbedded(t testing.TB, allowed ...string) *catalog.Catalog {
 	t.Helper()
-	cat, err := catalog.Open(context.Background(), catalog.Options{Dir: t.TempDir(), Durability: catalog.None})
+	cat, err := catalog.Open(context.Background(), catalog.Options{Dir: t.TempDir(), Durability: catalog.None, AllowedLocations: allowed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,8 +181,9 @@ func TestParseRows(t *testing.T) {
 // TestRunWithLocation: a lane's Location roots its tables; KeepTables
 // leaves them in the catalog.
 func TestRunWithLocation(t *testing.T) {
-	cat := openEmbedded(t)
 	root := t.TempDir()
+	// A table location outside the warehouse must be an allowed root.
+	cat := openEmbedded(t, "file://"+root)
 	cfg := smallConfig()
 	cfg.Rounds, cfg.CommitOps, cfg.KeepTables = 1, 1, true
 	lane := Lane{Target: "embedded", Catalog: cat, Location: "file://" + root}
