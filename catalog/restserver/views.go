@@ -130,7 +130,7 @@ func (s *Server) handleViews(w http.ResponseWriter, r *http.Request, rt route) {
 		if errors.Is(err, katcatalog.ErrNameTaken) {
 			err = fmt.Errorf("%w: %w", errViewIsTable, err)
 		}
-		s.writeError(w, r, aboutView(err, req.Source, req.Destination[:len(req.Destination)-1], req.Destination))
+		s.writeError(w, r, aboutRename(err, req.Source, req.Destination, true))
 		return
 	}
 	ns, err := ParseNamespacePath(rt.ns)
