@@ -8,7 +8,7 @@
 # catalog operations the interop test performs never read data files.
 set -euo pipefail
 
-PYICEBERG_VERSION="${PYICEBERG_VERSION:-0.10.0}"
+PYICEBERG_VERSION="${PYICEBERG_VERSION:-0.12.0}"
 CACHE="${KATBENCH_CACHE:-$HOME/.cache/katbench}"
 VENV="$CACHE/pyiceberg-venv"
 PY="${PYTHON:-python3}"
