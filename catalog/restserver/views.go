@@ -229,8 +229,11 @@ func (s *Server) createView(w http.ResponseWriter, r *http.Request, vc viewCatal
 	}
 	meta, loc, err := vc.CreateView(r.Context(), ident, spec)
 	if err != nil {
-		if errors.Is(err, katcatalog.ErrNameTaken) {
+		switch {
+		case errors.Is(err, katcatalog.ErrNameTaken):
 			err = fmt.Errorf("%w: %w", errViewIsTable, err)
+		case errors.Is(err, iceberg.ErrInvalidArgument) && !errors.Is(err, katcatalog.ErrInvalidLocation):
+			err = fmt.Errorf("%w: %w", errIllegalArgument, err)
 		}
 		s.writeError(w, r, aboutView(err, ident, ns, ident))
 		return
