@@ -129,6 +129,8 @@ func testServeRestBadFlags(t *testing.T, bin string) {
 		{"--scope", "catalog"},
 		{"--addr", "nonsense"},
 		{"--prefix", "namespaces"},
+		{"--allowed-location", "relative/dir"},
+		{"--allowed-location", "file:///wh/%2e%2e/x"},
 		{"extra-arg"},
 	} {
 		dir := filepath.Join(t.TempDir(), "cat")
