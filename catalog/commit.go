@@ -66,13 +66,12 @@ func (c *Catalog) CommitTable(ctx context.Context, ident table.Identifier, reqs 
 	if cur != nil && len(updates) == 0 {
 		return cur, curLoc, nil
 	}
-	start := cur
-	if start == nil {
-		if start, err = table.NewMetadata(iceberg.NewSchema(0), nil, table.UnsortedSortOrder, "", createStartProps(updates)); err != nil {
-			return nil, "", fmt.Errorf("commit table %s: %w", identString(ident), err)
-		}
+	var next table.Metadata
+	if cur == nil {
+		next, err = createFromUpdates(updates)
+	} else {
+		next, err = table.UpdateTableMetadata(cur, updates, curLoc)
 	}
-	next, err := table.UpdateTableMetadata(start, updates, curLoc)
 	if err != nil {
 		return nil, "", fmt.Errorf("commit table %s: %w", identString(ident), err)
 	}

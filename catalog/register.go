@@ -10,6 +10,7 @@ import (
 
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+	"github.com/google/uuid"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -85,11 +86,14 @@ func (c *Catalog) TableLocation(ctx context.Context, ident table.Identifier) (st
 	return loc, nil
 }
 
-// createStartProps are the properties of the empty metadata a create
-// through CommitTable (assert-create) starts from: the format version the
-// updates ask for, so that a v1 table is created as v1 rather than
-// "downgraded" from the default.
-func createStartProps(updates []table.Update) iceberg.Properties {
+// createFromUpdates builds the metadata of a table created through
+// CommitTable (assert-create, the REST staged create) from its updates
+// alone, on an empty builder, as the reference implementation does: the
+// first schema, spec and sort order the updates add get id 0, so later
+// updates of the same commit get the ids the client expects. The format
+// version is the one the updates upgrade to (default 2).
+func createFromUpdates(updates []table.Update) (table.Metadata, error) {
+	fv := 2
 	for _, u := range updates {
 		if u.Action() != "upgrade-format-version" {
 			continue
@@ -98,8 +102,48 @@ func createStartProps(updates []table.Update) iceberg.Properties {
 			FormatVersion int `json:"format-version"`
 		}
 		if b, err := json.Marshal(u); err == nil && json.Unmarshal(b, &w) == nil && w.FormatVersion > 0 {
-			return iceberg.Properties{table.PropertyFormatVersion: strconv.Itoa(w.FormatVersion)}
+			fv = w.FormatVersion
 		}
 	}
-	return nil
+	hasSchema := false
+	for _, u := range updates {
+		hasSchema = hasSchema || u.Action() == "add-schema"
+	}
+	fromEmptyTable := func() (table.Metadata, error) {
+		start, err := table.NewMetadata(iceberg.NewSchema(0), nil, table.UnsortedSortOrder, "",
+			iceberg.Properties{table.PropertyFormatVersion: strconv.Itoa(fv)})
+		if err != nil {
+			return nil, err
+		}
+		return table.UpdateTableMetadata(start, updates, "")
+	}
+	if !hasSchema {
+		return fromEmptyTable()
+	}
+	b, err := table.NewMetadataBuilder(fv)
+	if err != nil {
+		return nil, err
+	}
+	hasUUID := false
+	for _, u := range updates {
+		if u.Action() == "assign-uuid" {
+			hasUUID = true
+		}
+		if err := u.Apply(b); err != nil {
+			return nil, err
+		}
+	}
+	if !hasUUID {
+		if err := table.NewAssignUUIDUpdate(uuid.New()).Apply(b); err != nil {
+			return nil, err
+		}
+	}
+	meta, err := b.Build()
+	if err != nil {
+		// The updates do not make a whole table by themselves (no spec or
+		// sort order, as some clients send): they apply to an empty,
+		// unpartitioned, unsorted table instead.
+		return fromEmptyTable()
+	}
+	return meta, nil
 }

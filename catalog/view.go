@@ -200,7 +200,14 @@ func (c *Catalog) installView(ctx context.Context, ident table.Identifier, base 
 	if err != nil {
 		return "", fmt.Errorf("encode view metadata: %w", err)
 	}
-	loc := strings.TrimRight(meta.Location(), "/") + fmt.Sprintf("/metadata/%05d-%s.metadata.json", version, uuid.New())
+	dir := strings.TrimRight(meta.Location(), "/") + "/metadata"
+	if p := meta.Properties()["write.metadata.path"]; p != "" {
+		// A custom metadata directory obeys the same location rule.
+		if dir, err = c.CheckLocation("write.metadata.path", p); err != nil {
+			return "", err
+		}
+	}
+	loc := dir + fmt.Sprintf("/%05d-%s.metadata.json", version, uuid.New())
 	if err := c.writeMetadata(ctx, loc, raw, meta.Properties()); err != nil {
 		return "", err
 	}

@@ -8,7 +8,7 @@
 # extra): the data-plane interop test reads Parquet data files katbench wrote.
 set -euo pipefail
 
-PYICEBERG_VERSION="${PYICEBERG_VERSION:-0.10.0}"
+PYICEBERG_VERSION="${PYICEBERG_VERSION:-0.12.0}"
 CACHE="${KATBENCH_CACHE:-$HOME/.cache/katbench}"
 VENV="$CACHE/pyiceberg-venv"
 PY="${PYTHON:-python3}"

@@ -32,6 +32,12 @@ var (
 	// ErrUnsupported is a valid request for a feature this server lacks
 	// (for example stage-create).
 	ErrUnsupported = errors.New("unsupported operation")
+
+	// errIllegalArgument is well-formed input the metadata rules refuse (a
+	// view version with two queries for one dialect). It is answered as 400
+	// with the type IllegalArgumentException, which the reference client
+	// raises as such.
+	errIllegalArgument = errors.New("illegal argument")
 )
 
 // errorModel is the spec's ErrorModel, wrapped in IcebergErrorResponse.
@@ -59,6 +65,8 @@ func statusOf(err error) (int, string) {
 		return http.StatusNotFound, "NoSuchRouteException"
 	case errors.Is(err, table.ErrCommitFailed):
 		return http.StatusConflict, "CommitFailedException"
+	case errors.Is(err, errIllegalArgument):
+		return http.StatusBadRequest, "IllegalArgumentException"
 	case errors.Is(err, catalog.ErrInvalidIdentifier), errors.Is(err, ErrBadRequest),
 		errors.Is(err, iceberg.ErrInvalidArgument), errors.Is(err, table.ErrInvalidRequirement):
 		return http.StatusBadRequest, "BadRequestException"

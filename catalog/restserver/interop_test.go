@@ -129,6 +129,8 @@ func testServeRestBadFlags(t *testing.T, bin string) {
 		{"--scope", "catalog"},
 		{"--addr", "nonsense"},
 		{"--prefix", "namespaces"},
+		{"--allowed-location", "relative/dir"},
+		{"--allowed-location", "file:///wh/%2e%2e/x"},
 		{"extra-arg"},
 	} {
 		dir := filepath.Join(t.TempDir(), "cat")
@@ -146,8 +148,9 @@ func testServeRestBadFlags(t *testing.T, bin string) {
 
 // testPyIcebergInterop drives `katbench serve rest` with pyiceberg, a REST
 // client nobody here wrote: namespaces, create, load, list, commit, a stale
-// commit rejected with CommitFailedException, rename and drop — with
-// authentication on.
+// commit rejected with CommitFailedException, register, views (create,
+// load, list, exists, drop), a listing paged by rest-page-size, rename and
+// drop — with authentication on.
 func testPyIcebergInterop(t *testing.T, bin string) {
 	py := pyicebergPython(t)
 	url, stop := startServeRest(t, bin, "--credential", "interop:s3cr3t", "--scope", "catalog")
@@ -158,7 +161,7 @@ func testPyIcebergInterop(t *testing.T, bin string) {
 	if err != nil {
 		t.Fatalf("pyiceberg script failed: %v\n%s", err, out)
 	}
-	for _, step := range []string{"connect", "namespaces", "create_table", "load_table", "list_tables", "commit", "failed_commit", "namespace_not_empty", "rename_table", "drop"} {
+	for _, step := range []string{"connect", "namespaces", "create_table", "load_table", "list_tables", "commit", "failed_commit", "namespace_not_empty", "register_table", "views", "paging", "rename_table", "drop"} {
 		if !bytes.Contains(out, []byte("ok "+step+"\n")) {
 			t.Errorf("step %s did not pass:\n%s", step, out)
 		}

@@ -138,7 +138,7 @@ func TestSpecStatuses(t *testing.T) {
 	if code, body, _ := do(t, "POST", base+"/v1/namespaces", "", `{"namespace":["nope","child"]}`); code != http.StatusBadRequest {
 		t.Errorf("nested create under a missing parent: %d %s, want 400", code, body)
 	}
-	for _, p := range []string{"/v1/namespaces/nope", "/v1/namespaces/nope/tables/t", "/v1/nothing"} {
+	for _, p := range []string{"/v1/namespaces/nope", "/v1/namespaces/nope/tables/t", "/v1/namespaces/nope/views/v", "/v1/nothing"} {
 		code, body, hdr := do(t, "HEAD", base+p, "", "")
 		if code != http.StatusNotFound || body != "" {
 			t.Errorf("HEAD %s: %d %q, want a bare 404", p, code, body)

@@ -221,6 +221,10 @@ func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, ident table
 		return
 	}
 	ctx := r.Context()
+	if hasAssertCreate(req.Requirements) && s.viewNamed(ctx, ident) {
+		s.writeError(w, r, about(fmt.Errorf("commit table %v: %w", ident, errTableIsView), ident, ident[:len(ident)-1], ident))
+		return
+	}
 	meta, loc, err := s.cat.CommitTable(ctx, ident, req.Requirements, req.Updates)
 	if err != nil {
 		s.writeError(w, r, about(fmt.Errorf("commit table %v: %w", ident, s.classifyCommitError(ctx, ident, req.Requirements, err)), ident, ident[:len(ident)-1], nil))
@@ -282,14 +286,23 @@ func (s *Server) handleRename(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.viewNamed(r.Context(), req.Destination) {
-		s.writeError(w, r, about(fmt.Errorf("rename table %v to %v: %w", req.Source, req.Destination, errTableIsView),
-			req.Source, req.Destination[:len(req.Destination)-1], req.Destination))
+		s.writeError(w, r, aboutRename(fmt.Errorf("rename table %v to %v: %w", req.Source, req.Destination, errTableIsView),
+			req.Source, req.Destination, false))
 		return
 	}
 	if _, err := s.cat.RenameTable(r.Context(), req.Source, req.Destination); err != nil {
-		s.writeError(w, r, about(fmt.Errorf("rename table %v to %v: %w", req.Source, req.Destination, err),
-			req.Source, req.Destination[:len(req.Destination)-1], req.Destination))
+		s.writeError(w, r, aboutRename(fmt.Errorf("rename table %v to %v: %w", req.Source, req.Destination, err),
+			req.Source, req.Destination, false))
 		return
 	}
 	writeNoContent(w)
+}
+
+func hasAssertCreate(reqs []table.Requirement) bool {
+	for _, r := range reqs {
+		if r.GetType() == "assert-create" {
+			return true
+		}
+	}
+	return false
 }

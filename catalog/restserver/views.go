@@ -130,7 +130,7 @@ func (s *Server) handleViews(w http.ResponseWriter, r *http.Request, rt route) {
 		if errors.Is(err, katcatalog.ErrNameTaken) {
 			err = fmt.Errorf("%w: %w", errViewIsTable, err)
 		}
-		s.writeError(w, r, aboutView(err, req.Source, req.Destination[:len(req.Destination)-1], req.Destination))
+		s.writeError(w, r, aboutRename(err, req.Source, req.Destination, true))
 		return
 	}
 	ns, err := ParseNamespacePath(rt.ns)
@@ -229,8 +229,11 @@ func (s *Server) createView(w http.ResponseWriter, r *http.Request, vc viewCatal
 	}
 	meta, loc, err := vc.CreateView(r.Context(), ident, spec)
 	if err != nil {
-		if errors.Is(err, katcatalog.ErrNameTaken) {
+		switch {
+		case errors.Is(err, katcatalog.ErrNameTaken):
 			err = fmt.Errorf("%w: %w", errViewIsTable, err)
+		case errors.Is(err, iceberg.ErrInvalidArgument) && !errors.Is(err, katcatalog.ErrInvalidLocation):
+			err = fmt.Errorf("%w: %w", errIllegalArgument, err)
 		}
 		s.writeError(w, r, aboutView(err, ident, ns, ident))
 		return

@@ -8,6 +8,8 @@ import (
 
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+
+	katcatalog "github.com/nordisk/katbench/catalog"
 )
 
 // aboutErr records which objects a handler's error concerns, so writeError
@@ -20,6 +22,7 @@ type aboutErr struct {
 	ns     table.Identifier // the namespace the request needs
 	target table.Identifier // what a create or rename would make
 	view   bool             // object and target are views
+	rename bool             // object is being renamed to target
 }
 
 func (e *aboutErr) Error() string { return e.err.Error() }
@@ -31,6 +34,14 @@ func about(err error, object, ns, target table.Identifier) error {
 		return nil
 	}
 	return &aboutErr{err: err, object: object, ns: ns, target: target}
+}
+
+// aboutRename is about for a rename of object to target.
+func aboutRename(err error, object, target table.Identifier, view bool) error {
+	if err == nil {
+		return nil
+	}
+	return &aboutErr{err: err, object: object, ns: target[:len(target)-1], target: target, view: view, rename: true}
 }
 
 // aboutView is about for a view request.
@@ -49,6 +60,18 @@ func (e *aboutErr) message() string {
 	kind := "Table"
 	if e.view {
 		kind = "View"
+	}
+	if e.rename && e.target != nil {
+		taken := ""
+		switch {
+		case errors.Is(e.err, errTableIsView), errors.Is(e.err, catalog.ErrViewAlreadyExists) && !errors.Is(e.err, errViewIsTable) && !errors.Is(e.err, katcatalog.ErrNameTaken):
+			taken = "View"
+		case errors.Is(e.err, errViewIsTable), errors.Is(e.err, catalog.ErrTableAlreadyExists), errors.Is(e.err, katcatalog.ErrNameTaken):
+			taken = "Table"
+		}
+		if taken != "" {
+			return "Cannot rename " + dotted(e.object) + " to " + dotted(e.target) + ". " + taken + " already exists"
+		}
 	}
 	switch {
 	case errors.Is(e.err, errTableIsView) && e.target != nil:

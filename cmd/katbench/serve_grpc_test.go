@@ -28,6 +28,7 @@ func TestServeGRPCBadInputExitsTwo(t *testing.T) {
 		{"bad durability", []string{"--durability", "sometimes"}, "--durability"},
 		{"bad credential", []string{"--credential", "nocolon"}, "--credential"},
 		{"bad addr", []string{"--addr", "nohostport"}, "--addr"},
+		{"relative allowed location", []string{"--allowed-location", "relative/dir"}, "--allowed-location"},
 		{"extra arg", []string{"extra"}, "no arguments"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

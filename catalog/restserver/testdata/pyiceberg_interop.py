@@ -15,6 +15,7 @@ from pyiceberg.exceptions import (
 )
 from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField, StringType
+from pyiceberg.view.metadata import SQLViewRepresentation, ViewRepresentation, ViewVersion
 
 
 def step(name):
@@ -84,6 +85,42 @@ def main():
     else:
         raise AssertionError("dropping a non-empty namespace succeeded")
     step("namespace_not_empty")
+
+    # register: the same metadata file under a second name.
+    meta_loc = cat.load_table("interop.t1").metadata_location
+    reg = cat.register_table("interop.registered", meta_loc)
+    assert reg.metadata_location == meta_loc, reg.metadata_location
+    assert [f.name for f in cat.load_table("interop.registered").schema().fields] == ["id", "data", "x"]
+    step("register_table")
+
+    # views: create, load, list, exists, drop.
+    version = ViewVersion(
+        version_id=1,
+        schema_id=0,
+        representations=[ViewRepresentation(SQLViewRepresentation(type="sql", sql="SELECT id FROM interop.t1", dialect="spark"))],
+        default_namespace=("interop",),
+    )
+    cat.create_view("interop.v1", schema, version, properties={"comment": "made by pyiceberg"})
+    v = cat.load_view("interop.v1")
+    assert v.metadata.versions[0].representations[0].root.sql == "SELECT id FROM interop.t1", v.metadata
+    assert v.metadata.properties.get("comment") == "made by pyiceberg", v.metadata.properties
+    assert cat.view_exists("interop.v1")
+    assert ("interop", "v1") in cat.list_views("interop"), cat.list_views("interop")
+    step("views")
+
+    # paging: a client with rest-page-size 2 walks a listing of 5 tables.
+    paged = RestCatalog("katbench-paged", **{**props, "rest-page-size": "2"})
+    for i in range(5):
+        paged.create_table(f"interop.p{i}", schema)
+    names = [t[-1] for t in paged.list_tables("interop") if t[-1].startswith("p")]
+    assert names == [f"p{i}" for i in range(5)], names
+    for i in range(5):
+        paged.drop_table(f"interop.p{i}")
+    step("paging")
+
+    cat.drop_view("interop.v1")
+    assert not cat.view_exists("interop.v1")
+    cat.drop_table("interop.registered")
 
     cat.rename_table("interop.t1", "interop.t2")
     assert cat.table_exists("interop.t2")
