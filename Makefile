@@ -17,7 +17,7 @@ test: setup check
 	$(GO) run ./scripts/testsummary -count=1 -race -timeout 30m $(RACE_PKGS)
 
 ## setup: install and compile every real server and tool the tests use, with progress
-## (cold: ~25-35 min on 2 cores, most of it Go modules, versitygw and the Polaris build; warm: seconds).
+## (cold: the Go modules, versitygw and the Polaris build take 10+ min each on 2 cores; warm: under a minute).
 setup:
 	scripts/setup.sh
 
