@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -147,9 +148,22 @@ func ranges(size int) [][2]int64 {
 	}
 }
 
+// versitygwParseError is versitygw's answer to a request it cannot parse.
+const versitygwParseError = "An error occurred when parsing the HTTP request"
+
 func getAll(ctx context.Context, t *testing.T, c *minio.Client, bucket, key string, o minio.GetObjectOptions) []byte {
 	t.Helper()
 	body, _, _, err := minio.Core{Client: c}.GetObject(ctx, bucket, key, o)
+	if err != nil && strings.Contains(err.Error(), versitygwParseError) {
+		// versitygw (fasthttp) now and then fails to parse the request that
+		// follows a zero-length aws-chunked PUT on the same keep-alive
+		// connection: the PUT's final chunk, when it arrives in its own
+		// segment, is left unread and parsed as the next request. It
+		// closes that connection, so one retry is on a fresh one. Seen
+		// on both transports, about once in ten runs; ours is not involved.
+		t.Logf("GET %s: %v (versitygw's unread zero-length chunk; retrying once)", key, err)
+		body, _, _, err = minio.Core{Client: c}.GetObject(ctx, bucket, key, o)
+	}
 	if err != nil {
 		t.Fatalf("GET %s: %v", key, err)
 	}
