@@ -6,22 +6,26 @@
 set -euo pipefail
 
 usage() {
-	printf 'usage: report-screenshot.sh REPORT.html OUT.png [WIDTH,HEIGHT]\n\nWrites a PNG of REPORT.html as headless Chromium renders it (default window 1400,2400).\nInstalls chromium with apt-get when missing and run as root; exits non-zero when it cannot be had\nor no PNG was written.\n'
+	printf 'usage: report-screenshot.sh REPORT.html OUT.png [WIDTH,HEIGHT]\n\nWrites a PNG of REPORT.html as headless Chromium renders it (default window 1400,2400).\nInstalls chromium with apt-get when missing and run as root; exits non-zero when it cannot be had\nor no PNG was written. --install-only installs (or finds) chromium and exits.\n'
 }
+install_only=0
 case "${1:-}" in
 -h | --help)
 	usage
 	exit 0
 	;;
+--install-only)
+	install_only=1
+	;;
 esac
-if [ $# -lt 2 ]; then
+if [ "$install_only" = 0 ] && [ $# -lt 2 ]; then
 	usage >&2
 	exit 2
 fi
-report=$1
-out=$2
+report=${1:-}
+out=${2:-}
 size=${3:-1400,2400}
-if [ ! -r "$report" ]; then
+if [ "$install_only" = 0 ] && [ ! -r "$report" ]; then
 	echo "report-screenshot.sh: cannot read $report" >&2
 	exit 2
 fi
@@ -41,6 +45,10 @@ fi
 if [ -z "$browser" ]; then
 	echo "report-screenshot.sh: chromium is not installed (apt-get install -y chromium)" >&2
 	exit 1
+fi
+if [ "$install_only" = 1 ]; then
+	echo "report-screenshot.sh: $browser is ready" >&2
+	exit 0
 fi
 
 profile=$(mktemp -d)

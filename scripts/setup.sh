@@ -11,7 +11,7 @@
 #       build dependencies, the jars mvn fetches)
 #   ~/go/pkg/mod, ~/.cache/go-build             Go modules and compiled packages
 #   system-wide (apt-get, as root or via sudo)  protobuf-compiler (protoc),
-#       and the shellcheck package — each only when missing
+#       the shellcheck package and chromium — each only when missing
 #
 # Under CI=true (or KATBENCH_REQUIRE_ALL=1) a part that cannot be had fails
 # this step, except RustFS: without Docker, a binary or the prebuilt seed it
@@ -47,6 +47,8 @@ steps=(
 	"Apache Iceberg REST fixture classpath (Maven Central)|containers/fixture_up.sh --install-only"
 	"pyiceberg venv (PyPI)|scripts/install-pyiceberg.sh"
 	"Apache Polaris 1.4.1 fast-jar (Maven build, ~10-20 min cold)|containers/polaris_up.sh --install-only"
+	"Chromium for the report screenshot (apt, system-wide, when missing)|scripts/report-screenshot.sh --install-only"
+	"REST Compatibility Kit jars (iceberg-open-api 1.10.1 test fixtures, Maven Central)|mvn -B -ntp -q -f integration/rck/pom.xml dependency:go-offline"
 	"RustFS 1.0.1 binary (given, cached, or seeded from ../shared/bin)|containers/rustfs_up.sh --install-only"
 )
 # Exit status of rustfs_up.sh when RustFS cannot run here at all (see
