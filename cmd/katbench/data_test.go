@@ -1,31 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/nordisk/katbench/internal/results"
 )
-
-// dataLines parses katbench data's stdout.
-func dataLines(t *testing.T, stdout string) []results.Record {
-	t.Helper()
-	var recs []results.Record
-	sc := bufio.NewScanner(strings.NewReader(stdout))
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var r results.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("stdout line %.200q: %v", sc.Text(), err)
-		}
-		recs = append(recs, r)
-	}
-	return recs
-}
 
 // TestDataFileWarehouse runs katbench data end to end on a file://
 // warehouse: three verified lines, a table on stderr.
@@ -36,7 +16,7 @@ func TestDataFileWarehouse(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
-	recs := dataLines(t, stdout)
+	recs := parseLines(t, stdout)
 	want := map[string]int64{"data.append.5k": 2, "data.scan": 2, "data.commit.latency": 3}
 	if len(recs) != len(want) {
 		t.Fatalf("%d lines, want %d:\n%s", len(recs), len(want), stdout)
@@ -118,7 +98,7 @@ func TestDataControlStore(t *testing.T) {
 	}
 	type key struct{ target, scenario string }
 	seen := map[key]int{}
-	for _, r := range dataLines(t, stdout) {
+	for _, r := range parseLines(t, stdout) {
 		if r.Errors != 0 || r.Ops == 0 {
 			t.Errorf("%s %s %s: ops %d errors %d (%s)", r.Target, r.Scenario, r.Transport, r.Ops, r.Errors, r.FirstError)
 		}

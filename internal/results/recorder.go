@@ -63,12 +63,6 @@ func (r *Recorder) Percentile(q float64) time.Duration {
 	return time.Duration(r.h.ValueAtQuantile(q))
 }
 
-// Reset empties the recorder so a warm-up phase can be discarded.
-func (r *Recorder) Reset() {
-	r.h.Reset()
-	r.errors = 0
-}
-
 // Merged returns a new recorder holding the union of rs.
 func Merged(rs ...*Recorder) *Recorder {
 	out := NewRecorder()
