@@ -365,6 +365,7 @@ func (f *dataFlags) config(run *results.Run) (dataplane.Config, []transport.Kind
 
 func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 	run := results.NewRun()
+	run.Command = commandLine()
 	cfg, kinds, err := f.config(run)
 	if err != nil {
 		return err

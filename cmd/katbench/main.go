@@ -56,6 +56,7 @@ func usageArgs(c *cobra.Command) {
 }
 
 func main() {
+	invocation = os.Args[1:]
 	usageArgs(rootCmd)
 	if err := rootCmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "katbench:", err)

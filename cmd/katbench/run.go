@@ -176,6 +176,7 @@ func parseTarget(s string) targetSpec {
 // runBench is the body of `katbench run` and of every single-target command.
 func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error) {
 	run := results.NewRun()
+	run.Command = commandLine()
 	f.namespaceSet = cmd.Flags().Changed("namespace")
 	run.AllowErrors = f.allowErrs
 	opts, err := f.options(run)

@@ -172,6 +172,7 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	base.Run = results.NewRun()
+	base.Run.Command = commandLine()
 	base.Run.AllowErrors = f.allowErrs
 	base.Log = &firstWrite{w: stderr} // one warning line per run, not per endpoint
 	if isTerminal(stderr) {

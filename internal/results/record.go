@@ -72,6 +72,9 @@ type Record struct {
 	// FirstError is the text of the first failed operation, if any, so an
 	// error count never comes without a reason.
 	FirstError string `json:"first_error,omitempty"`
+	// Command is the run's command line (Run.Command), absent when the
+	// run was not started by a command.
+	Command []string `json:"command,omitempty"`
 }
 
 // Loop values.
@@ -126,6 +129,11 @@ type Run struct {
 	// AllowErrors is stamped on every measured line: the run exits 0 even
 	// when operations failed.
 	AllowErrors bool
+	// Command is the command line that started the run (the program's
+	// name, then its arguments), stamped on every line so a result never
+	// comes without the command that produced it. Empty for runs made by
+	// code rather than a command (tests, library callers).
+	Command []string
 }
 
 // NewRun returns a run with a fresh random id, this host's provenance and
@@ -146,6 +154,7 @@ func (run *Run) Result(target, scenario, loop string, threads int, rec *Recorder
 		Ops: h.TotalCount(), Errors: rec.errors, DurationS: elapsed.Seconds(),
 		Params: orEmpty(params), Host: run.Host, Commit: run.Commit,
 		ClockOverheadNS: float64(run.ClockOverhead), AllowErrors: run.AllowErrors,
+		Command: run.Command,
 	}
 	if elapsed > 0 && r.Ops > 0 {
 		r.OpsSec = float64(r.Ops) / elapsed.Seconds()
@@ -169,6 +178,7 @@ func (run *Run) Skipped(target, scenario, reason string, params map[string]any) 
 		Schema: SchemaVersion, TS: time.Now().UTC().Format(time.RFC3339Nano), RunID: run.ID,
 		Target: target, Scenario: scenario, Skipped: reason,
 		Params: orEmpty(params), Host: run.Host, Commit: run.Commit,
+		Command: run.Command,
 	}
 }
 
