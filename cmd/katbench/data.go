@@ -113,7 +113,7 @@ func init() {
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs under this directory (default: a temp dir removed after the run)")
 	fl.StringVar(&f.namespace, "namespace", "", "namespace of the run's tables (default katbench_data_<run id>)")
 	fl.StringVar(&f.durability, "durability", os.Getenv("BENCH_DURABILITY"), "embedded catalog durability: immediate|eventual|none; env BENCH_DURABILITY")
-	fl.StringVar(&f.history, "history", "bench_history.jsonl", "append result lines to this file ('' for none)")
+	fl.StringVar(&f.history, "history", "", "also append result lines to this file (none by default, as for run; the README's runs are recorded with --history bench_history.jsonl)")
 	fl.StringVar(&f.format, "format", "jsonl", "stdout format: jsonl or table")
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable)")
 	rootCmd.AddCommand(dataCmd)

@@ -39,6 +39,27 @@ func TestDataFileWarehouse(t *testing.T) {
 	}
 }
 
+// TestDataWritesNoHistoryByDefault checks an ad-hoc data run appends to no
+// history file (as run and transport: only --history FILE records), so a run
+// inside the repository never touches the committed bench_history.jsonl.
+func TestDataWritesNoHistoryByDefault(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := katbench(t, dir, "data", "--warehouse", "file://"+filepath.Join(dir, "wh"),
+		"--rows", "2k", "--batch-rows", "1000", "--rounds", "1", "--commit-ops", "1")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if len(parseLines(t, stdout)) == 0 {
+		t.Fatalf("no result lines on stdout:\n%s", stdout)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "wh" {
+			t.Errorf("the run wrote %s into its working directory", e.Name())
+		}
+	}
+}
+
 func TestDataBadInput(t *testing.T) {
 	for _, tc := range []struct {
 		name string
