@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# readme-runs.sh — re-measure the README's result tables, one run per table,
+# recorded with --history bench_history.jsonl, from a clean build of HEAD.
+#
+#   scripts/readme-runs.sh [TABLE...]     # default: every table, in this order
+#
+# Tables: peers fronts rest-vs-rest polaris writes transport-versitygw
+# transport-minio transport-close transport-load data-versitygw data-minio
+# s3-warehouse. Each starts the servers it needs (containers/*_up.sh, state
+# in KATBENCH_STATE_DIR, default a dir of its own) and stops them after.
+#
+# Run it on a quiet machine: every number is compared within one run, but a
+# busy machine still moves the ratios. The binary is built from HEAD into a
+# temp dir; a dirty work tree is refused, because every line records the
+# commit it was measured on and a dirty one cannot be reproduced. After the
+# runs, point each README marker at its new run id (the script prints them)
+# and run `katbench readme`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ -n "$(git status --porcelain)" ]; then
+	echo "readme-runs: the work tree is dirty (git status); commit first, so every line names a reproducible commit" >&2
+	exit 2
+fi
+export KATBENCH_STATE_DIR=${KATBENCH_STATE_DIR:-/tmp/katbench-readme-runs}
+bin=$(mktemp -d)/katbench
+go build -o "$bin" ./cmd/katbench
+hist=bench_history.jsonl
+log=${READMERUNS_LOG:-/tmp/readme-runs.log}
+
+failed=()
+
+# kb runs katbench (output to $log), records its lines and prints the run
+# id of the lines it added. A run that exits non-zero (failed operations
+# make a run red) is reported and remembered: the script goes on with the
+# next table and exits 1 at the end.
+kb() {
+	local before after rc=0
+	before=$(wc -l <"$hist")
+	echo "== $(date -u +%H:%M:%S) katbench $*" | tee -a "$log" >&2
+	"$bin" "$@" --history "$hist" >>"$log" 2>&1 || rc=$?
+	after=$(wc -l <"$hist")
+	echo "   exit $rc, run $(tail -n 1 "$hist" | sed -E 's/.*"run_id":"([0-9a-f]+)".*/\1/') ($((after - before)) lines)" | tee -a "$log" >&2
+	[ "$rc" -eq 0 ] && [ "$after" -gt "$before" ] || failed+=("katbench $* (exit $rc)")
+}
+
+up() { eval "$("containers/$1_up.sh" "${@:2}")"; }
+down() { "containers/$1_down.sh" >/dev/null 2>&1 || true; }
+
+reads='control.latency,load_table.*,resolve_metadata.latency,table_exists.latency,create_table.latency,commit_table.latency'
+
+peers() {
+	kb run embedded sql sql-wal --rounds 3 --threads 1,2,8,32 \
+		--scenario "$reads,create_table.durability.immediate,create_table.durability.eventual,create_table.durability.none"
+}
+fronts() { kb run embedded rest grpc --rounds 3 --threads 1,8,16,32 --scenario "$reads"; }
+rest_vs_rest() {
+	up fixture
+	up nessie
+	kb run embedded rest fixture nessie --quick --rounds 3 --threads 1,8,32 --scenario "$reads"
+	down nessie
+	down fixture
+}
+polaris() {
+	up polaris
+	kb run rest polaris --quick --rounds 3 --threads 1,8 --scenario "$reads"
+	down polaris
+}
+writes() {
+	up fixture
+	up nessie
+	up polaris
+	kb run embedded sql rest grpc fixture nessie polaris --quick --rounds 3 --threads 1,8,32 --duration 3s \
+		--scenario 'create_table.throughput.*,commit_table.throughput.*,commit_table.contended.*'
+	down polaris
+	down nessie
+	down fixture
+}
+transport_versitygw() {
+	up versitygw --port 17457
+	kb transport "$KATBENCH_S3_ENDPOINT" --ops head,get,put --sizes 4KiB,1MiB --concurrency 1,8 --iterations 4000
+	down versitygw
+}
+transport_minio() {
+	up minio --port 9100
+	kb transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head,get,put --sizes 4KiB,1MiB --concurrency 1,8 --iterations 4000
+	down minio
+}
+transport_close() { kb transport --keep-alive=false --ops head,get --sizes 4KiB --concurrency 1,8 --iterations 3000; }
+transport_load() {
+	up versitygw --port 17457
+	kb transport "$KATBENCH_S3_ENDPOINT" --background-load --ops head,get --sizes 4KiB --concurrency 1,8 --iterations 3000
+	down versitygw
+}
+data_store() {
+	kb data embedded --s3-endpoint "$KATBENCH_S3_ENDPOINT" --warehouse s3://katbench/data --rows 500k --rounds 4 \
+		--commit-ops 40 --target-file-size 64MiB
+}
+data_versitygw() {
+	up versitygw --port 17457
+	data_store
+	down versitygw
+}
+data_minio() {
+	up minio --port 9100
+	data_store
+	down minio
+}
+s3_warehouse() {
+	up versitygw --port 17457
+	local common=(embedded --peer '' --quick --scenario 'create_table.latency,commit_table.latency' --create-ops 300)
+	for r in 1 2 3; do
+		kb "${common[@]}"
+		kb "${common[@]}" --warehouse "s3://kbwh/r$r-http" --transport http
+		kb "${common[@]}" --warehouse "s3://kbwh/r$r-uring" --transport uring
+	done
+	down versitygw
+}
+
+all=(peers fronts rest-vs-rest polaris writes transport-versitygw transport-minio transport-close transport-load
+	data-versitygw data-minio s3-warehouse)
+[ $# -gt 0 ] || set -- "${all[@]}"
+for t in "$@"; do
+	case " ${all[*]} " in *" $t "*) ;; *)
+		echo "readme-runs: unknown table '$t' (tables: ${all[*]})" >&2
+		exit 2
+		;;
+	esac
+done
+for t in "$@"; do
+	"${t//-/_}"
+done
+if [ ${#failed[@]} -gt 0 ]; then
+	printf 'readme-runs: failed: %s\n' "${failed[@]}" >&2
+	exit 1
+fi
