@@ -1,17 +1,14 @@
 package integration
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -119,7 +116,7 @@ func TestDataPlaneEndToEnd(t *testing.T) {
 			want.ReferrerNulls++
 		}
 	}
-	py := pyicebergPython(t)
+	py := testenv.Pyiceberg(t)
 	catDir := filepath.Join(dir, "0-embedded-http")
 	// The catalog's pointers are absolute s3:// locations; the server's
 	// warehouse only gives it the store, and it vends the store's settings
@@ -167,82 +164,11 @@ func lastLine(b []byte) []byte {
 	return lines[len(lines)-1]
 }
 
-// pyicebergPython installs (once, cached) pyiceberg with pyarrow through
-// scripts/install-pyiceberg.sh and returns the venv's python.
-func pyicebergPython(t *testing.T) string {
-	t.Helper()
-	script := filepath.Join(testenv.RepoRoot(), "scripts", "install-pyiceberg.sh")
-	var stderr bytes.Buffer
-	cmd := exec.Command("bash", script)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		err = fmt.Errorf("%s: %w: %s", script, err, stderr.String())
-	}
-	testenv.Need(t, "pyiceberg", err)
-	return strings.TrimSpace(string(out))
-}
-
 // startServeRest starts `katbench serve rest` on a free loopback port with
-// env added and returns its URL and a stop function (SIGTERM, then the
-// process's stderr). The process is stopped at the end of the test in any
-// case.
+// env added (testenv.ServeRest: its URL, and a stop that returns its stderr).
 func startServeRest(t *testing.T, env []string, args ...string) (string, func() (string, error)) {
 	t.Helper()
 	cmd := exec.Command(needKatbench(t), append([]string{"serve", "rest", "--addr", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = pw
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start katbench serve rest: %v", err)
-	}
-	pw.Close()
-	var log bytes.Buffer
-	lines := bufio.NewScanner(pr)
-	url := ""
-	for lines.Scan() {
-		log.WriteString(lines.Text() + "\n")
-		if _, rest, ok := strings.Cut(lines.Text(), "serving Iceberg REST at "); ok {
-			url, _, _ = strings.Cut(rest, " ")
-			break
-		}
-	}
-	if url == "" {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		t.Fatalf("katbench serve rest printed no URL:\n%s", log.String())
-	}
-	rest := make(chan string, 1)
-	go func() {
-		var b strings.Builder
-		for lines.Scan() {
-			b.WriteString(lines.Text() + "\n")
-		}
-		rest <- b.String()
-	}()
-	stopped := false
-	stop := func() (string, error) {
-		stopped = true
-		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-			return log.String(), err
-		}
-		werr := make(chan error, 1)
-		go func() { werr <- cmd.Wait() }()
-		select {
-		case err := <-werr:
-			return log.String() + <-rest, err
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			return log.String(), errors.New("katbench serve rest did not exit within 30s of SIGTERM")
-		}
-	}
-	t.Cleanup(func() {
-		if !stopped {
-			_, _ = stop()
-		}
-	})
-	return url, stop
+	return testenv.ServeRest(t, cmd)
 }

@@ -1,65 +1,22 @@
 package integration
 
 import (
-	"bufio"
-	"context"
-	"io"
-	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nordisk/katbench/internal/testenv"
 )
 
-// servedAt matches the line `katbench serve rest` prints once it listens.
-var servedAt = regexp.MustCompile(`serving Iceberg REST at (http://[0-9.:]+)`)
-
 // startServeREST runs `katbench serve rest --addr 127.0.0.1:0 args...` and
-// returns its base URL once it listens; the process is stopped (SIGTERM,
-// then kill) when the test ends.
+// returns its base URL once it listens; the process is stopped when the
+// test ends.
 func startServeREST(t *testing.T, args ...string) string {
 	t.Helper()
-	bin := needKatbench(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "rest", "--addr", "127.0.0.1:0", "--dir", t.TempDir()}, args...)...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 15 * time.Second
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start katbench serve rest: %v", err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = cmd.Wait()
-	})
-	found := make(chan string, 1)
-	var log strings.Builder
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			log.WriteString(line + "\n")
-			if m := servedAt.FindStringSubmatch(line); m != nil {
-				found <- m[1]
-			}
-		}
-		_, _ = io.Copy(io.Discard, stderr)
-		close(found)
-	}()
-	select {
-	case u, ok := <-found:
-		if !ok {
-			t.Fatalf("katbench serve rest exited before listening")
-		}
-		return u
-	case <-time.After(60 * time.Second):
-		t.Fatalf("katbench serve rest did not report its address within 60s")
-	}
-	return ""
+	u, _ := testenv.ServeRest(t, exec.Command(needKatbench(t), append([]string{"serve", "rest", "--addr", "127.0.0.1:0", "--dir", t.TempDir()}, args...)...))
+	return u
 }
 
 // TestPolarisPathAgainstOurFront proves the Polaris client path without

@@ -1,40 +1,16 @@
 package restserver
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/nordisk/katbench/internal/testenv"
 )
-
-// pyicebergPython installs (once, cached) pyiceberg with
-// scripts/install-pyiceberg.sh and returns the venv's python.
-func pyicebergPython(t *testing.T) string {
-	t.Helper()
-	script := filepath.Join(testenv.RepoRoot(), "scripts", "install-pyiceberg.sh")
-	var stderr bytes.Buffer
-	cmd := exec.Command("bash", script)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		err = fmt.Errorf("%s: %w: %s", script, err, stderr.String())
-	}
-	testenv.Need(t, "pyiceberg", err)
-	py := strings.TrimSpace(string(out))
-	if _, err := os.Stat(py); err != nil {
-		t.Fatalf("install script printed %q, not a python: %v", py, err)
-	}
-	return py
-}
 
 // buildKatbench builds the katbench binary into a temp dir.
 func buildKatbench(t *testing.T) string {
@@ -48,67 +24,11 @@ func buildKatbench(t *testing.T) string {
 	return bin
 }
 
-// startServeRest starts `katbench serve rest` on a free loopback port and
-// returns its URL and a stop function that sends SIGTERM and returns the
-// process's stderr after it exits.
+// startServeRest starts `katbench serve rest` on a free loopback port
+// (testenv.ServeRest: its URL, and a stop that returns its stderr).
 func startServeRest(t *testing.T, bin string, args ...string) (string, func() (string, error)) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve", "rest", "--addr", "127.0.0.1:0", "--dir", t.TempDir()}, args...)...)
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = pw
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start katbench serve rest: %v", err)
-	}
-	pw.Close()
-	var log bytes.Buffer
-	lines := bufio.NewScanner(pr)
-	url := ""
-	for lines.Scan() {
-		line := lines.Text()
-		log.WriteString(line + "\n")
-		if _, rest, ok := strings.Cut(line, "serving Iceberg REST at "); ok {
-			url, _, _ = strings.Cut(rest, " ")
-			break
-		}
-	}
-	if url == "" {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		t.Fatalf("katbench serve rest printed no URL:\n%s", log.String())
-	}
-	rest := make(chan string, 1)
-	go func() {
-		var b bytes.Buffer
-		for lines.Scan() {
-			b.WriteString(lines.Text() + "\n")
-		}
-		rest <- b.String()
-	}()
-	stopped := false
-	stop := func() (string, error) {
-		stopped = true
-		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-			return log.String(), err
-		}
-		werr := make(chan error, 1)
-		go func() { werr <- cmd.Wait() }()
-		select {
-		case err := <-werr:
-			return log.String() + <-rest, err
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			return log.String(), errors.New("katbench serve rest did not exit within 30s of SIGTERM")
-		}
-	}
-	t.Cleanup(func() {
-		if !stopped {
-			_, _ = stop()
-		}
-	})
-	return url, stop
+	return testenv.ServeRest(t, exec.Command(bin, append([]string{"serve", "rest", "--addr", "127.0.0.1:0", "--dir", t.TempDir()}, args...)...))
 }
 
 // TestServeRest runs `katbench serve rest` as a real process: bad flags
@@ -152,7 +72,7 @@ func testServeRestBadFlags(t *testing.T, bin string) {
 // load, list, exists, drop), a listing paged by rest-page-size, rename and
 // drop — with authentication on.
 func testPyIcebergInterop(t *testing.T, bin string) {
-	py := pyicebergPython(t)
+	py := testenv.Pyiceberg(t)
 	url, stop := startServeRest(t, bin, "--credential", "interop:s3cr3t", "--scope", "catalog")
 
 	script := filepath.Join("testdata", "pyiceberg_interop.py")
