@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -393,6 +394,21 @@ func ratioText(cell map[[2]string]Line, num, den string, r rowSpec) string {
 	if !okA || !okB {
 		return "—"
 	}
+	if sa, sb := r.metric.Samples(a), r.metric.Samples(b); len(sa) > 1 && len(sa) == len(sb) {
+		// Interleaved rounds: the median of the per-round ratios with their
+		// range, and "tie" when the range straddles 1.
+		rs := make([]float64, len(sa))
+		for i := range sa {
+			rs[i] = sb[i] / sa[i]
+		}
+		sort.Float64s(rs)
+		lo, hi := rs[0], rs[len(rs)-1]
+		s := fmt.Sprintf("%s [%s–%s]", fmtRatio(median(rs)), trimX(fmtRatio(lo)), trimX(fmtRatio(hi)))
+		if lo < 1 && hi > 1 {
+			s += " tie"
+		}
+		return s
+	}
 	va, ha := r.metric.Value(a)
 	vb, hb := r.metric.Value(b)
 	if !ha || !hb || va == 0 {
@@ -400,6 +416,8 @@ func ratioText(cell map[[2]string]Line, num, den string, r rowSpec) string {
 	}
 	return fmtRatio(vb / va)
 }
+
+func trimX(s string) string { return strings.TrimSuffix(s, "×") }
 
 func fmtRatio(x float64) string {
 	if x >= 100 {

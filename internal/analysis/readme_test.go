@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"errors"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -55,6 +57,16 @@ func TestFoldReadme(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Fatalf("folded README lacks %q:\n%s", want, got)
 		}
+	}
+	// With per-round samples the ratio is the median of the per-round
+	// ratios with their range; rest (100 µs) over embedded (0.5 µs) is
+	// about 200× in every round, so no tie.
+	ratio := regexp.MustCompile(`\| load_table\.latency p50 µs \| [^|]+ \| [^|]+ \| (\d+)× \[(\d+)–(\d+)\] \|`).FindStringSubmatch(got)
+	if ratio == nil {
+		t.Fatalf("load_table ratio cell has no per-round range:\n%s", got)
+	}
+	if lo, med, hi := atoi(t, ratio[2]), atoi(t, ratio[1]), atoi(t, ratio[3]); lo > med || med > hi || lo < 150 || hi > 250 {
+		t.Fatalf("ratio %s [%s–%s]: want about 200 with lo ≤ median ≤ hi", ratio[1], ratio[2], ratio[3])
 	}
 	if strings.Contains(got, "| stale | table |") {
 		t.Fatal("old table body kept")
@@ -116,4 +128,13 @@ func FuzzFoldReadme(f *testing.F) {
 			t.Fatalf("folding is not stable: %v", err)
 		}
 	})
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
