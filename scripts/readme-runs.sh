@@ -6,7 +6,7 @@
 #
 # Tables: peers fronts rest-vs-rest polaris writes transport-versitygw
 # transport-minio transport-close transport-load data-versitygw data-minio
-# s3-warehouse. Each starts the servers it needs (containers/*_up.sh, state
+# s3-warehouse syscalls. Each starts the servers it needs (containers/*_up.sh, state
 # in KATBENCH_STATE_DIR, default a dir of its own) and stops them after.
 #
 # Run it on a quiet machine: every number is compared within one run, but a
@@ -117,8 +117,35 @@ s3_warehouse() {
 	down versitygw
 }
 
+# syscalls: system calls per HEAD request of the client process (strace -f
+# -c; Go runtime calls included), from the difference of a 2,200- and a
+# 200-iteration run, so setup and warm-up cancel out. Not recorded in the
+# history: it prints a table.
+syscalls() {
+	up versitygw --port 17457
+	local mode c n t total
+	printf '| transport | c1 | c8 |\n|---|---|---|\n'
+	for mode in http uring:poll uring:block uring:adaptive; do
+		t=${mode%%:*}
+		printf '| %s |' "$mode"
+		for c in 1 8; do
+			declare -A sum=()
+			for n in 200 2200; do
+				KATBENCH_URING_WAIT=${mode#*:} strace -f -c -o "/tmp/readme-runs-strace.txt" \
+					"$bin" transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head --concurrency "$c" \
+					--iterations "$n" --rounds 1 --transports "$t" --format jsonl >/dev/null 2>>"$log"
+				total=$(awk '$NF == "total" { print $4 }' /tmp/readme-runs-strace.txt)
+				sum[$n]=$total
+			done
+			printf ' %s |' "$(awk -v a="${sum[200]}" -v b="${sum[2200]}" 'BEGIN { printf "%.1f", (b - a) / 2000 }')"
+		done
+		printf '\n'
+	done
+	down versitygw
+}
+
 all=(peers fronts rest-vs-rest polaris writes transport-versitygw transport-minio transport-close transport-load
-	data-versitygw data-minio s3-warehouse)
+	data-versitygw data-minio s3-warehouse syscalls)
 [ $# -gt 0 ] || set -- "${all[@]}"
 for t in "$@"; do
 	case " ${all[*]} " in *" $t "*) ;; *)
