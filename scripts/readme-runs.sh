@@ -5,7 +5,7 @@
 #   scripts/readme-runs.sh [TABLE...]     # default: every table, in this order
 #
 # Tables: peers fronts rest-vs-rest polaris writes transport-versitygw
-# transport-minio transport-close transport-load data-versitygw data-minio
+# transport-minio transport-rustfs transport-close transport-load data-versitygw data-minio
 # s3-warehouse syscalls. Each starts the servers it needs (containers/*_up.sh, state
 # in KATBENCH_STATE_DIR, default a dir of its own) and stops them after.
 #
@@ -86,6 +86,11 @@ transport_minio() {
 	kb transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head,get,put --sizes 4KiB,1MiB --concurrency 1,8 --iterations 4000
 	down minio
 }
+transport_rustfs() {
+	up rustfs --port 19200
+	kb transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head,get --sizes 4KiB,1MiB --concurrency 1,8 --iterations 3000
+	down rustfs
+}
 transport_close() { kb transport --keep-alive=false --ops head,get --sizes 4KiB --concurrency 1,8 --iterations 3000; }
 transport_load() {
 	up versitygw --port 17457
@@ -144,7 +149,7 @@ syscalls() {
 	down versitygw
 }
 
-all=(peers fronts rest-vs-rest polaris writes transport-versitygw transport-minio transport-close transport-load
+all=(peers fronts rest-vs-rest polaris writes transport-versitygw transport-minio transport-rustfs transport-close transport-load
 	data-versitygw data-minio s3-warehouse syscalls)
 [ $# -gt 0 ] || set -- "${all[@]}"
 for t in "$@"; do
