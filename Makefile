@@ -19,7 +19,7 @@ test: setup check
 	$(GO) run ./scripts/testsummary -count=1 -race -timeout 30m -skip '^TestWarmReadAllocations$$' $(RACE_PKGS)
 
 ## setup: install and compile every real server and tool the tests use, with progress
-## (cold: Go modules ~13 min and the Polaris build 12 min 39 s, measured once each on this 2-core machine; warm: about a minute).
+## (cold: the whole `make test` took 28 min on this 2-core machine, setup 15.5 min of it — see README; warm: about a minute).
 setup:
 	scripts/setup.sh
 

@@ -39,7 +39,7 @@ log_dir=$(mktemp -d "${TMPDIR:-/tmp}/katbench-setup.XXXXXX")
 trap 'rm -rf -- "$log_dir"' EXIT
 
 steps=(
-	"Go modules, compiled (first run ~10 min: iceberg-go, arrow-go, the AWS SDK)|go build ./..."
+	"Go modules, compiled (first run ~4 min: iceberg-go, arrow-go, the AWS SDK)|go build ./..."
 	"shellcheck (apt, system-wide, when missing)|containers/check.sh --install-only"
 	"protoc (apt, system-wide, when missing) and its Go plugins|scripts/install-protoc.sh"
 	"versitygw v1.8.0 (go install, ~5 min cold)|containers/versitygw_up.sh --install-only"
