@@ -4,7 +4,7 @@
 #
 #   scripts/readme-runs.sh [TABLE...]     # default: every table, in this order
 #
-# Tables: peers fronts rest-vs-rest polaris writes transport-versitygw
+# Tables: peers fronts rest-vs-rest writes transport-versitygw
 # transport-minio transport-rustfs transport-close transport-load data-versitygw data-minio
 # s3-warehouse syscalls. Each starts the servers it needs (containers/*_up.sh, state
 # in KATBENCH_STATE_DIR, default a dir of its own) and stops them after.
@@ -44,8 +44,19 @@ kb() {
 	[ "$rc" -eq 0 ] && [ "$after" -gt "$before" ] || failed+=("katbench $* (exit $rc)")
 }
 
-up() { eval "$("containers/$1_up.sh" "${@:2}")"; }
+# up starts a server (a no-op when it already runs) and remembers it, so
+# whatever is still up when the script ends is stopped; down stops one now.
+started=()
+up() {
+	eval "$("containers/$1_up.sh" "${@:2}")"
+	started+=("$1")
+}
 down() { "containers/$1_down.sh" >/dev/null 2>&1 || true; }
+stop_started() {
+	local s
+	for s in "${started[@]}"; do down "$s"; done
+}
+trap stop_started EXIT
 
 reads='control.latency,load_table.*,resolve_metadata.latency,table_exists.latency,create_table.latency,commit_table.latency'
 
@@ -54,22 +65,19 @@ peers() {
 		--scenario "$reads,create_table.durability.immediate,create_table.durability.eventual,create_table.durability.none"
 }
 fronts() { kb run embedded rest grpc --rounds 3 --threads 1,8,16,32 --scenario "$reads"; }
-rest_vs_rest() {
+# rest-vs-rest and writes share the JVM servers: the first starts them, the
+# writes table stops them (or the exit does).
+jvms() {
 	up fixture
 	up nessie
-	kb run embedded rest fixture nessie --quick --rounds 3 --threads 1,8,32 --scenario "$reads"
-	down nessie
-	down fixture
-}
-polaris() {
 	up polaris
-	kb run rest polaris --quick --rounds 3 --threads 1,8 --scenario "$reads"
-	down polaris
+}
+rest_vs_rest() {
+	jvms
+	kb run embedded rest fixture nessie polaris --quick --rounds 3 --threads 1,8,32 --scenario "$reads"
 }
 writes() {
-	up fixture
-	up nessie
-	up polaris
+	jvms
 	kb run embedded sql rest grpc fixture nessie polaris --quick --rounds 3 --threads 1,8,32 --duration 3s \
 		--scenario 'create_table.throughput.*,commit_table.throughput.*,commit_table.contended.*'
 	down polaris
@@ -149,7 +157,7 @@ syscalls() {
 	down versitygw
 }
 
-all=(peers fronts rest-vs-rest polaris writes transport-versitygw transport-minio transport-rustfs transport-close transport-load
+all=(peers fronts rest-vs-rest writes transport-versitygw transport-minio transport-rustfs transport-close transport-load
 	data-versitygw data-minio s3-warehouse syscalls)
 [ $# -gt 0 ] || set -- "${all[@]}"
 for t in "$@"; do
