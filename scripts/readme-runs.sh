@@ -96,7 +96,7 @@ transport_minio() {
 }
 transport_rustfs() {
 	up rustfs --port 19200
-	kb transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head,get --sizes 4KiB,1MiB --concurrency 1,8 --iterations 3000
+	kb transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head,get,put --sizes 4KiB,1MiB --concurrency 1,8 --iterations 1000
 	down rustfs
 }
 transport_close() { kb transport --keep-alive=false --ops head,get --sizes 4KiB --concurrency 1,8 --iterations 3000; }
