@@ -249,13 +249,8 @@ func (c *Control) putObject(w http.ResponseWriter, r *http.Request, bucket, key 
 		writeError(w, r, http.StatusNotFound, "NoSuchBucket", "bucket does not exist", bucket, key)
 		return
 	}
-	data, err := readPutBody(r)
-	if errors.Is(err, ErrTooLarge) {
-		writeError(w, r, http.StatusBadRequest, "EntityTooLarge", err.Error(), bucket, key)
-		return
-	}
-	if err != nil {
-		writeError(w, r, http.StatusBadRequest, "IncompleteBody", err.Error(), bucket, key)
+	data, ok := readBodyOrAnswer(w, r, bucket, key)
+	if !ok {
 		return
 	}
 	now := time.Now().UTC()
@@ -284,6 +279,21 @@ func (c *Control) putObject(w http.ResponseWriter, r *http.Request, bucket, key 
 // readPutBody reads a PUT body: plain, or aws-chunked (minio-go's default
 // streaming SigV4 upload on plaintext), whose framing is removed. Chunk
 // signatures are not checked, like every other signature here.
+// readBodyOrAnswer reads a PUT's body (readPutBody); when it cannot, it
+// answers the request with the S3 error and reports false.
+func readBodyOrAnswer(w http.ResponseWriter, r *http.Request, bucket, key string) ([]byte, bool) {
+	data, err := readPutBody(r)
+	switch {
+	case errors.Is(err, ErrTooLarge):
+		writeError(w, r, http.StatusBadRequest, "EntityTooLarge", err.Error(), bucket, key)
+		return nil, false
+	case err != nil:
+		writeError(w, r, http.StatusBadRequest, "IncompleteBody", err.Error(), bucket, key)
+		return nil, false
+	}
+	return data, true
+}
+
 func readPutBody(r *http.Request) ([]byte, error) {
 	sha := r.Header.Get("X-Amz-Content-Sha256")
 	chunked := strings.HasPrefix(sha, "STREAMING-") || strings.Contains(r.Header.Get("Content-Encoding"), "aws-chunked")

@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -126,13 +125,8 @@ func (c *Control) uploadPart(w http.ResponseWriter, r *http.Request, bucket, key
 		writeError(w, r, http.StatusNotFound, "NoSuchUpload", "upload does not exist", bucket, key)
 		return
 	}
-	data, err := readPutBody(r)
-	if errors.Is(err, ErrTooLarge) {
-		writeError(w, r, http.StatusBadRequest, "EntityTooLarge", err.Error(), bucket, key)
-		return
-	}
-	if err != nil {
-		writeError(w, r, http.StatusBadRequest, "IncompleteBody", err.Error(), bucket, key)
+	data, ok := readBodyOrAnswer(w, r, bucket, key)
+	if !ok {
 		return
 	}
 	etag := fmt.Sprintf(`"%s-%d"`, id, n)
