@@ -78,7 +78,7 @@ rest_vs_rest() {
 }
 writes() {
 	jvms
-	kb run embedded sql rest grpc fixture nessie polaris --quick --rounds 3 --threads 1,8,32 --duration 3s \
+	kb run embedded sql rest grpc fixture nessie polaris --quick --rounds 3 --threads 1,8,32 --duration 2s \
 		--scenario 'create_table.throughput.*,commit_table.throughput.*,commit_table.contended.*'
 	down polaris
 	down nessie
