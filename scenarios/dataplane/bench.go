@@ -281,6 +281,7 @@ func (st *laneState) appendRound(ctx context.Context, cfg Config, from int64, wa
 	rdr, err := NewReader(nil, cfg.Seed, from, cfg.Rows, cfg.BatchRows)
 	if err == nil {
 		defer rdr.Release()
+		rdr.LimitLive(LiveBatches)
 		var res AppendResult
 		res, err = Append(ctx, st.events, rdr)
 		if res.Table != nil {

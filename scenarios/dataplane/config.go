@@ -28,6 +28,12 @@ const (
 	DefaultSeed       = 20261201
 )
 
+// LiveBatches is how many generated batches of an append may exist at once
+// (see [Reader.LimitLive]): one being encoded by iceberg-go's writer and
+// one being generated, so generation overlaps encoding but never runs
+// further ahead.
+const LiveBatches = 2
+
 // Config shapes one data-plane run. The zero value of every optional field
 // takes its default in withDefaults.
 type Config struct {
