@@ -93,7 +93,7 @@ func init() {
 	fl := dataCmd.Flags()
 	fl.StringVar(&f.rows, "rows", "", fmt.Sprintf("rows per append, e.g. 100k or 2M (default %s, %s with --quick)", dataplane.FormatRows(dataplane.DefaultRows), dataplane.FormatRows(dataplane.QuickRows)))
 	fl.IntVar(&f.batchRows, "batch-rows", dataplane.DefaultBatchRows, "rows per Arrow record batch of the appended stream")
-	fl.StringVar(&f.targetFileSize, "target-file-size", "", "write.target-file-size-bytes, e.g. 64MiB (default: iceberg-go's, 512MiB)")
+	fl.StringVar(&f.targetFileSize, "target-file-size", "", "write.target-file-size-bytes, e.g. 64MiB (default: iceberg-go's, 512MiB); also sets write.parquet.row-group-size-bytes to an eighth of it and runs the appends under a Go memory limit of twice it (unless GOMEMLIMIT is set)")
 	fl.StringVar(&f.rowGroupRows, "row-group-rows", "", "write.parquet.row-group-limit, e.g. 128k: the writer buffers one encoded row group per open file (default: iceberg-go's, 1048576)")
 	fl.StringVar(&f.compression, "compression", "zstd", "Parquet codec: "+strings.Join(dataplane.Compressions, "|"))
 	fl.StringVar(&f.transports, "transports", "http,uring", "S3 transports to compare, comma-separated, interleaved round by round")
@@ -304,6 +304,9 @@ func (f *dataFlags) config(run *results.Run) (dataplane.Config, []transport.Kind
 			return cfg, nil, usagef("--target-file-size %q: want a positive size such as 64MiB", f.targetFileSize)
 		}
 		cfg.TargetFileSize = n
+	}
+	if os.Getenv("GOMEMLIMIT") == "" { // the user's limit wins
+		cfg.MemoryLimit = dataplane.AppendMemoryLimit(cfg.TargetFileSize)
 	}
 	if f.rowGroupRows != "" {
 		n, err := dataplane.ParseRows(f.rowGroupRows)
@@ -571,6 +574,10 @@ func openDataLanes(ctx context.Context, fac competitors.Factory, spec targetSpec
 			storage.Params["transport"] = string(u)
 			if fallback != "" {
 				storage.Params["transport_fallback"] = fallback
+			}
+			if store.ctl != nil {
+				// Its objects are in this process's memory, and so in peak_rss_mib.
+				storage.Params["s3_store"] = "in-process control"
 			}
 			// Every table of the lane lives under the run's root, whatever
 			// catalog holds it, so removing the root removes the run.

@@ -49,6 +49,10 @@ type Config struct {
 	// buffers one encoded row group per open file, so it bounds the
 	// append's memory (0: iceberg-go's default, 1,048,576 rows).
 	RowGroupRows int64
+	// MemoryLimit is the Go memory limit the timed appends of
+	// data.append run under, restored after each (0: the process's own;
+	// see [AppendMemoryLimit]). It is on the line as go_memory_limit_mib.
+	MemoryLimit int64
 	// Compression is zstd, snappy or none (default zstd).
 	Compression string
 	// Rounds is how many interleaved rounds each scenario is split into:
@@ -127,6 +131,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: commit ops %d, commit rows %d", ErrBadOption, c.CommitOps, c.CommitRows)
 	case c.RowGroupRows < 0:
 		return c, fmt.Errorf("%w: row group rows %d", ErrBadOption, c.RowGroupRows)
+	case c.MemoryLimit < 0:
+		return c, fmt.Errorf("%w: memory limit %d", ErrBadOption, c.MemoryLimit)
 	case c.ScanConcurrency < 0:
 		return c, fmt.Errorf("%w: scan concurrency %d", ErrBadOption, c.ScanConcurrency)
 	}
