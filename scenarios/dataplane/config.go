@@ -20,7 +20,7 @@ const (
 const (
 	DefaultRows       = 1_000_000
 	QuickRows         = 100_000
-	DefaultBatchRows  = 64 * 1024
+	DefaultBatchRows  = 16 * 1024
 	DefaultRounds     = 3
 	DefaultCommitOps  = 100
 	QuickCommitOps    = 20
@@ -40,7 +40,10 @@ type Config struct {
 	// Rows is the rows per append; every round appends this many to each
 	// lane's events table (default DefaultRows, QuickRows with Quick).
 	Rows int64
-	// BatchRows is the Arrow record batch size of the appended stream.
+	// BatchRows is the Arrow record batch size of the appended stream
+	// (default DefaultBatchRows: 16k rows, about 2 MiB; [LiveBatches] of
+	// them exist at once, so larger batches only add heap the collector
+	// must scan under the append's memory limit).
 	BatchRows int
 	// TargetFileSize is write.target-file-size-bytes (0: iceberg-go's
 	// default, 512 MiB).
