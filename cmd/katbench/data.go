@@ -93,7 +93,7 @@ func init() {
 	fl := dataCmd.Flags()
 	fl.StringVar(&f.rows, "rows", "", fmt.Sprintf("rows per append, e.g. 100k or 2M (default %s, %s with --quick)", dataplane.FormatRows(dataplane.DefaultRows), dataplane.FormatRows(dataplane.QuickRows)))
 	fl.IntVar(&f.batchRows, "batch-rows", dataplane.DefaultBatchRows, "rows per Arrow record batch of the appended stream")
-	fl.StringVar(&f.targetFileSize, "target-file-size", "", "write.target-file-size-bytes, e.g. 64MiB (default: iceberg-go's, 512MiB)")
+	fl.StringVar(&f.targetFileSize, "target-file-size", "", "write.target-file-size-bytes, e.g. 64MiB (default: iceberg-go's, 512MiB); also sets write.parquet.row-group-size-bytes to an eighth of it and runs the appends under a Go memory limit of twice it, at least 128MiB (not with GOMEMLIMIT set or on the in-process control store)")
 	fl.StringVar(&f.rowGroupRows, "row-group-rows", "", "write.parquet.row-group-limit, e.g. 128k: the writer buffers one encoded row group per open file (default: iceberg-go's, 1048576)")
 	fl.StringVar(&f.compression, "compression", "zstd", "Parquet codec: "+strings.Join(dataplane.Compressions, "|"))
 	fl.StringVar(&f.transports, "transports", "http,uring", "S3 transports to compare, comma-separated, interleaved round by round")
@@ -280,6 +280,18 @@ func (st *dataStore) removeRun(ctx context.Context) error {
 	return nil
 }
 
+// appendMemoryLimit is the Go memory limit of the appends: none when
+// GOMEMLIMIT is set (the user's limit wins) or when the warehouse is on the
+// in-process control store, whose objects are on this process's heap: the
+// live heap would outgrow a limit sized for the append and the collector
+// would run nearly continuously.
+func appendMemoryLimit(cfg dataplane.Config, store *dataStore) int64 {
+	if os.Getenv("GOMEMLIMIT") != "" || store.ctl != nil {
+		return 0
+	}
+	return dataplane.AppendMemoryLimit(cfg.TargetFileSize)
+}
+
 // dataConfig turns flags into the benchmark config, rejecting bad values
 // before anything starts.
 func (f *dataFlags) config(run *results.Run) (dataplane.Config, []transport.Kind, error) {
@@ -400,6 +412,7 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, store.close()) }()
+	cfg.MemoryLimit = appendMemoryLimit(cfg, store)
 	dir, removeDir, err := workDir(f.dir)
 	if err != nil {
 		return err
@@ -572,6 +585,10 @@ func openDataLanes(ctx context.Context, fac competitors.Factory, spec targetSpec
 			storage.Params["transport"] = string(u)
 			if fallback != "" {
 				storage.Params["transport_fallback"] = fallback
+			}
+			if store.ctl != nil {
+				// Its objects are in this process's memory, and so in peak_rss_mib.
+				storage.Params["s3_store"] = "in-process control"
 			}
 			// Every table of the lane lives under the run's root, whatever
 			// catalog holds it, so removing the root removes the run.

@@ -106,6 +106,41 @@ func TestDataBadInput(t *testing.T) {
 
 // TestDataControlStore runs katbench data with no server: the in-process
 // control S3 store, both transports, the raw PUT/GET baseline.
+// TestDataAppendMemoryLimit: the appends run under a Go memory limit of
+// twice the target file size (at least 128 MiB), said on the line with the
+// peak RSS, unless the user set GOMEMLIMIT.
+func TestDataAppendMemoryLimit(t *testing.T) {
+	for _, c := range []struct {
+		name, gomemlimit, target string
+		want                     any // go_memory_limit_mib; nil = absent
+	}{
+		{"from the target", "", "256MiB", float64(512)},
+		{"floor", "", "16MiB", float64(128)},
+		{"GOMEMLIMIT wins", "1GiB", "256MiB", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			stdout, stderr, code := katbenchEnv(t, dir, []string{"GOMEMLIMIT=" + c.gomemlimit},
+				"data", "--warehouse", "file://"+filepath.Join(dir, "wh"), "--rows", "3k", "--batch-rows", "1000",
+				"--rounds", "1", "--scenario", "data.append.*", "--target-file-size", c.target, "--history", "")
+			if code != 0 {
+				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+			}
+			recs := parseLines(t, stdout)
+			if len(recs) != 1 {
+				t.Fatalf("%d lines, want 1:\n%s", len(recs), stdout)
+			}
+			p := recs[0].Params
+			if p["go_memory_limit_mib"] != c.want {
+				t.Errorf("go_memory_limit_mib %v, want %v", p["go_memory_limit_mib"], c.want)
+			}
+			if rss, _ := p["peak_rss_mib"].(float64); rss < 1 {
+				t.Errorf("peak_rss_mib %v", p["peak_rss_mib"])
+			}
+		})
+	}
+}
+
 func TestDataControlStore(t *testing.T) {
 	dir := t.TempDir()
 	stdout, stderr, code := katbenchEnv(t, dir, []string{"KATBENCH_S3_ENDPOINT=", "AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY="},
@@ -129,6 +164,11 @@ func TestDataControlStore(t *testing.T) {
 				t.Errorf("%s %s: warehouse %v transport %v/%s", r.Scenario, r.Transport, r.Params["warehouse"], r.Params["transport"], r.Transport)
 			}
 			seen[key{r.Target + "/" + r.Transport, r.Scenario}]++
+			if _, limited := r.Params["go_memory_limit_mib"]; limited || r.Params["s3_store"] != "in-process control" {
+				// The store's objects are on the heap: a limit sized for the append would thrash.
+				t.Errorf("%s %s: go_memory_limit_mib %v s3_store %v, want no limit on the in-process store",
+					r.Scenario, r.Transport, r.Params["go_memory_limit_mib"], r.Params["s3_store"])
+			}
 		case strings.HasPrefix(r.Scenario, "s3.put.") || strings.HasPrefix(r.Scenario, "s3.get."):
 			if r.Params["endpoint"] != "control" {
 				t.Errorf("%s: endpoint %v, want control", r.Scenario, r.Params["endpoint"])

@@ -51,6 +51,7 @@ type laneState struct {
 		write, gen, wall time.Duration
 		first            error
 		perRound         []float64 // rows/s of each successful append
+		peakRSS          int64     // the process's peak RSS after the lane's last append
 	}
 	scan struct {
 		rec                *results.Recorder
@@ -74,10 +75,11 @@ type laneState struct {
 // with the lanes interleaved (A B, then B A, …):
 //
 //   - data.append.<rows>: each round appends cfg.Rows generated rows to the
-//     lane's events table in one transaction. The line's histogram is the
-//     commit phase (new metadata and the catalog commit), one sample per
-//     append; params carry rows/s and Parquet MiB/s over the whole append,
-//     the files and bytes written and the write/commit/generation split.
+//     lane's events table in one transaction, under cfg.MemoryLimit. The
+//     line's histogram is the commit phase (new metadata and the catalog
+//     commit), one sample per append; params carry rows/s and Parquet MiB/s
+//     over the whole append, the files and bytes written, the
+//     write/commit/generation split and the process's peak RSS so far.
 //   - data.scan: each round scans the whole events table back to Arrow and
 //     compares every column's checksum with what was appended; a mismatch
 //     is a failed operation. Histogram: one sample per scan.
@@ -141,7 +143,8 @@ func Run(ctx context.Context, cfg Config, lanes []Lane, sink results.Sink) (err 
 					return err
 				}
 				progress(cfg, appendName, st, round)
-				st.appendRound(ctx, cfg, from, want)
+				withMemoryLimit(cfg.MemoryLimit, func() { st.appendRound(ctx, cfg, from, want) })
+				st.app.peakRSS = peakRSS()
 			}
 		}
 	}
@@ -281,6 +284,7 @@ func (st *laneState) appendRound(ctx context.Context, cfg Config, from int64, wa
 	rdr, err := NewReader(nil, cfg.Seed, from, cfg.Rows, cfg.BatchRows)
 	if err == nil {
 		defer rdr.Release()
+		rdr.LimitLive(LiveBatches)
 		var res AppendResult
 		res, err = Append(ctx, st.events, rdr)
 		if res.Table != nil {
@@ -416,6 +420,9 @@ func (st *laneState) params(cfg Config) map[string]any {
 	if cfg.RowGroupRows == 0 {
 		delete(p, "row_group_rows")
 	}
+	if cfg.TargetFileSize > 0 {
+		p["row_group_bytes"] = RowGroupBytes(cfg.TargetFileSize)
+	}
 	if cfg.ScanConcurrency > 0 {
 		p["scan_concurrency"] = cfg.ScanConcurrency
 	}
@@ -451,6 +458,14 @@ func (st *laneState) appendRecord(cfg Config, name string) results.Record {
 		p["commit_s"] = (a.wall - a.write).Seconds()
 		p["append_p50_us"] = us(a.rec.Percentile(50))
 		p["append_max_us"] = us(a.rec.Percentile(100))
+	}
+	if cfg.MemoryLimit > 0 {
+		p["go_memory_limit_mib"] = float64(cfg.MemoryLimit) / (1 << 20)
+	}
+	if a.peakRSS > 0 {
+		// getrusage's ru_maxrss: every lane and target before this one, and
+		// an in-process S3 store's objects, are in it too.
+		p["peak_rss_mib"] = float64(a.peakRSS) / (1 << 20)
 	}
 	p["hist_of"] = "commit phase (metadata file + catalog commit) per append"
 	return st.line(cfg, name, a.commit, a.wall, p, a.first)

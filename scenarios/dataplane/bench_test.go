@@ -36,6 +36,7 @@ func smallConfig() Config {
 func TestRunOnEmbedded(t *testing.T) {
 	cat := openEmbedded(t)
 	cfg := smallConfig()
+	cfg.MemoryLimit = AppendMemoryLimit(cfg.TargetFileSize)
 	var coll results.Collector
 	err := Run(context.Background(), cfg, []Lane{{Target: "embedded", Transport: "http", Requested: "http", Catalog: cat}}, &coll)
 	if err != nil {
@@ -61,6 +62,13 @@ func TestRunOnEmbedded(t *testing.T) {
 	}
 	if b, _ := app.Params["parquet_bytes"].(int64); b <= 0 {
 		t.Errorf("append parquet_bytes %v", app.Params["parquet_bytes"])
+	}
+	if app.Params["row_group_bytes"] != RowGroupBytes(cfg.TargetFileSize) || app.Params["go_memory_limit_mib"] != float64(128) {
+		t.Errorf("append: row_group_bytes %v go_memory_limit_mib %v, want %d and 128 (from the 256 KiB target)",
+			app.Params["row_group_bytes"], app.Params["go_memory_limit_mib"], RowGroupBytes(cfg.TargetFileSize))
+	}
+	if rss, _ := app.Params["peak_rss_mib"].(float64); rss < 1 {
+		t.Errorf("append peak_rss_mib %v", app.Params["peak_rss_mib"])
 	}
 	scan := byName[ScanName]
 	if scan.Ops != 2 || scan.Params["rows_total"] != int64(80_000) || scan.Params["checksum_ok"] != true {

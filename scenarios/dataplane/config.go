@@ -20,7 +20,7 @@ const (
 const (
 	DefaultRows       = 1_000_000
 	QuickRows         = 100_000
-	DefaultBatchRows  = 64 * 1024
+	DefaultBatchRows  = 16 * 1024
 	DefaultRounds     = 3
 	DefaultCommitOps  = 100
 	QuickCommitOps    = 20
@@ -28,13 +28,22 @@ const (
 	DefaultSeed       = 20261201
 )
 
+// LiveBatches is how many generated batches of an append may exist at once
+// (see [Reader.LimitLive]): one being encoded by iceberg-go's writer and
+// one being generated, so generation overlaps encoding but never runs
+// further ahead.
+const LiveBatches = 2
+
 // Config shapes one data-plane run. The zero value of every optional field
 // takes its default in withDefaults.
 type Config struct {
 	// Rows is the rows per append; every round appends this many to each
 	// lane's events table (default DefaultRows, QuickRows with Quick).
 	Rows int64
-	// BatchRows is the Arrow record batch size of the appended stream.
+	// BatchRows is the Arrow record batch size of the appended stream
+	// (default DefaultBatchRows: 16k rows, about 2 MiB; [LiveBatches] of
+	// them exist at once, so larger batches only add heap the collector
+	// must scan under the append's memory limit).
 	BatchRows int
 	// TargetFileSize is write.target-file-size-bytes (0: iceberg-go's
 	// default, 512 MiB).
@@ -43,6 +52,10 @@ type Config struct {
 	// buffers one encoded row group per open file, so it bounds the
 	// append's memory (0: iceberg-go's default, 1,048,576 rows).
 	RowGroupRows int64
+	// MemoryLimit is the Go memory limit the timed appends of
+	// data.append run under, restored after each (0: the process's own;
+	// see [AppendMemoryLimit]). It is on the line as go_memory_limit_mib.
+	MemoryLimit int64
 	// Compression is zstd, snappy or none (default zstd).
 	Compression string
 	// Rounds is how many interleaved rounds each scenario is split into:
@@ -121,6 +134,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: commit ops %d, commit rows %d", ErrBadOption, c.CommitOps, c.CommitRows)
 	case c.RowGroupRows < 0:
 		return c, fmt.Errorf("%w: row group rows %d", ErrBadOption, c.RowGroupRows)
+	case c.MemoryLimit < 0:
+		return c, fmt.Errorf("%w: memory limit %d", ErrBadOption, c.MemoryLimit)
 	case c.ScanConcurrency < 0:
 		return c, fmt.Errorf("%w: scan concurrency %d", ErrBadOption, c.ScanConcurrency)
 	}

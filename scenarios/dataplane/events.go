@@ -142,18 +142,27 @@ func mix64(z uint64) uint64 {
 var ErrBadRange = errors.New("dataplane: bad row range")
 
 // Reader is an array.RecordReader over rows [from, from+n) of a seed, in
-// batches of at most batchRows rows, built on demand (one batch in memory
-// at a time). It records the time spent building batches, so a caller can
-// tell generation from the work the batches feed. A Reader is not safe for
-// concurrent use, except GenTime, which may be read at any time.
+// batches of at most batchRows rows, built on demand. It records the time
+// spent building batches, so a caller can tell generation from the work the
+// batches feed. A Reader is not safe for concurrent use, except GenTime and
+// WaitTime, which may be read at any time.
+//
+// A consumer that retains batches (iceberg-go's Transaction.Append queues
+// up to 64 ahead of its Parquet writer) would let an unbounded Reader run
+// ahead through the whole stream; [Reader.LimitLive] bounds how many of its
+// batches may be referenced at once.
 type Reader struct {
 	refs      atomic.Int64
 	mem       memory.Allocator
+	live      *liveAllocator // nil: unbounded
+	maxLive   int64          // batches that may be referenced at once
+	maxBatch  int64          // bytes of the largest batch built so far
 	seed      uint64
 	next, end int64
 	batchRows int64
 	cur       arrow.RecordBatch
 	gen       atomic.Int64 // nanoseconds spent building batches
+	wait      atomic.Int64 // nanoseconds Next spent waiting for releases
 }
 
 var _ array.RecordReader = (*Reader)(nil)
@@ -170,6 +179,20 @@ func NewReader(mem memory.Allocator, seed uint64, from, n int64, batchRows int) 
 	r := &Reader{mem: mem, seed: seed, next: from, end: from + n, batchRows: int64(batchRows)}
 	r.refs.Store(1)
 	return r, nil
+}
+
+// LimitLive makes Next wait, before building a batch, until at most k-1
+// batches of this reader are still referenced by anyone (their buffers
+// not yet freed), so at most k exist at once. k < 1 is taken as 1. Call it
+// before the first Next. The consumer must release every batch it keeps,
+// or Next blocks for good: do not use it with a consumer that collects the
+// whole stream (array.NewTableFromRecordReader).
+func (r *Reader) LimitLive(k int) {
+	if r.live == nil {
+		r.live = newLiveAllocator(r.mem)
+		r.mem = r.live
+	}
+	r.maxLive = int64(max(k, 1))
 }
 
 // Retain adds a reference.
@@ -195,12 +218,33 @@ func (r *Reader) Next() bool {
 	if r.next >= r.end {
 		return false
 	}
+	if r.live != nil {
+		w0 := time.Now()
+		r.live.waitBelow((r.maxLive - 1) * r.maxBatch)
+		r.wait.Add(int64(time.Since(w0)))
+	}
 	t0 := time.Now()
 	n := min(r.batchRows, r.end-r.next)
 	r.cur = buildBatch(r.mem, r.seed, r.next, n)
 	r.next += n
 	r.gen.Add(int64(time.Since(t0)))
+	if r.live != nil {
+		r.maxBatch = max(r.maxBatch, batchBytes(r.cur))
+	}
 	return true
+}
+
+// batchBytes is the allocated size of a batch's buffers.
+func batchBytes(rec arrow.RecordBatch) int64 {
+	var n int64
+	for _, col := range rec.Columns() {
+		for _, b := range col.Data().Buffers() {
+			if b != nil {
+				n += int64(b.Cap())
+			}
+		}
+	}
+	return n
 }
 
 // RecordBatch returns the current batch, valid until the next call to Next.
@@ -216,6 +260,10 @@ func (r *Reader) Err() error { return nil }
 
 // GenTime is the time spent building batches so far.
 func (r *Reader) GenTime() time.Duration { return time.Duration(r.gen.Load()) }
+
+// WaitTime is the time Next has spent waiting for the consumer to release
+// batches (always 0 without [Reader.LimitLive]).
+func (r *Reader) WaitTime() time.Duration { return time.Duration(r.wait.Load()) }
 
 // buildBatch builds rows [from, from+n) of seed.
 func buildBatch(mem memory.Allocator, seed uint64, from, n int64) arrow.RecordBatch {

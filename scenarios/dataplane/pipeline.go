@@ -17,9 +17,22 @@ var Compressions = []string{"zstd", "snappy", "none"}
 // ErrBadOption is returned for a write option iceberg-go would not accept.
 var ErrBadOption = errors.New("dataplane: bad option")
 
+// RowGroupBytes is the write.parquet.row-group-size-bytes [TableProps]
+// sets for a target data file size: an eighth of it, within [1 MiB,
+// 128 MiB] (128 MiB is iceberg-go's default). arrow-go's buffered writer,
+// which iceberg-go uses, holds the whole encoded row group in memory and,
+// while it closes the group, a second copy in its output sink; a file is
+// only rolled once a row group has been flushed. Tying the row group to the
+// target keeps that memory at about a quarter of the target instead of
+// 128 MiB (or 1,048,576 rows, iceberg-go's row limit) whatever the target.
+func RowGroupBytes(targetFileSize int64) int64 {
+	return min(max(targetFileSize/8, 1<<20), 128<<20)
+}
+
 // TableProps returns the table properties that set the Parquet codec
 // (zstd, snappy or none) and the target data file size in bytes (0 keeps
-// iceberg-go's default, 512 MiB).
+// iceberg-go's default, 512 MiB, and its 128 MiB row groups); a target
+// also sets the row group size to [RowGroupBytes] of it.
 func TableProps(compression string, targetFileSize int64) (iceberg.Properties, error) {
 	codec := ""
 	switch compression {
@@ -36,6 +49,7 @@ func TableProps(compression string, targetFileSize int64) (iceberg.Properties, e
 	p := iceberg.Properties{table.ParquetCompressionKey: codec}
 	if targetFileSize > 0 {
 		p[table.WriteTargetFileSizeBytesKey] = strconv.FormatInt(targetFileSize, 10)
+		p[table.ParquetRowGroupSizeBytesKey] = strconv.FormatInt(RowGroupBytes(targetFileSize), 10)
 	}
 	return p, nil
 }

@@ -77,6 +77,7 @@ func BenchmarkAppend(b *testing.B) {
 	i := int64(0)
 	for b.Loop() {
 		r, _ := NewReader(nil, 1, i*benchRows, benchRows, DefaultBatchRows)
+		r.LimitLive(LiveBatches) // as the data.append scenario does
 		res, err := Append(context.Background(), tbl, r)
 		r.Release()
 		if err != nil {
@@ -94,6 +95,7 @@ func BenchmarkScan(b *testing.B) {
 	tbl := newBenchTable(b)
 	for i := range int64(2) {
 		r, _ := NewReader(nil, 1, i*benchRows, benchRows, DefaultBatchRows)
+		r.LimitLive(LiveBatches) // as the data.append scenario does
 		res, err := Append(context.Background(), tbl, r)
 		r.Release()
 		if err != nil {
