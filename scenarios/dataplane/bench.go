@@ -48,6 +48,7 @@ type laneState struct {
 	app struct {
 		rec, commit      *results.Recorder // per-append total; commit phase
 		rows, files, b   int64
+		overruns         int64 // batches built beyond the reader's live bound
 		write, gen, wall time.Duration
 		first            error
 		perRound         []float64 // rows/s of each successful append
@@ -300,6 +301,7 @@ func (st *laneState) appendRound(ctx context.Context, cfg Config, from int64, wa
 			st.app.b += res.Bytes
 			st.app.write += res.Write
 			st.app.gen += res.Gen
+			st.app.overruns += res.Overruns
 			st.app.wall += res.Total()
 			return
 		}
@@ -458,6 +460,11 @@ func (st *laneState) appendRecord(cfg Config, name string) results.Record {
 		p["commit_s"] = (a.wall - a.write).Seconds()
 		p["append_p50_us"] = us(a.rec.Percentile(50))
 		p["append_max_us"] = us(a.rec.Percentile(100))
+	}
+	if a.overruns > 0 {
+		// The batch bound did not hold (see Reader.LimitLive): peak memory
+		// on this line is not what the bound promises.
+		p["live_batch_overruns"] = a.overruns
 	}
 	if cfg.MemoryLimit > 0 {
 		p["go_memory_limit_mib"] = float64(cfg.MemoryLimit) / (1 << 20)

@@ -163,6 +163,7 @@ type Reader struct {
 	cur       arrow.RecordBatch
 	gen       atomic.Int64 // nanoseconds spent building batches
 	wait      atomic.Int64 // nanoseconds Next spent waiting for releases
+	overruns  atomic.Int64 // waits that ran out of patience (LimitLive)
 }
 
 var _ array.RecordReader = (*Reader)(nil)
@@ -184,9 +185,9 @@ func NewReader(mem memory.Allocator, seed uint64, from, n int64, batchRows int) 
 // LimitLive makes Next wait, before building a batch, until at most k-1
 // batches of this reader are still referenced by anyone (their buffers
 // not yet freed), so at most k exist at once. k < 1 is taken as 1. Call it
-// before the first Next. The consumer must release every batch it keeps,
-// or Next blocks for good: do not use it with a consumer that collects the
-// whole stream (array.NewTableFromRecordReader).
+// before the first Next. A consumer that keeps batches (one that collects
+// the whole stream, array.NewTableFromRecordReader) defeats it: Next then
+// waits liveWaitPatience each time and goes on, counted by Overruns.
 func (r *Reader) LimitLive(k int) {
 	if r.live == nil {
 		r.live = newLiveAllocator(r.mem)
@@ -220,7 +221,9 @@ func (r *Reader) Next() bool {
 	}
 	if r.live != nil {
 		w0 := time.Now()
-		r.live.waitBelow((r.maxLive - 1) * r.maxBatch)
+		if !r.live.waitBelow((r.maxLive-1)*r.maxBatch, liveWaitPatience) {
+			r.overruns.Add(1)
+		}
 		r.wait.Add(int64(time.Since(w0)))
 	}
 	t0 := time.Now()
@@ -264,6 +267,15 @@ func (r *Reader) GenTime() time.Duration { return time.Duration(r.gen.Load()) }
 // WaitTime is the time Next has spent waiting for the consumer to release
 // batches (always 0 without [Reader.LimitLive]).
 func (r *Reader) WaitTime() time.Duration { return time.Duration(r.wait.Load()) }
+
+// Overruns is how many times Next stopped waiting for the consumer after
+// liveWaitPatience and built a batch beyond the LimitLive bound.
+func (r *Reader) Overruns() int64 { return r.overruns.Load() }
+
+// liveWaitPatience bounds one wait of a LimitLive reader: long enough for
+// any write of a batch, short enough that a consumer that stopped freeing
+// batches costs seconds, not a hang.
+var liveWaitPatience = 10 * time.Second
 
 // buildBatch builds rows [from, from+n) of seed.
 func buildBatch(mem memory.Allocator, seed uint64, from, n int64) arrow.RecordBatch {

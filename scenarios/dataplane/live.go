@@ -2,6 +2,7 @@ package dataplane
 
 import (
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -62,11 +63,26 @@ func (a *liveAllocator) Live() int64 {
 	return a.live
 }
 
-// waitBelow blocks until at most limit bytes are live.
-func (a *liveAllocator) waitBelow(limit int64) {
+// waitBelow blocks until at most limit bytes are live, or for at most
+// patience, and reports whether the bound held. It never waits for good:
+// a consumer that stops releasing batches (a failed write it abandoned, a
+// future iceberg-go that keeps them) costs memory, never a hang.
+func (a *liveAllocator) waitBelow(limit int64, patience time.Duration) bool {
 	a.mu.Lock()
-	for a.live > limit {
+	defer a.mu.Unlock()
+	if a.live <= limit {
+		return true
+	}
+	expired := false
+	t := time.AfterFunc(patience, func() {
+		a.mu.Lock()
+		expired = true
+		a.mu.Unlock()
+		a.cond.Broadcast()
+	})
+	defer t.Stop()
+	for a.live > limit && !expired {
 		a.cond.Wait()
 	}
-	a.mu.Unlock()
+	return a.live <= limit
 }

@@ -84,3 +84,46 @@ func TestLiveAllocatorCountsOutstandingBytes(t *testing.T) {
 		t.Fatalf("live %d after freeing everything, want 0", got)
 	}
 }
+
+// A consumer that keeps every batch (as one collecting the whole stream
+// does) defeats the bound: Next must give up waiting and go on, counting
+// the overruns, instead of hanging the append.
+func TestReaderLimitLiveNeverHangs(t *testing.T) {
+	old := liveWaitPatience
+	liveWaitPatience = 20 * time.Millisecond
+	t.Cleanup(func() { liveWaitPatience = old })
+	const n, batch = 6 * 256, 256
+	r, err := NewReader(nil, 3, 0, n, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	r.LimitLive(2)
+	var kept []arrow.RecordBatch
+	done := make(chan int64)
+	go func() {
+		var rows int64
+		for r.Next() {
+			rec := r.RecordBatch()
+			rec.Retain()
+			kept = append(kept, rec)
+			rows += rec.NumRows()
+		}
+		done <- rows
+	}()
+	select {
+	case rows := <-done:
+		if rows != n {
+			t.Errorf("got %d rows, want %d", rows, n)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Next blocked for good on a consumer that keeps its batches")
+	}
+	for _, rec := range kept {
+		rec.Release()
+	}
+	// Batches 3..6 each found two or more kept batches alive.
+	if got := r.Overruns(); got != 4 {
+		t.Errorf("Overruns() = %d, want 4", got)
+	}
+}

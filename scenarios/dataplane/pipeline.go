@@ -65,6 +65,9 @@ type AppendResult struct {
 	Write time.Duration
 	// Gen is the part of Write spent generating the batches.
 	Gen time.Duration
+	// Overruns counts batches built beyond the reader's LimitLive bound
+	// because the writer had not released earlier ones in time.
+	Overruns int64
 	// Commit is Transaction.Commit: the new metadata file and the catalog
 	// commit (including its retries, if any).
 	Commit time.Duration
@@ -94,6 +97,7 @@ func Append(ctx context.Context, tbl *table.Table, rdr *Reader) (AppendResult, e
 		return res, fmt.Errorf("commit append of %d rows: %w", want, err)
 	}
 	res.Write, res.Commit, res.Gen, res.Table = t1.Sub(t0), t2.Sub(t1), rdr.GenTime(), committed
+	res.Overruns = rdr.Overruns()
 
 	snap := committed.CurrentSnapshot()
 	if snap == nil || snap.Summary == nil {
