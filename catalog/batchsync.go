@@ -57,9 +57,10 @@ func releaseFiles(files []*fileSync) {
 //
 // A syncRoots is safe for concurrent use; the zero value is ready.
 type syncRoots struct {
-	mu    sync.Mutex
-	roots map[uint64]*os.File
-	bad   map[uint64]bool // no usable root on this device: fsync instead
+	mu     sync.Mutex
+	roots  map[uint64]*os.File
+	bad    map[uint64]bool // no usable root on this device: fsync instead
+	closed bool            // after close (a step racing Close): fsync instead
 }
 
 // root returns an open directory on device dev, opening dir (a directory
@@ -71,7 +72,7 @@ func (r *syncRoots) root(dev uint64, dir string) *os.File {
 	if f := r.roots[dev]; f != nil {
 		return f
 	}
-	if r.bad[dev] {
+	if r.closed || r.bad[dev] {
 		return nil
 	}
 	f, err := os.Open(dir)
@@ -109,6 +110,7 @@ func (r *syncRoots) close() error {
 		errs = append(errs, f.Close())
 	}
 	r.roots = nil
+	r.closed = true
 	return errors.Join(errs...)
 }
 
