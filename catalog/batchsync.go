@@ -24,18 +24,35 @@ var syncfsMinBatch = 2
 type fileSync struct {
 	path string   // local path of the file
 	plan *dirPlan // the directories whose entries it needs
+	// f is the file, still open, when the IO's writer can fsync; nil
+	// means the sync step opens path.
+	f syncCloser
 	// durable is set by the committer once the file and its directories
 	// are durable; err says why not.
 	durable bool
 	err     error
 }
 
-// release ends f's directory plan; the writer calls it once its commit
-// returned (or failed before it). A nil f has nothing to release.
+// syncCloser is a written file that can be fsynced.
+type syncCloser interface {
+	Sync() error
+	Close() error
+}
+
+// release closes f's file and ends its directory plan; the writer calls it
+// once its commit returned (or failed before it). A close error is
+// ignored: the file was either made durable by then (a local close cannot
+// lose what fsync or syncfs wrote) or its pointer was not committed. A nil
+// f has nothing to release.
 func (f *fileSync) release() {
-	if f != nil {
-		f.plan.release(f.durable)
+	if f == nil {
+		return
 	}
+	if f.f != nil {
+		_ = f.f.Close()
+		f.f = nil
+	}
+	f.plan.release(f.durable)
 }
 
 // nonNil returns f as a list of files: empty when f is nil.
@@ -136,7 +153,8 @@ func (c *Catalog) syncFiles(batch []*writeOp) {
 	// depends on the tasks in its deps.
 	type task struct {
 		path string
-		root *os.File
+		file syncCloser // fsync this open file instead of opening path
+		root *os.File   // syncfs this file system
 		err  error
 	}
 	var tasks []*task
@@ -157,7 +175,7 @@ func (c *Catalog) syncFiles(batch []*writeOp) {
 				continue
 			}
 		}
-		deps[i] = append(deps[i], add(f.path, &task{path: f.path}))
+		deps[i] = append(deps[i], add(f.path, &task{path: f.path, file: f.f}))
 		for _, d := range f.plan.sync {
 			deps[i] = append(deps[i], add(d, &task{path: d}))
 		}
@@ -166,6 +184,12 @@ func (c *Catalog) syncFiles(batch []*writeOp) {
 		if t.root != nil {
 			if err := syncfs(t.root); err != nil {
 				t.err = fmt.Errorf("syncfs %s: %w", t.root.Name(), err)
+			}
+			return
+		}
+		if t.file != nil {
+			if err := t.file.Sync(); err != nil {
+				t.err = fmt.Errorf("fsync %s: %w", t.path, err)
 			}
 			return
 		}

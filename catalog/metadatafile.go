@@ -107,6 +107,12 @@ func (c *Catalog) writeMetadata(ctx context.Context, loc string, raw []byte, tab
 		_ = w.Close()
 		return nil, fmt.Errorf("write metadata %s: %w", loc, err)
 	}
+	if s, ok := w.(syncCloser); ok && file != nil {
+		// Kept open for a lone-file sync step, which fsyncs it without
+		// opening it again; release closes it.
+		file.f = s
+		return file, nil
+	}
 	if err := w.Close(); err != nil {
 		return nil, fmt.Errorf("write metadata %s: close: %w", loc, err)
 	}
