@@ -19,8 +19,8 @@ var syncfsMinBatch = 2
 // with the other files of its batch (see Catalog.syncFiles), so no writer
 // pays for its own fsyncs and no pointer reaches bbolt before its file.
 //
-// A fileSync belongs to its writer; the committer only sets durable, before
-// it wakes the writer.
+// A fileSync belongs to its writer; the committer only sets durable and
+// err, before it wakes the writer.
 type fileSync struct {
 	path string   // local path of the file
 	plan *dirPlan // the directories whose entries it needs
