@@ -88,8 +88,16 @@ type Catalog struct {
 	// bbolt transaction of its own, as before group commit: the A side of
 	// the write-path benchmarks.
 	serial bool
-	// dirs makes new directories durable for concurrent writers (Immediate).
+	// dirs knows which new directories are not durable yet (Immediate).
 	dirs dirTracker
+	// roots holds a directory per file system for syncfs (Immediate).
+	roots syncRoots
+	// syncSteps counts the commit steps that made metadata files durable
+	// (statistics); afterSync, set only by tests before any write, sees
+	// each step's files once they are durable and before their pointers
+	// commit, and can fail the step.
+	syncSteps atomic.Uint64
+	afterSync func(paths []string) error
 	// commits serialise CommitTable per table.
 	commits *commitLocks
 
@@ -236,6 +244,9 @@ func (c *Catalog) Close() error {
 		if err := c.db.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close %s: %w", c.path, err))
 		}
+		if err := c.roots.close(); err != nil {
+			errs = append(errs, fmt.Errorf("close sync roots: %w", err))
+		}
 		c.closeErr = errors.Join(errs...)
 	})
 	return c.closeErr
@@ -246,8 +257,12 @@ func (c *Catalog) Close() error {
 // have side effects outside the transaction and may run more than once; its
 // transaction may be shared with other writers' changes (group commit), so
 // an error from fn makes the batch rerun without it.
-func (c *Catalog) write(fn func(tx *bolt.Tx) error, publish func()) error {
-	return c.commit(&writeOp{apply: fn, publish: publish})
+//
+// files are the metadata files the change points to that are not durable
+// yet (from writeMetadata); they are made durable before fn's change
+// commits. The caller still releases them.
+func (c *Catalog) write(fn func(tx *bolt.Tx) error, publish func(), files ...*fileSync) error {
+	return c.commit(&writeOp{apply: fn, publish: publish, files: files})
 }
 
 // commit commits op through the group committer: together with the ops of
@@ -262,8 +277,13 @@ func (c *Catalog) commit(op *writeOp) error {
 	return c.gc.submit(op)
 }
 
-// commitSerial commits op in a transaction of its own under the writer lock.
+// commitSerial makes op's files durable itself and commits op in a
+// transaction of its own under the writer lock.
 func (c *Catalog) commitSerial(op *writeOp) error {
+	batch := []*writeOp{op}
+	if c.syncFiles(batch); op.err != nil {
+		return op.err
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.closed.Load() {

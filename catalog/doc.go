@@ -10,35 +10,51 @@
 // # Write order
 //
 // Every write that produces new table metadata writes the metadata file first
-// (and, in [Immediate] mode, fsyncs it and every directory on its path that
-// is new — including directories a concurrent writer created and has not
-// fsynced yet, which it waits for) and only then commits the pointer in
-// bbolt. A pointer therefore never names a file that was not completely
-// written (and, in Immediate mode, made durable) before it. A commit that
-// loses the race for the pointer removes the file it wrote.
+// and only then commits the pointer in bbolt. In [Immediate] mode the file,
+// and every directory on its path that is new (including directories a
+// concurrent writer created and has not made durable yet), are made durable
+// by the commit step that commits the pointer, before its bbolt
+// transaction (see Group commit). A pointer therefore never names a file
+// that was not completely written (and, in Immediate mode, made durable)
+// before it. A commit that loses the race for the pointer removes the file
+// it wrote.
 //
 // # Group commit
 //
-// Concurrent writers share flush rounds. Each writer writes and fsyncs its
-// own metadata file in its own goroutine, so the files of concurrent writers
-// are fsynced in parallel (on ext4 concurrent fsyncs can share a journal
-// commit). The pointer changes then go to a group committer: a writer that
-// finds no bbolt commit running commits at once, alone — a single writer
-// waits for nobody and there is no timer — and the writers that arrive
-// while a commit runs are committed together by the next one, in one bbolt
-// transaction: one fsync of bbolt's data pages and one of its meta page for
-// the whole batch.
-// Every writer still gets its own result: a writer whose check fails (a
-// table that exists, a pointer that moved) gets its own error and the rest
-// of its batch commits; a change that fails half-applied is rolled back by
-// rerunning the batch's transaction without it (in memory; nothing reaches
-// the disk before the commit). The in-memory mirror is updated after each
-// batch commits, in batch order, before any writer of the batch returns.
+// Concurrent writers share commit steps. Each writer writes its own
+// metadata file in its own goroutine, without fsync, and hands its pointer
+// change to a group committer: a writer that finds no commit step running
+// runs one at once, alone — a single writer waits for nobody and there is
+// no timer — and the writers that arrive while a step runs are committed
+// together by the next one. A step first makes every file of its batch
+// durable, then commits all the batch's pointers in one bbolt transaction
+// (one fsync of bbolt's data pages and one of its meta page for the whole
+// batch). How the files are made durable depends on the batch: a lone file
+// is fsynced, together with its new directories, all in parallel (syncfs
+// would also flush whatever else is dirty on the file system, which costs
+// a lone writer more than the fsyncs it saves); two or more files on Linux
+// take one syncfs(2) of their file system, which commits every file and
+// directory entry of the batch in one journal commit. Files on a file
+// system the catalog cannot syncfs are fsynced. An s3:// warehouse has
+// nothing to sync: its files are durable when their upload returns.
 //
-// A writer is acknowledged only after the bbolt transaction holding its
-// pointer committed, which in Immediate mode means fsynced, and its metadata
-// file was fsynced before it joined the batch: group commit changes how many
-// fsyncs a write costs, not what an acknowledged write promises.
+// Every writer still gets its own result: a writer whose files could not be
+// made durable gets that error and its pointer is left out of the
+// transaction; a writer whose check fails (a table that exists, a pointer
+// that moved) gets its own error and the rest of its batch commits; a
+// change that fails half-applied is rolled back by rerunning the batch's
+// transaction without it (in memory; nothing reaches the disk before the
+// commit). The in-memory mirror is updated after each batch commits, in
+// batch order, before any writer of the batch returns.
+//
+// A writer is acknowledged only after its metadata file was made durable
+// and then the bbolt transaction holding its pointer committed, which in
+// Immediate mode means fsynced: group commit changes how many syncs a write
+// costs, not what an acknowledged write promises. A directory a writer
+// creates stays "pending" until the step that synced it succeeded; any
+// other writer whose path runs into a pending directory syncs that
+// directory's parent itself, so no writer depends on another writer's
+// step.
 //
 // # Read fast paths
 //
@@ -62,9 +78,11 @@
 //
 //   - immediate (default): every acknowledged create, commit, rename, drop and
 //     namespace change survives. The metadata file and each directory created
-//     for it are fsynced before the pointer is written; bbolt fsyncs each
-//     commit. Nothing acknowledged is lost and no pointer can name a missing
-//     or partial file.
+//     for it are made durable (fsync, or syncfs for a batch) before the
+//     pointer is written; bbolt fsyncs each commit. Nothing acknowledged is
+//     lost and no pointer can name a missing or partial file. syncfs reports
+//     write-back errors of the file system only since Linux 5.8; on older
+//     kernels a failed write-back during a batched sync may go unreported.
 //   - eventual: bbolt runs with NoSync and metadata files are not fsynced per
 //     call. A background goroutine fsyncs the metadata files written since the
 //     last round, then the bbolt file, every SyncInterval (default 1s), and
@@ -81,8 +99,9 @@
 // # Concurrency
 //
 // A Catalog is safe for concurrent use by multiple goroutines. Writers write
-// their metadata files concurrently; their bbolt changes are committed in
-// batches by one writer at a time (see Group commit). CommitTable is atomic
+// their metadata files concurrently; their files are made durable and their
+// bbolt changes committed in batches by one writer at a time (see Group
+// commit). CommitTable is atomic
 // per table: the pointer is compared with the one the requirements were
 // checked against inside the bbolt write transaction (in the same batch, a
 // change sees the changes ordered before it), so of two commits from the

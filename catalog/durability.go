@@ -17,8 +17,10 @@ import (
 type Durability string
 
 const (
-	// Immediate fsyncs every metadata file (and the directories created for
-	// it) and every bbolt commit before the call returns. The default.
+	// Immediate makes every metadata file (and the directories created for
+	// it) durable, then fsyncs the bbolt commit that points to it, before
+	// the call returns; concurrent writes share one sync of their files
+	// and one bbolt commit. The default.
 	Immediate Durability = "immediate"
 	// Eventual fsyncs nothing per call; a background goroutine syncs every
 	// Options.SyncInterval and on Close.

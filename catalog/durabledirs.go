@@ -2,105 +2,94 @@ package catalog
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 )
 
-// dirTracker makes sure that, in Immediate mode, a metadata file is durable
-// together with every directory on its path before its pointer commits, also
-// when concurrent writers create those directories.
+// dirTracker knows, in Immediate mode, which directories on a metadata
+// file's path may not be durable yet, also when concurrent writers create
+// them.
 //
-// A new directory is durable once its parent has been fsynced after it was
-// created. The writer that creates a directory fsyncs its parent; a writer
-// that finds a directory already present would skip that, which is only
-// right once the creator's fsync has returned. So creators register the
-// directories they are about to create as pending, and a writer whose path
-// runs into a pending directory waits for its creator before it counts its
-// own file as durable.
+// A new directory is durable once its parent has been synced after it was
+// created. The writer that creates a directory registers it as pending
+// before it creates it, and releases it once the sync step of the batch
+// that committed its file returned (see fileSync). Every writer whose path
+// runs into a pending directory treats it as new: it syncs the directory's
+// parent itself, in its own batch, instead of waiting for the creator (a
+// wait could span two batches and deadlock the group committer). A
+// directory that exists and is not pending was made durable by an earlier
+// sync (or existed when the catalog was opened).
 //
 // A dirTracker is safe for concurrent use; the zero value is ready.
 type dirTracker struct {
 	mu      sync.Mutex
-	pending map[string]*dirSync
+	pending map[string]*dirPlan // directory -> the plan that created it
 }
 
-// dirSync is a pending directory: done is closed when the creator's fsyncs
-// returned, err says whether they failed.
-type dirSync struct {
-	done chan struct{}
-	err  error
-}
-
-// dirPlan is what one writer must do for a new file in a directory.
+// dirPlan is what one writer must make durable for a new file in a
+// directory.
 type dirPlan struct {
 	t *dirTracker
-	// fsync lists the directories to fsync once the file is written: its own
-	// directory and the parent of each directory this writer creates.
-	fsync []string
+	// sync lists the directories to sync once the file is written: its own
+	// directory and the parent of each directory on the path that is new
+	// or pending.
+	sync []string
 	// created are the directories this writer registered as pending.
 	created []string
-	mine    []*dirSync
-	// others are pending directories of other writers on the path.
-	others []*dirSync
+	// dev is the device of the first durable directory on the path, the
+	// file system every directory and the file will be on; devOK says
+	// whether dev is known (see statDev).
+	dev   uint64
+	devOK bool
 }
 
-// plan walks up from dir, the directory of a file about to be written, and
-// registers the directories that do not exist yet as created by the caller.
-// The walk stops at the first directory that exists or is pending.
+// plan walks up from dir, the directory of a file about to be written,
+// registers the directories that do not exist yet as created by the
+// caller, and stops at the first directory that exists and is not pending.
 func (t *dirTracker) plan(dir string) *dirPlan {
-	p := &dirPlan{t: t}
+	p := &dirPlan{t: t, sync: []string{dir}}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for d := dir; ; {
-		p.fsync = append(p.fsync, d)
-		if s, ok := t.pending[d]; ok {
-			p.others = append(p.others, s)
-			return p
+		if _, ok := t.pending[d]; !ok {
+			fi, err := os.Stat(d)
+			if !errors.Is(err, fs.ErrNotExist) {
+				if err == nil {
+					p.dev, p.devOK = statDev(fi)
+				}
+				return p
+			}
+			if t.pending == nil {
+				t.pending = make(map[string]*dirPlan)
+			}
+			t.pending[d] = p
+			p.created = append(p.created, d)
 		}
-		if _, err := os.Stat(d); !errors.Is(err, fs.ErrNotExist) {
-			return p
-		}
-		if t.pending == nil {
-			t.pending = make(map[string]*dirSync)
-		}
-		s := &dirSync{done: make(chan struct{})}
-		t.pending[d] = s
-		p.created = append(p.created, d)
-		p.mine = append(p.mine, s)
 		parent := filepath.Dir(d)
 		if parent == d {
 			return p
 		}
+		p.sync = append(p.sync, parent)
 		d = parent
 	}
 }
 
-// wait waits for the other writers' pending directories on the path and
-// returns the first error among them.
-func (p *dirPlan) wait() error {
-	for _, s := range p.others {
-		<-s.done
-		if s.err != nil {
-			return fmt.Errorf("directory created by a concurrent writer: %w", s.err)
-		}
-	}
-	return nil
-}
-
-// finish releases this writer's pending directories with err (nil once its
-// fsyncs and waits succeeded). Every plan must be finished exactly once.
-func (p *dirPlan) finish(err error) {
-	if len(p.mine) == 0 {
+// release ends the plan. durable says whether the sync step covering the
+// plan's file and directories succeeded: only then are the directories it
+// created no longer pending. After a failed (or never run) sync they stay
+// pending, so every later writer on the path keeps syncing their parents.
+// Every plan must be released exactly once.
+func (p *dirPlan) release(durable bool) {
+	if len(p.created) == 0 || !durable {
 		return
 	}
 	p.t.mu.Lock()
-	for i, d := range p.created {
-		delete(p.t.pending, d)
-		p.mine[i].err = err
-		close(p.mine[i].done)
+	for _, d := range p.created {
+		if p.t.pending[d] == p {
+			delete(p.t.pending, d)
+		}
 	}
 	p.t.mu.Unlock()
 }

@@ -28,6 +28,10 @@ type writeOp struct {
 	// is told: it keeps the in-memory mirror in bbolt's commit order. May be
 	// nil.
 	publish func()
+	// files are the metadata files the change points to that are not
+	// durable yet (Immediate mode): the committer makes them durable
+	// before it commits the change, and fails the op if it cannot.
+	files []*fileSync
 
 	// Set by the committing goroutine before wake is signalled.
 	err  error
@@ -42,7 +46,12 @@ type writeOp struct {
 // each in order. It is how a change to several tables commits atomically in
 // one batch.
 func combineOps(ops ...*writeOp) *writeOp {
+	var files []*fileSync
+	for _, op := range ops {
+		files = append(files, op.files...)
+	}
 	return &writeOp{
+		files: files,
 		check: func(tx *bolt.Tx) error {
 			for _, op := range ops {
 				if op.check != nil {
@@ -149,7 +158,18 @@ func (g *groupCommitter) submit(op *writeOp) error {
 // and the transaction rerun without it, so no other op is failed by it (the
 // rerun is in memory: nothing reaches the disk before Commit). If Begin or
 // Commit fails every op still in the batch gets that error.
+//
+// Before the transaction, the batch's metadata files are made durable in
+// one step (syncFiles); an op whose files could not be is failed and left
+// out, so no pointer is committed before its file is durable.
 func (c *Catalog) commitBatch(batch []*writeOp) {
+	if c.closed.Load() {
+		for _, op := range batch {
+			op.err = ErrClosed
+		}
+		return
+	}
+	c.syncFiles(batch)
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.closed.Load() {
@@ -159,6 +179,14 @@ func (c *Catalog) commitBatch(batch []*writeOp) {
 		return
 	}
 	live := batch
+	for _, op := range batch {
+		if op.err != nil {
+			live = without(live, op)
+		}
+	}
+	if len(live) == 0 {
+		return
+	}
 	for {
 		for _, op := range live {
 			op.err = nil

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -216,42 +218,52 @@ func TestCommitLockHonoursContext(t *testing.T) {
 	again()
 }
 
-// TestDirTrackerWaitsForConcurrentCreator: a writer whose path runs into a
-// directory another writer is creating waits for that writer's fsyncs, and
-// inherits its error.
-func TestDirTrackerWaitsForConcurrentCreator(t *testing.T) {
+// TestDirTrackerSyncsPendingParents: a writer whose path runs into a
+// directory another writer created and has not made durable yet syncs that
+// directory's parent itself (no waiting across batches), and a directory
+// stops being pending only when its creator's sync succeeded.
+func TestDirTrackerSyncsPendingParents(t *testing.T) {
 	root := t.TempDir()
+	ns := filepath.Join(root, "ns")
 	var tr dirTracker
-	a := tr.plan(filepath.Join(root, "ns", "a", "metadata"))
+	a := tr.plan(filepath.Join(ns, "a", "metadata"))
 	if got, want := len(a.created), 3; got != want {
 		t.Fatalf("first writer registered %d new directories, want %d (%v)", got, want, a.created)
 	}
-	if got := a.fsync[len(a.fsync)-1]; got != root {
-		t.Errorf("first writer's last fsync is %s, want the existing root %s", got, root)
+	if got := a.sync[len(a.sync)-1]; got != root {
+		t.Errorf("first writer's last sync is %s, want the existing root %s", got, root)
 	}
-	b := tr.plan(filepath.Join(root, "ns", "b", "metadata"))
-	if len(b.others) != 1 || b.fsync[len(b.fsync)-1] != filepath.Join(root, "ns") {
-		t.Fatalf("second writer: others %d, fsync %v; want to wait on ns", len(b.others), b.fsync)
+	if !a.devOK && runtime.GOOS == "linux" {
+		t.Error("first writer knows no device for the existing root")
 	}
-	waited := make(chan error, 1)
-	go func() { waited <- b.wait() }()
-	select {
-	case err := <-waited:
-		t.Fatalf("second writer did not wait for the creator of ns (err %v)", err)
-	case <-time.After(20 * time.Millisecond):
+	if err := os.MkdirAll(filepath.Join(ns, "a", "metadata"), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	errDisk := errors.New("disk on fire")
-	a.finish(errDisk)
-	if err := <-waited; !errors.Is(err, errDisk) {
-		t.Errorf("second writer's wait = %v, want the creator's error", err)
+	b := tr.plan(filepath.Join(ns, "b", "metadata"))
+	if len(b.created) != 2 || b.sync[len(b.sync)-1] != root {
+		t.Fatalf("second writer: created %v, sync %v; want ns/b/metadata and ns/b created and root synced (ns is pending)", b.created, b.sync)
 	}
-	b.finish(nil)
-	if len(tr.pending) != 0 {
-		t.Errorf("%d directories still pending after every writer finished", len(tr.pending))
+	a.release(false)
+	c := tr.plan(filepath.Join(ns, "a", "metadata"))
+	if c.sync[len(c.sync)-1] != root {
+		t.Errorf("after a failed sync ns/a is no longer treated as new: sync %v", c.sync)
 	}
-	c := tr.plan(filepath.Join(root, "ns", "c"))
-	if len(c.others) != 0 {
-		t.Error("a finished directory is still waited on")
+	c.release(true)
+	b.release(true)
+	if _, ok := tr.pending[ns]; !ok {
+		t.Error("ns stopped pending although its creator's sync failed")
 	}
-	c.finish(nil)
+	// A creator whose sync succeeded releases its directories: a later
+	// writer syncs only its own directory.
+	var fresh dirTracker
+	e := fresh.plan(filepath.Join(root, "other", "metadata"))
+	if err := os.MkdirAll(filepath.Join(root, "other", "metadata"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.release(true)
+	d := fresh.plan(filepath.Join(root, "other", "metadata"))
+	if len(d.created) != 0 || len(d.sync) != 1 || len(fresh.pending) != 0 {
+		t.Errorf("durable path: created %v, sync %v, pending %d; want nothing created or pending and only the file's directory synced", d.created, d.sync, len(fresh.pending))
+	}
+	d.release(true)
 }

@@ -2,14 +2,12 @@ package catalog
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/apache/iceberg-go"
 	icebergio "github.com/apache/iceberg-go/io"
@@ -68,84 +66,60 @@ func metadataVersion(loc string) int {
 	return v
 }
 
-// writeMetadata writes raw to loc. In Immediate mode a local file is fsynced,
-// and so is its directory and every directory created for it (by this
-// writer or, still pending, by a concurrent one: see dirTracker), before
-// writeMetadata returns; in Eventual mode those paths are handed to the
-// syncer. Non-local IOs (S3) are durable when Close returns.
-//
-// Concurrent calls fsync concurrently: on a journaling file system their
-// fsyncs share journal commits, which is the file half of group commit.
-func (c *Catalog) writeMetadata(ctx context.Context, loc string, raw []byte, tableProps iceberg.Properties) (err error) {
+// writeMetadata writes raw to loc. In Immediate mode a local file is not
+// fsynced here: writeMetadata returns it as a fileSync, with the directories
+// its durability needs (see dirTracker), and the commit step that commits
+// its pointer makes it durable first, together with the rest of its batch
+// (see Catalog.syncFiles). The caller passes the fileSync with its op and
+// releases it once the commit returned; it is nil when there is nothing to
+// sync. In Eventual mode the paths are handed to the syncer. Non-local IOs
+// (S3) are durable when Close returns.
+func (c *Catalog) writeMetadata(ctx context.Context, loc string, raw []byte, tableProps iceberg.Properties) (file *fileSync, err error) {
 	fsys, _, err := c.fsFor(ctx, loc, tableProps)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	wfs, ok := fsys.(icebergio.WriteFileIO)
 	if !ok {
-		return fmt.Errorf("write metadata %s: IO %T cannot write", loc, fsys)
+		return nil, fmt.Errorf("write metadata %s: IO %T cannot write", loc, fsys)
 	}
 
 	local, isLocal := localPath(loc)
-	var (
-		plan  *dirPlan // Immediate
-		noted []string // Eventual: directories whose entries will change
-	)
+	var noted []string // Eventual: directories whose entries will change
 	switch {
 	case isLocal && c.durability == Immediate:
-		plan = c.dirs.plan(filepath.Dir(local))
-		defer func() { plan.finish(err) }()
+		file = &fileSync{path: local, plan: c.dirs.plan(filepath.Dir(local))}
+		defer func() {
+			if err != nil {
+				file.release()
+				file = nil
+			}
+		}()
 	case isLocal && c.durability == Eventual:
 		noted = dirsToSync(filepath.Dir(local))
 	}
 
 	w, err := wfs.Create(loc)
 	if err != nil {
-		return fmt.Errorf("write metadata %s: %w", loc, err)
+		return nil, fmt.Errorf("write metadata %s: %w", loc, err)
 	}
-	defer func() {
-		if cerr := w.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("write metadata %s: close: %w", loc, cerr)
-		}
-	}()
 	if _, err := w.Write(raw); err != nil {
-		return fmt.Errorf("write metadata %s: %w", loc, err)
+		_ = w.Close()
+		return nil, fmt.Errorf("write metadata %s: %w", loc, err)
 	}
-	if !isLocal {
-		return nil
+	if s, ok := w.(syncCloser); ok && file != nil {
+		// Kept open for a lone-file sync step, which fsyncs it without
+		// opening it again; release closes it.
+		file.f = s
+		return file, nil
 	}
-	switch c.durability {
-	case Immediate:
-		if err := syncAll(w, plan.fsync); err != nil {
-			return fmt.Errorf("write metadata %s: %w", loc, err)
-		}
-		if err := plan.wait(); err != nil {
-			return fmt.Errorf("write metadata %s: %w", loc, err)
-		}
-	case Eventual:
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("write metadata %s: close: %w", loc, err)
+	}
+	if isLocal && c.durability == Eventual {
 		c.syncer.note(append(noted, local)...)
 	}
-	return nil
-}
-
-// syncAll fsyncs the written file w and the directories dirs concurrently.
-// The file and its new directory entries were all changed by this write, so
-// on a journaling file system the concurrent fsyncs are satisfied by one
-// journal commit instead of one commit each, while every fsync still
-// returns only when its own object is durable.
-func syncAll(w any, dirs []string) error {
-	errs := make([]error, len(dirs)+1)
-	var wg sync.WaitGroup
-	for i, d := range dirs {
-		wg.Go(func() { errs[i] = fsyncPath(d) })
-	}
-	if s, ok := w.(interface{ Sync() error }); ok {
-		if err := s.Sync(); err != nil {
-			errs[len(dirs)] = fmt.Errorf("fsync: %w", err)
-		}
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return file, nil
 }
 
 // removeMetadata deletes a metadata file that will never be committed. It is

@@ -187,6 +187,7 @@ func (c *Catalog) install(ctx context.Context, ident table.Identifier, base *tab
 	if err != nil {
 		return nil, err
 	}
+	defer s.release()
 	if err := c.commit(s.op()); err != nil {
 		s.discard(ctx)
 		return nil, err
@@ -204,6 +205,7 @@ type staged struct {
 	base  *tableEntry // nil: the table must not exist yet
 	entry *tableEntry // the new pointer, with its metadata attached
 	props iceberg.Properties
+	file  *fileSync // nil: durable already
 }
 
 // stage writes meta as version's metadata file for ident, computed from
@@ -220,17 +222,19 @@ func (c *Catalog) stage(ctx context.Context, ident table.Identifier, base *table
 	if err != nil {
 		return nil, fmt.Errorf("encode metadata: %w", err)
 	}
-	if err := c.writeMetadata(ctx, loc, raw, meta.Properties()); err != nil {
+	file, err := c.writeMetadata(ctx, loc, raw, meta.Properties())
+	if err != nil {
 		return nil, err
 	}
 	_, fsF, err := c.fsFor(ctx, loc, meta.Properties())
 	if err != nil {
+		releaseFiles(nonNil(file))
 		c.removeMetadata(ctx, loc, meta.Properties())
 		return nil, err
 	}
 	entry := &tableEntry{location: loc}
 	entry.loaded.Store(newLoaded(ident, loc, meta, raw, fsF, c))
-	return &staged{c: c, ident: ident, key: keyOf(ident), base: base, entry: entry, props: meta.Properties()}, nil
+	return &staged{c: c, ident: ident, key: keyOf(ident), base: base, entry: entry, props: meta.Properties(), file: file}, nil
 }
 
 // op is the pointer swing: check compares ident's pointer with base (and,
@@ -260,8 +264,12 @@ func (s *staged) op() *writeOp {
 			return tx.Bucket(bucketTables).Put(s.key, []byte(s.entry.location))
 		},
 		publish: func() { s.c.tables.set(s.key, s.entry) },
+		files:   nonNil(s.file),
 	}
 }
+
+// release releases the staged file's directory plan once its op returned.
+func (s *staged) release() { releaseFiles(nonNil(s.file)) }
 
 // discard removes the staged file after its op failed.
 func (s *staged) discard(ctx context.Context) {

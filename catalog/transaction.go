@@ -37,6 +37,8 @@ type stagedCommit struct {
 // several pointers), so both keep the same write order and durability.
 func (c *Catalog) CommitTransaction(ctx context.Context, commits []table.TableCommit) error {
 	staged := make([]stagedCommit, 0, len(commits))
+	var files []*fileSync
+	defer func() { releaseFiles(files) }()
 	cleanup := func() {
 		for _, s := range staged {
 			c.removeMetadata(ctx, s.loc, s.meta.Properties())
@@ -99,10 +101,12 @@ func (c *Catalog) CommitTransaction(ctx context.Context, commits []table.TableCo
 			cleanup()
 			return fmt.Errorf("commit transaction: table %s: encode metadata: %w", name, err)
 		}
-		if err := c.writeMetadata(ctx, loc, raw, next.Properties()); err != nil {
+		file, err := c.writeMetadata(ctx, loc, raw, next.Properties())
+		if err != nil {
 			cleanup()
 			return fmt.Errorf("commit transaction: table %s: %w", name, err)
 		}
+		files = append(files, nonNil(file)...)
 		_, fsF, err := c.fsFor(ctx, loc, next.Properties())
 		s := stagedCommit{ident: tc.Identifier, key: keyOf(tc.Identifier), base: base, loc: loc, meta: next}
 		staged = append(staged, s)
@@ -143,7 +147,7 @@ func (c *Catalog) CommitTransaction(ctx context.Context, commits []table.TableCo
 		for _, s := range staged {
 			c.tables.set(s.key, s.entry)
 		}
-	})
+	}, files...)
 	if err != nil {
 		cleanup()
 		return fmt.Errorf("commit transaction: %w", err)

@@ -208,9 +208,11 @@ func (c *Catalog) installView(ctx context.Context, ident table.Identifier, base 
 		}
 	}
 	loc := dir + fmt.Sprintf("/%05d-%s.metadata.json", version, uuid.New())
-	if err := c.writeMetadata(ctx, loc, raw, meta.Properties()); err != nil {
+	file, err := c.writeMetadata(ctx, loc, raw, meta.Properties())
+	if err != nil {
 		return "", err
 	}
+	defer file.release()
 	key := keyOf(ident)
 	ns := ident[:len(ident)-1]
 	err = c.write(func(tx *bolt.Tx) error {
@@ -235,7 +237,7 @@ func (c *Catalog) installView(ctx context.Context, ident table.Identifier, base 
 			return fmt.Errorf("%w: view metadata location moved from %s to %s concurrently", table.ErrCommitFailed, base, cur)
 		}
 		return views.Put(key, []byte(loc))
-	}, nil)
+	}, nil, nonNil(file)...)
 	if err != nil {
 		c.removeMetadata(ctx, loc, meta.Properties())
 		return "", err

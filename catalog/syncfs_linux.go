@@ -1,0 +1,39 @@
+package catalog
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// statDev returns the device of a stat result.
+func statDev(fi fs.FileInfo) (uint64, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return uint64(st.Dev), true //nolint:unconvert // Dev is uint32 on some Linux ports
+}
+
+// syncfs commits every dirty file, directory entry and inode of the file
+// system f is on, and reports write-back errors of that file system since
+// f was opened (Linux 5.8 and later).
+func syncfs(f *os.File) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			if serr = unix.Syncfs(int(fd)); serr != unix.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	return serr
+}
