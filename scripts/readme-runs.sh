@@ -168,7 +168,9 @@ for t in "$@"; do
 	esac
 done
 for t in "$@"; do
-	"${t//-/_}"
+	# A table that fails (a server that does not start) is reported at the
+	# end; the others still run.
+	"${t//-/_}" || failed+=("table $t")
 done
 if [ ${#failed[@]} -gt 0 ]; then
 	printf 'readme-runs: failed: %s\n' "${failed[@]}" >&2
