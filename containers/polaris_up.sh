@@ -27,8 +27,10 @@ assigned to the principal role '$PRINCIPAL_ROLE' that root holds. Then prints:
 
   eval \"\$(containers/polaris_up.sh)\"
   # KATBENCH_POLARIS_URL=http://127.0.0.1:N/api/catalog,
-  # KATBENCH_POLARIS_WAREHOUSE=$CATALOG, KATBENCH_POLARIS_PROPS,
-  # BENCH_REST_PROPS=\"credential=$CLIENT_ID:$CLIENT_SECRET,scope=$SCOPE\"
+  # KATBENCH_POLARIS_WAREHOUSE=$CATALOG,
+  # KATBENCH_POLARIS_PROPS=\"credential=$CLIENT_ID:$CLIENT_SECRET,scope=$SCOPE\"
+  # (Polaris' own client properties: BENCH_REST_PROPS would hand Polaris'
+  # OAuth settings to every REST competitor of the run, Nessie's included)
 
 How it runs:
   - Docker ($POLARIS_IMAGE) when a Docker daemon answers
@@ -336,7 +338,6 @@ props="credential=$CLIENT_ID:$CLIENT_SECRET,scope=$SCOPE"
 kb_write_exports "$state" \
 	"KATBENCH_POLARIS_URL=$base/api/catalog" \
 	"KATBENCH_POLARIS_WAREHOUSE=$CATALOG" \
-	"KATBENCH_POLARIS_PROPS=$props" \
-	"BENCH_REST_PROPS=$props"
+	"KATBENCH_POLARIS_PROPS=$props"
 kb_log "Polaris ready at $base/api/catalog (warehouse $CATALOG)"
 kb_print_exports "$state"

@@ -22,7 +22,7 @@ func startServeREST(t *testing.T, args ...string) string {
 // TestPolarisPathAgainstOurFront proves the Polaris client path without
 // Polaris: our REST front requiring credential root:s3cr3t and scope
 // PRINCIPAL_ROLE:ALL, driven by `katbench polaris URL WAREHOUSE` with the
-// BENCH_REST_PROPS polaris_up.sh prints. A wrong secret or a missing scope
+// KATBENCH_POLARIS_PROPS polaris_up.sh prints. A wrong secret or a missing scope
 // must fail clearly.
 func TestPolarisPathAgainstOurFront(t *testing.T) {
 	if testing.Short() {
@@ -33,7 +33,7 @@ func TestPolarisPathAgainstOurFront(t *testing.T) {
 
 	t.Run("right credential and scope", func(t *testing.T) {
 		res := runKatbench(t, 10*time.Minute,
-			[]string{"BENCH_REST_PROPS=credential=root:s3cr3t,scope=PRINCIPAL_ROLE:ALL"},
+			[]string{"KATBENCH_POLARIS_PROPS=credential=root:s3cr3t,scope=PRINCIPAL_ROLE:ALL"},
 			"polaris", u, "katbench", "--quick", "--history", "", "--warmup", "1s", scenarios)
 		if res.err != nil {
 			t.Fatalf("katbench polaris failed: %v\nstderr:\n%s", res.err, tailLines(res.stderr, 40))
@@ -68,7 +68,7 @@ func TestPolarisPathAgainstOurFront(t *testing.T) {
 		{"missing scope", "credential=root:s3cr3t"},
 	} {
 		t.Run(bad.name, func(t *testing.T) {
-			res := runKatbench(t, 5*time.Minute, []string{"BENCH_REST_PROPS=" + bad.props},
+			res := runKatbench(t, 5*time.Minute, []string{"KATBENCH_POLARIS_PROPS=" + bad.props},
 				"polaris", u, "katbench", "--quick", "--history", "", "--warmup", "100ms",
 				"--scenario=table_exists.latency")
 			out := res.stdout + res.stderr

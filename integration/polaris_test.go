@@ -30,6 +30,15 @@ func TestPolarisEndToEnd(t *testing.T) {
 	if !strings.HasSuffix(pol.URL, "/api/catalog") || pol.Warehouse == "" {
 		t.Fatalf("polaris_up.sh exported URL %q warehouse %q; want .../api/catalog and a warehouse", pol.URL, pol.Warehouse)
 	}
+	// polaris_up.sh's credential must reach Polaris alone: in
+	// BENCH_REST_PROPS (read by every REST competitor) it sent Polaris'
+	// OAuth settings to Nessie too, and `run … nessie polaris` failed.
+	if pol.Service.Env["KATBENCH_POLARIS_PROPS"] == "" {
+		t.Errorf("polaris_up.sh exported no KATBENCH_POLARIS_PROPS")
+	}
+	if v, ok := pol.Service.Env["BENCH_REST_PROPS"]; ok {
+		t.Errorf("polaris_up.sh exported BENCH_REST_PROPS=%q, which every REST competitor of a run reads", v)
+	}
 	pids, err := pol.Service.PIDs()
 	if err != nil {
 		t.Fatal(err)
