@@ -24,7 +24,7 @@ if [ -n "$(git status --porcelain)" ]; then
 fi
 export KATBENCH_STATE_DIR=${KATBENCH_STATE_DIR:-/tmp/katbench-readme-runs}
 bin=$(mktemp -d)/katbench
-go build -o "$bin" ./cmd/katbench
+go build -buildvcs=true -o "$bin" ./cmd/katbench # stamp the commit (GOFLAGS may say -buildvcs=false)
 hist=bench_history.jsonl
 log=${READMERUNS_LOG:-/tmp/readme-runs.log}
 
