@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/iceberg-go/table"
 
@@ -61,4 +62,35 @@ func TestContendedCommitsLoseNoFlip(t *testing.T) {
 	}
 	t.Logf("%d commits, %d conflicts, %d retried, max %d attempts",
 		counts.successes.Load(), counts.conflicts.Load(), counts.retried.Load(), counts.maxTries.Load())
+}
+
+// TestBackoffIsBoundedJitterThatGrows checks the contended retry wait: never
+// past its ceiling (which doubles per lost race up to backoffMax), random
+// below it, and cut short by a cancelled context.
+func TestBackoffIsBoundedJitterThatGrows(t *testing.T) {
+	ctx := context.Background()
+	for _, attempt := range []int64{1, 3, 20} {
+		ceil := min(backoffBase<<min(attempt-1, 20), backoffMax)
+		var longest, shortest time.Duration = 0, time.Hour
+		for range 30 {
+			t0 := time.Now()
+			if err := backoff(ctx, attempt); err != nil {
+				t.Fatal(err)
+			}
+			d := time.Since(t0)
+			longest, shortest = max(longest, d), min(shortest, d)
+		}
+		// Timers fire late, never early: allow scheduling slack above.
+		if longest > ceil+20*time.Millisecond {
+			t.Errorf("attempt %d: waited %s, ceiling %s", attempt, longest, ceil)
+		}
+		if attempt == 20 && shortest >= ceil {
+			t.Errorf("attempt %d: every wait ≥ the ceiling %s: no jitter", attempt, ceil)
+		}
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := backoff(cctx, 20); err != context.Canceled {
+		t.Errorf("cancelled backoff returned %v, want context.Canceled", err)
+	}
 }
