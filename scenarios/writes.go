@@ -210,7 +210,7 @@ func setupContended(ctx context.Context, cat icecatalog.Catalog, id table.Identi
 			SchemaID:         &schemaID,
 		}))
 	}
-	updates = append(updates, table.NewSetSnapshotRefUpdate(contendedBranch, snaps[0], table.BranchRef, -1, -1, -1))
+	updates = append(updates, branchUpdate(snaps[0]))
 	if _, _, err = cat.CommitTable(ctx, id, []table.Requirement{table.AssertTableUUID(meta.TableUUID())}, updates); err != nil {
 		return snaps, err
 	}
@@ -246,7 +246,7 @@ func contendedOp(cat icecatalog.Catalog, id table.Identifier, snaps [2]int64, co
 			}
 			_, _, err = cat.CommitTable(ctx, id,
 				[]table.Requirement{table.AssertTableUUID(meta.TableUUID()), table.AssertRefSnapshotID(contendedBranch, &cur)},
-				[]table.Update{table.NewSetSnapshotRefUpdate(contendedBranch, next, table.BranchRef, -1, -1, -1)})
+				[]table.Update{branchUpdate(next)})
 			if errors.Is(err, table.ErrCommitFailed) {
 				counts.conflicts.Add(1)
 				if err := backoff(ctx, attempt); err != nil {
@@ -309,6 +309,14 @@ func backoff(ctx context.Context, attempt int64) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// branchUpdate points the contended branch at snapshot. The retention
+// fields are left out (0 is "unset" to iceberg-go and omitted from the
+// JSON): -1 reached the REST servers as "min-snapshots-to-keep": -1, which
+// Java's catalogs (the fixture, Polaris) refuse.
+func branchUpdate(snapshot int64) table.Update {
+	return table.NewSetSnapshotRefUpdate(contendedBranch, snapshot, table.BranchRef, 0, 0, 0)
 }
 
 // branchHead returns the snapshot id branch points at in meta.

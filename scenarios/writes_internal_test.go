@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -92,5 +94,23 @@ func TestBackoffIsBoundedJitterThatGrows(t *testing.T) {
 	cancel()
 	if err := backoff(cctx, 20); err != context.Canceled {
 		t.Errorf("cancelled backoff returned %v, want context.Canceled", err)
+	}
+}
+
+// TestBranchUpdateCarriesNoRetention checks the contended scenario's ref
+// update as a REST client sends it: no retention fields, which Java
+// catalogs reject when they are not positive.
+func TestBranchUpdateCarriesNoRetention(t *testing.T) {
+	b, err := json.Marshal(branchUpdate(42))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"min-snapshots-to-keep", "max-snapshot-age-ms", "max-ref-age-ms"} {
+		if strings.Contains(string(b), f) {
+			t.Errorf("set-snapshot-ref update carries %s: %s", f, b)
+		}
+	}
+	if !strings.Contains(string(b), `"snapshot-id":42`) || !strings.Contains(string(b), `"ref-name":"`+contendedBranch+`"`) {
+		t.Errorf("update lacks the ref or the snapshot: %s", b)
 	}
 }
