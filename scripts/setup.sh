@@ -46,7 +46,7 @@ steps=(
 	"Nessie runner jar (Maven Central)|containers/nessie_up.sh --install-only"
 	"Apache Iceberg REST fixture classpath (Maven Central)|containers/fixture_up.sh --install-only"
 	"pyiceberg venv (PyPI)|scripts/install-pyiceberg.sh"
-	"Apache Polaris 1.4.1 fast-jar (Maven build, ~10-20 min cold)|containers/polaris_up.sh --install-only"
+	"Apache Polaris 1.4.1 fast-jar (Maven build, 4-13 min cold)|containers/polaris_up.sh --install-only"
 	"Chromium for the report screenshot (apt, system-wide, when missing)|scripts/report-screenshot.sh --install-only"
 	"REST Compatibility Kit jars (iceberg-open-api 1.10.1 test fixtures, Maven Central)|mvn -B -ntp -q -f integration/rck/pom.xml dependency:go-offline"
 	"RustFS 1.0.1 binary (given, cached, or seeded from ../shared/bin)|containers/rustfs_up.sh --install-only"
