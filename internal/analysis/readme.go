@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -394,17 +393,11 @@ func ratioText(cell map[[2]string]Line, num, den string, r rowSpec) string {
 	if !okA || !okB {
 		return "—"
 	}
-	if sa, sb := r.metric.Samples(a), r.metric.Samples(b); len(sa) > 1 && len(sa) == len(sb) {
+	if rr, ok := roundRatios(r.metric, a, b); ok {
 		// Interleaved rounds: the median of the per-round ratios with their
 		// range, and "tie" when the range straddles 1.
-		rs := make([]float64, len(sa))
-		for i := range sa {
-			rs[i] = sb[i] / sa[i]
-		}
-		sort.Float64s(rs)
-		lo, hi := rs[0], rs[len(rs)-1]
-		s := fmt.Sprintf("%s [%s–%s]", fmtRatio(median(rs)), trimX(fmtRatio(lo)), trimX(fmtRatio(hi)))
-		if lo < 1 && hi > 1 {
+		s := fmt.Sprintf("%s [%s–%s]", fmtRatio(rr.median), trimX(fmtRatio(rr.lo)), trimX(fmtRatio(rr.hi)))
+		if rr.tie() {
 			s += " tie"
 		}
 		return s

@@ -347,20 +347,12 @@ func ratios(lines []Line, runs []RunInfo) []ratioRunView {
 // per-round samples of equal count, else the merged values' ratio "n=1".
 // It reports a tie when the spread straddles 1.
 func ratioSpread(m Metric, a, b Line) (string, bool) {
-	sa, sb := m.Samples(a), m.Samples(b)
-	if len(sa) > 1 && len(sa) == len(sb) {
-		rs := make([]float64, len(sa))
-		for i := range sa {
-			rs[i] = sb[i] / sa[i]
-		}
-		sort.Float64s(rs)
-		lo, hi := rs[0], rs[len(rs)-1]
-		tie := lo < 1 && hi > 1
-		s := fmt.Sprintf("%.3g× [%.3g–%.3g] n=%d", median(rs), lo, hi, len(rs))
-		if tie {
+	if rr, ok := roundRatios(m, a, b); ok {
+		s := fmt.Sprintf("%.3g× [%.3g–%.3g] n=%d", rr.median, rr.lo, rr.hi, rr.n)
+		if rr.tie() {
 			s += " tie"
 		}
-		return s, tie
+		return s, rr.tie()
 	}
 	va, oka := m.Value(a)
 	vb, okb := m.Value(b)
@@ -368,6 +360,31 @@ func ratioSpread(m Metric, a, b Line) (string, bool) {
 		return "—", false
 	}
 	return fmt.Sprintf("%.3g× (n=1, no spread)", vb/va), false
+}
+
+// roundRatio summarises b/a of metric m round by round: the median of the
+// per-round ratios, their range and how many rounds.
+type roundRatio struct {
+	median, lo, hi float64
+	n              int
+}
+
+// tie reports whether the per-round range straddles 1.
+func (r roundRatio) tie() bool { return r.lo < 1 && r.hi > 1 }
+
+// roundRatios is b/a of m per interleaved round; false when the lines do
+// not carry the same number (≥ 2) of per-round samples.
+func roundRatios(m Metric, a, b Line) (roundRatio, bool) {
+	sa, sb := m.Samples(a), m.Samples(b)
+	if len(sa) < 2 || len(sa) != len(sb) {
+		return roundRatio{}, false
+	}
+	rs := make([]float64, len(sa))
+	for i := range sa {
+		rs[i] = sb[i] / sa[i]
+	}
+	sort.Float64s(rs)
+	return roundRatio{median: median(rs), lo: rs[0], hi: rs[len(rs)-1], n: len(rs)}, true
 }
 
 func commitLabel(l Line) string {
