@@ -3,7 +3,9 @@ package catalog_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -191,16 +193,80 @@ func BenchmarkPeerSQLLoadTable(b *testing.B) {
 // them. create: every worker creates tables of its own; commit: every worker
 // commits set-properties updates to a table of its own. Metrics: writes/s
 // over the whole benchmark and, for group, writes per bbolt commit.
+//
+// "files" is the ceiling the file system sets: the same directories and
+// metadata files a create or commit writes, with the same bytes, but no
+// fsync, no syncfs and no bbolt. A catalog write cannot be faster than it.
 func BenchmarkWritePath(b *testing.B) {
 	for _, op := range []string{"create", "commit"} {
-		for _, path := range []string{"serial", "group"} {
+		for _, path := range []string{"serial", "group", "files"} {
 			for _, workers := range []int{1, 8, 32} {
 				b.Run(fmt.Sprintf("%s/%s/t%d", op, path, workers), func(b *testing.B) {
+					if path == "files" {
+						benchFiles(b, op, workers)
+						return
+					}
 					benchWrites(b, op, path == "group", workers)
 				})
 			}
 		}
 	}
+}
+
+// benchFiles writes what benchWrites' catalog writes, as plain files: per
+// create a table and metadata directory and one metadata file, per commit
+// one metadata file in the worker's table directory; every file holds the
+// bytes of a real metadata file of testSchema. Nothing is synced.
+func benchFiles(b *testing.B, op string, workers int) {
+	c := openAt(b, b.TempDir(), catalog.Immediate)
+	ctx := context.Background()
+	if err := c.CreateNamespace(ctx, table.Identifier{"bench"}, nil); err != nil {
+		b.Fatal(err)
+	}
+	probe, err := c.CreateTable(ctx, table.Identifier{"bench", "probe"}, testSchema)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := os.ReadFile(strings.TrimPrefix(probe.MetadataLocation(), "file://"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	nsDir := filepath.Dir(strings.TrimPrefix(probe.Location(), "file://"))
+	own := make([]string, workers)
+	for w := range own {
+		own[w] = filepath.Join(nsDir, fmt.Sprintf("own%d", w), "metadata")
+		if err := os.MkdirAll(own[w], 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for w := range workers {
+		wg.Go(func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(b.N) {
+					return
+				}
+				dir := own[w]
+				if op == "create" {
+					dir = filepath.Join(nsDir, fmt.Sprintf("t%d", i), "metadata")
+					if err := os.MkdirAll(dir, 0o755); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%05d-x.metadata.json", i)), raw, 0o644); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
 }
 
 func benchWrites(b *testing.B, op string, group bool, workers int) {
