@@ -313,6 +313,12 @@ func (c *conn) submitAndWait(want uint32) error {
 	switch c.wait {
 	case WaitBlock:
 		return c.ring.SubmitAndWait(want)
+	case waitHold:
+		if n := holding.Add(1); n <= holdLimit() {
+			defer holding.Add(-1)
+			return c.ring.SubmitAndWaitHolding(want)
+		}
+		holding.Add(-1)
 	case waitAdaptive:
 		if c.pool != nil {
 			w := &c.pool.waiters

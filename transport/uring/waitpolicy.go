@@ -1,6 +1,10 @@
 package uring
 
-import "os"
+import (
+	"os"
+	"runtime"
+	"sync/atomic"
+)
 
 // WaitMode says how a connection waits for io_uring completions.
 type WaitMode int
@@ -21,6 +25,13 @@ const (
 	// wait (one P always stays free), and polls otherwise. Experimental:
 	// chosen with KATBENCH_URING_WAIT=adaptive.
 	waitAdaptive
+	// waitHold blocks in a raw io_uring_enter that keeps the goroutine's P
+	// (Ring.SubmitAndWaitHolding) while fewer than GOMAXPROCS-1 requests of
+	// the process do (one P always stays free for everything else, an
+	// in-process server included), and polls otherwise. It saves the
+	// scheduler's hand-off of the P around every blocking wait.
+	// Experimental: chosen with KATBENCH_URING_WAIT=hold.
+	waitHold
 )
 
 // How the default was chosen (BenchmarkInterleaved, 2 cores under heavy
@@ -40,7 +51,8 @@ const (
 // Transport uses one mode for all its connections.
 
 // WaitEnv names the environment variable that, when Options.Wait is
-// WaitAuto, picks a mode for experiments: "block" or "poll".
+// WaitAuto, picks a mode for experiments: "block", "poll", "adaptive" or
+// "hold".
 const WaitEnv = "KATBENCH_URING_WAIT"
 
 // resolveWait turns the configured mode into the one used: WaitAuto
@@ -54,6 +66,16 @@ func resolveWait(m WaitMode) WaitMode {
 		return WaitBlock
 	case "adaptive":
 		return waitAdaptive
+	case "hold":
+		return waitHold
 	}
 	return WaitPoll
 }
+
+// holding counts the requests of the process in a P-holding wait
+// (waitHold); holdLimit is how many may be.
+var holding atomic.Int32
+
+// holdLimit leaves one P free of P-holding waits: GOMAXPROCS-1, 0 on a
+// single P.
+func holdLimit() int32 { return int32(runtime.GOMAXPROCS(0) - 1) }

@@ -91,6 +91,17 @@ var enterFunc = func(fd int, toSubmit, minComplete, flags uint32, arg unsafe.Poi
 	return int(n), nil
 }
 
+// rawEnterFunc is enterFunc as a raw system call, for SubmitAndWaitHolding.
+// A variable for the same reason.
+var rawEnterFunc = func(fd int, toSubmit, minComplete, flags uint32, arg unsafe.Pointer, argSize uintptr) (int, error) {
+	n, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(fd), uintptr(toSubmit),
+		uintptr(minComplete), uintptr(flags), uintptr(arg), argSize)
+	if errno != 0 {
+		return int(n), errno
+	}
+	return int(n), nil
+}
+
 // EnterHook, when set, runs before every io_uring_enter with the ring and
 // the number of entries about to be submitted; a non-nil error is returned
 // in place of the system call's. Tests use it to make races deterministic
@@ -314,7 +325,20 @@ func (r *Ring) submitPending() error {
 // SubmitAndWait hands every prepared SQE to the kernel and blocks until at
 // least want completions are ready to reap, all in as few io_uring_enter
 // calls as possible (one, normally). Interrupted calls (EINTR) are retried.
-func (r *Ring) SubmitAndWait(want uint32) error {
+func (r *Ring) SubmitAndWait(want uint32) error { return r.submitAndWait(want, false) }
+
+// SubmitAndWaitHolding is SubmitAndWait without telling the Go scheduler
+// that the thread is in a system call (a raw io_uring_enter): the
+// goroutine keeps its P while the kernel waits, so no other thread is
+// woken to take the P over and none spins looking for work when the wait
+// ends. That saves the scheduler's futex and nanosleep calls around every
+// blocking wait, but the P runs nothing else meanwhile and a stop-the-world
+// waits for the wait to end or be interrupted by the runtime's preemption
+// signal (io_uring_enter returns EINTR; the retry is a preemption point).
+// Callers must keep at least one P free of such waits.
+func (r *Ring) SubmitAndWaitHolding(want uint32) error { return r.submitAndWait(want, true) }
+
+func (r *Ring) submitAndWait(want uint32, hold bool) error {
 	r.mu.Lock()
 	if want > uint32(len(r.inflight)) {
 		n := len(r.inflight)
@@ -332,7 +356,7 @@ func (r *Ring) SubmitAndWait(want uint32) error {
 		if pending == 0 && r.ready() >= want {
 			return nil
 		}
-		if _, err := r.enter(pending, want, enterGetEvents); err != nil {
+		if _, err := r.enterMode(pending, want, enterGetEvents, hold); err != nil {
 			return err
 		}
 	}
@@ -347,6 +371,15 @@ func (r *Ring) ready() uint32 {
 // callers recompute what is still to submit from the kernel's SQ head, so
 // nothing is submitted twice.
 func (r *Ring) enter(toSubmit, minComplete, flags uint32) (int, error) {
+	return r.enterMode(toSubmit, minComplete, flags, false)
+}
+
+// enterMode is enter, through rawEnterFunc when hold is set.
+func (r *Ring) enterMode(toSubmit, minComplete, flags uint32, hold bool) (int, error) {
+	call := enterFunc
+	if hold {
+		call = rawEnterFunc
+	}
 	for {
 		r.Stats.Enters.Add(1)
 		if h := EnterHook.Load(); h != nil {
@@ -355,7 +388,7 @@ func (r *Ring) enter(toSubmit, minComplete, flags uint32) (int, error) {
 			}
 			toSubmit = r.pending()
 		}
-		n, err := enterFunc(r.fd, toSubmit, minComplete, flags, nil, 0)
+		n, err := call(r.fd, toSubmit, minComplete, flags, nil, 0)
 		if err == nil {
 			r.Stats.Submits.Add(uint64(n))
 			return n, nil

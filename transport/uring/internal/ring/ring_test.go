@@ -634,3 +634,53 @@ func TestInterruptSubmittingOwnersEntries(t *testing.T) {
 		})
 	}
 }
+
+// TestHoldingWaitLetsTheRuntimeStopTheWorld blocks a goroutine in
+// SubmitAndWaitHolding on a receive that stays unanswered for seconds and
+// runs a garbage collection meanwhile: the collection's stop-the-world
+// must not wait for the receive. It would if io_uring_enter restarted
+// after the runtime's preemption signal instead of returning EINTR to the
+// retry loop, which is the wait's only preemption point.
+func TestHoldingWaitLetsTheRuntimeStopTheWorld(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("a P-holding wait needs a second P to run the collection")
+	}
+	r := newTestRing(t, 4)
+	fd, peer := socketPair(t)
+	buf := make([]byte, 16)
+	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- r.SubmitAndWaitHolding(1) }()
+	time.Sleep(50 * time.Millisecond) // let the wait start
+	start := time.Now()
+	runtime.GC()
+	took := time.Since(start)
+	select {
+	case err := <-done:
+		t.Fatalf("the wait returned before its receive completed: %v", err)
+	default:
+	}
+	if took > time.Second {
+		t.Errorf("a garbage collection took %s beside a P-holding wait", took)
+	}
+	if r.Stats.EINTR.Load() == 0 {
+		t.Error("the stop-the-world did not interrupt the P-holding wait")
+	}
+	if _, err := peer.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the wait did not end after its receive completed")
+	}
+	cqe, ok := r.PeekCQE()
+	if !ok || cqe.UserData != 1 || cqe.Res != 1 {
+		t.Fatalf("cqe = %+v, %v; want the 1-byte receive", cqe, ok)
+	}
+}
