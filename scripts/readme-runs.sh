@@ -138,7 +138,7 @@ syscalls() {
 	up versitygw --port 17457
 	local mode c n t total
 	printf '| transport | c1 | c8 |\n|---|---|---|\n'
-	for mode in http uring:poll uring:block uring:adaptive; do
+	for mode in http uring:poll uring:block uring:adaptive uring:hold; do
 		t=${mode%%:*}
 		printf '| %s |' "$mode"
 		for c in 1 8; do

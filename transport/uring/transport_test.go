@@ -170,7 +170,7 @@ func do(t *testing.T, c *http.Client, method, url string, body io.Reader) (*http
 var waitModes = []struct {
 	name string
 	mode WaitMode
-}{{"block", WaitBlock}, {"poll", WaitPoll}}
+}{{"block", WaitBlock}, {"poll", WaitPoll}, {"hold", waitHold}}
 
 func TestRoundTripPayloads(t *testing.T) {
 	for _, wm := range waitModes {
@@ -728,6 +728,10 @@ func TestResolveWait(t *testing.T) {
 	t.Setenv(WaitEnv, "block")
 	if got := resolveWait(WaitAuto); got != WaitBlock {
 		t.Fatalf("auto with %s=block → %v", WaitEnv, got)
+	}
+	t.Setenv(WaitEnv, "hold")
+	if got := resolveWait(WaitAuto); got != waitHold {
+		t.Fatalf("auto with %s=hold → %v", WaitEnv, got)
 	}
 	if got := resolveWait(WaitPoll); got != WaitPoll {
 		t.Fatalf("explicit poll overridden by the environment: %v", got)

@@ -45,6 +45,14 @@ const (
 //   - concurrency 8 on 2 Ps: block pins both Ps and stalls the process
 //     until sysmon retakes them; poll does not.
 //
+// waitHold (2026-12-01, quiet machine, 3 alternated runs of poll and hold
+// with 5 interleaved rounds each): 1.27 system calls per request at c1
+// against poll's 5.3; against versitygw it ties poll at c1 and does
+// better at c8 (uring/http 1.09–1.26× against 0.93–1.04×), but with the
+// server in this process it is 0.39–0.68× net/http (the server's
+// goroutines lose the P the wait holds and need a thread woken per
+// exchange), so it is not the default.
+//
 // Mixing the modes on one ring — blocking for some waits and polling for
 // others, as an adaptive policy would — measured far worse than either
 // (millisecond tails on the polled waits that follow blocked ones), so a
