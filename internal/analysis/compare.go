@@ -271,9 +271,19 @@ func compareCell(c Cell, old, new []Line, o CompareOptions) (Row, bool) {
 		for _, w := range cp.Warnings {
 			row.Notes = append(row.Notes, w.Error())
 		}
+		straddles := row.DeltaLo != nil && *row.DeltaLo <= 0 && *row.DeltaHi >= 0
 		switch {
 		case p >= o.Alpha:
 			row.Verdict = NoChange
+		case straddles:
+			// The rank test and the medians' intervals disagree: the
+			// samples are shifted, but the change of the median is not
+			// pinned down to one direction. Rounds of one run share a
+			// process and a moment, so a shift between two runs of one
+			// build passes the rank test often (see README, "A real
+			// compare pair"); no verdict without both.
+			row.Verdict = NoChange
+			row.Notes = append(row.Notes, fmt.Sprintf("p=%.3f, but the delta's interval includes 0", p))
 		case worse:
 			row.Verdict = Slower
 			row.Regression = slowdown > th

@@ -3,6 +3,7 @@ package analysis
 import (
 	"bytes"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -146,5 +147,53 @@ func TestCellIgnoresPlaceParams(t *testing.T) {
 	}
 	if CellOf(l1, true) == CellOf(l3, true) {
 		t.Fatal("cells with different tables match")
+	}
+}
+
+// TestCompareRealAAPair compares two runs of one clean build a minute apart
+// on a quiet machine (testdata/aa_pair.jsonl, from bench_history.jsonl;
+// the README's "A real compare pair"). Their rounds are shifted enough for
+// the rank test (p 0.026 and 0.041 on the two latency cells), but the
+// intervals of those medians' deltas include 0: neither may read as a
+// change, and no cell of an unchanged build may be a regression.
+func TestCompareRealAAPair(t *testing.T) {
+	f, err := os.Open("testdata/aa_pair.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lines, err := Read(f, "aa_pair.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var old, nw []Line
+	for _, l := range lines {
+		switch l.RunID {
+		case "f7e7192ef3526183":
+			old = append(old, l)
+		case "5954687451798420":
+			nw = append(nw, l)
+		}
+	}
+	c, err := Compare(old, nw, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Rows) != 4 {
+		t.Fatalf("%d rows, want 4", len(c.Rows))
+	}
+	for _, r := range c.Rows {
+		if r.Regression || r.Verdict == Slower {
+			t.Errorf("%s: %s (regression %v) between two runs of one build", r.Scen, r.Verdict, r.Regression)
+		}
+		switch r.Scen {
+		case "load_table.latency", "table_exists.latency":
+			if r.P == nil || *r.P >= 0.05 {
+				t.Fatalf("%s: p %v; the fixture no longer has the shift this test is about", r.Scen, r.P)
+			}
+			if r.Verdict != NoChange || !strings.Contains(strings.Join(r.Notes, ";"), "interval includes 0") {
+				t.Errorf("%s: %s, notes %v; want no significant change, saying why", r.Scen, r.Verdict, r.Notes)
+			}
+		}
 	}
 }
