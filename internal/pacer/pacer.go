@@ -22,6 +22,14 @@ import (
 	"github.com/nordisk/katbench/internal/results"
 )
 
+// The scheduler sleeps through gaps longer than sleepMin, waking
+// sleepMargin early, and yields through shorter ones: a sleep on this
+// kernel wakes up to tens of microseconds late.
+const (
+	sleepMin    = 100 * time.Microsecond
+	sleepMargin = 40 * time.Microsecond
+)
+
 // ErrBadRate is returned for a rate, duration or worker count that cannot
 // be scheduled.
 var ErrBadRate = errors.New("bad open-loop parameters")
@@ -136,6 +144,8 @@ func Run(ctx context.Context, cfg Config, op Op) (Result, error) {
 		}()
 	}
 
+	sleep, release := preciseSleep()
+	defer release()
 	start := time.Now().Add(time.Millisecond) // the workers are ready by then
 	measStart := start.Add(time.Duration(warmN) * interval)
 	var issued int64
@@ -158,8 +168,8 @@ func Run(ctx context.Context, cfg Config, op Op) (Result, error) {
 			break
 		}
 		next := start.Add(time.Duration(float64(issued) * float64(time.Second) / cfg.Rate))
-		if wait := time.Until(next); wait > 200*time.Microsecond {
-			time.Sleep(wait - 100*time.Microsecond)
+		if wait := time.Until(next); wait > sleepMin {
+			sleep(wait - sleepMargin) // the rest yielding, below
 		} else if wait > 0 {
 			runtime.Gosched()
 		}
