@@ -85,10 +85,7 @@ type inflightOp struct {
 var enterFunc = func(fd int, toSubmit, minComplete, flags uint32, arg unsafe.Pointer, argSize uintptr) (int, error) {
 	n, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(fd), uintptr(toSubmit),
 		uintptr(minComplete), uintptr(flags), uintptr(arg), argSize)
-	if errno != 0 {
-		return int(n), errno
-	}
-	return int(n), nil
+	return enterResult(n, errno)
 }
 
 // rawEnterFunc is enterFunc as a raw system call, for SubmitAndWaitHolding.
@@ -96,6 +93,11 @@ var enterFunc = func(fd int, toSubmit, minComplete, flags uint32, arg unsafe.Poi
 var rawEnterFunc = func(fd int, toSubmit, minComplete, flags uint32, arg unsafe.Pointer, argSize uintptr) (int, error) {
 	n, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(fd), uintptr(toSubmit),
 		uintptr(minComplete), uintptr(flags), uintptr(arg), argSize)
+	return enterResult(n, errno)
+}
+
+// enterResult turns io_uring_enter's return into Go's (n, error) form.
+func enterResult(n uintptr, errno unix.Errno) (int, error) {
 	if errno != 0 {
 		return int(n), errno
 	}
