@@ -83,7 +83,8 @@ func (o Options) poolSize() int {
 // For Uring, when io_uring is unavailable here or the endpoint is https, New
 // does not fail: it returns the tuned net/http transport, used == HTTP and a
 // fallback reason starting with "uring: ", which callers must report. err is
-// non-nil only for an unknown kind or an unparsable endpoint.
+// non-nil only for an unknown kind, an unparsable endpoint or (for Uring) a
+// KATBENCH_URING_WAIT that names no wait mode.
 func New(kind Kind, endpoint string, opts Options) (rt http.RoundTripper, used Kind, fallback string, err error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -96,6 +97,9 @@ func New(kind Kind, endpoint string, opts Options) (rt http.RoundTripper, used K
 	case HTTP:
 		return NewHTTP(opts), HTTP, "", nil
 	case Uring:
+		if err := uring.CheckWaitEnv(); err != nil {
+			return nil, "", "", fmt.Errorf("transport: %w", err)
+		}
 		if u.Scheme == "https" {
 			return NewHTTP(opts), HTTP, "uring: https endpoints go through net/http (the io_uring path is plaintext only)", nil
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/nordisk/katbench/transport/uring"
 	"github.com/spf13/cobra"
 )
 
@@ -21,6 +22,14 @@ and S3 byte transports (net/http vs io_uring), and prints one JSON line per
 scenario with HdrHistogram percentiles and host provenance.`,
 	SilenceUsage:  true,
 	SilenceErrors: true,
+	// A KATBENCH_URING_WAIT typo would otherwise measure the default wait
+	// under the name of another: refuse it before anything runs.
+	PersistentPreRunE: func(*cobra.Command, []string) error {
+		if err := uring.CheckWaitEnv(); err != nil {
+			return usageError{err}
+		}
+		return nil
+	},
 }
 
 // serveCmd is the parent of `katbench serve rest|grpc`.

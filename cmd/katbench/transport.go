@@ -54,7 +54,12 @@ params.endpoint the store ("control" for the in-process one). A table per
 endpoint with uring/http ratios goes to stderr.
 
 Keys come from --access-key/--secret-key or AWS_ACCESS_KEY_ID and
-AWS_SECRET_ACCESS_KEY, the region from --region or AWS_REGION.`,
+AWS_SECRET_ACCESS_KEY, the region from --region or AWS_REGION.
+
+KATBENCH_URING_WAIT picks how io_uring requests wait for completions:
+poll (the default), block, adaptive or hold (a blocking wait that keeps
+its Go P: fewest system calls and best against a store in another process,
+but slow against the in-process control; see README, "The hold wait").`,
 	Args: cobra.MaximumNArgs(1),
 	RunE: func(cmd *cobra.Command, args []string) error { return runTransport(cmd, &transportOpts, args) },
 }

@@ -47,3 +47,28 @@ func TestUsageErrorsBeforeAnythingRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownUringWaitRefused: a KATBENCH_URING_WAIT that names no wait mode
+// exits 2 before anything runs, for every command, instead of measuring the
+// default wait under the name of another.
+func TestUnknownUringWaitRefused(t *testing.T) {
+	for _, args := range [][]string{
+		{"transport", "--iterations", "10", "--rounds", "1"},
+		{"embedded", "--dir", "work"},
+		{"data", "--dir", "work"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			dir := t.TempDir()
+			stdout, stderr, code := katbenchEnv(t, dir, []string{"KATBENCH_URING_WAIT=hodl"}, args...)
+			if code != 2 || !strings.Contains(stderr, `KATBENCH_URING_WAIT="hodl"`) || !strings.Contains(stderr, "hold") {
+				t.Fatalf("katbench %q: exit %d, stderr %q; want exit 2 naming the value and the modes", args, code, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout = %q, want nothing", stdout)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("bad input wrote %v", entries)
+			}
+		})
+	}
+}

@@ -733,6 +733,16 @@ func TestResolveWait(t *testing.T) {
 	if got := resolveWait(WaitAuto); got != waitHold {
 		t.Fatalf("auto with %s=hold → %v", WaitEnv, got)
 	}
+	if err := CheckWaitEnv(); err != nil {
+		t.Fatalf("CheckWaitEnv with %s=hold: %v", WaitEnv, err)
+	}
+	t.Setenv(WaitEnv, "hodl")
+	if got := resolveWait(WaitAuto); got != WaitPoll {
+		t.Fatalf("auto with %s=hodl → %v, want poll", WaitEnv, got)
+	}
+	if err := CheckWaitEnv(); err == nil || !strings.Contains(err.Error(), `"hodl"`) {
+		t.Fatalf("CheckWaitEnv with %s=hodl: %v, want an error naming the value", WaitEnv, err)
+	}
 	if got := resolveWait(WaitPoll); got != WaitPoll {
 		t.Fatalf("explicit poll overridden by the environment: %v", got)
 	}

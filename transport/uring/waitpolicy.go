@@ -1,6 +1,7 @@
 package uring
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"sync/atomic"
@@ -64,20 +65,40 @@ const (
 const WaitEnv = "KATBENCH_URING_WAIT"
 
 // resolveWait turns the configured mode into the one used: WaitAuto
-// becomes WaitEnv's choice, else WaitPoll.
+// becomes WaitEnv's choice, else WaitPoll (an unknown WaitEnv value too:
+// CheckWaitEnv is how a program refuses one).
 func resolveWait(m WaitMode) WaitMode {
 	if m != WaitAuto {
 		return m
 	}
-	switch os.Getenv(WaitEnv) {
-	case "block":
-		return WaitBlock
-	case "adaptive":
-		return waitAdaptive
-	case "hold":
-		return waitHold
+	if w, err := envWait(); err == nil {
+		return w
 	}
 	return WaitPoll
+}
+
+// CheckWaitEnv reports a WaitEnv value that names no wait mode, so a
+// program can refuse it before measuring anything instead of quietly
+// polling.
+func CheckWaitEnv() error {
+	_, err := envWait()
+	return err
+}
+
+// envWait is WaitEnv's mode: WaitPoll when it is unset or empty.
+func envWait() (WaitMode, error) {
+	switch v := os.Getenv(WaitEnv); v {
+	case "", "poll":
+		return WaitPoll, nil
+	case "block":
+		return WaitBlock, nil
+	case "adaptive":
+		return waitAdaptive, nil
+	case "hold":
+		return waitHold, nil
+	default:
+		return WaitPoll, fmt.Errorf("uring: %s=%q: want poll, block, adaptive or hold", WaitEnv, v)
+	}
 }
 
 // holding counts the requests of the process in a P-holding wait
