@@ -64,24 +64,14 @@ func TestSyncStepPrecedesPointers(t *testing.T) {
 		return nil
 	}
 	const writers, each = 12, 3
-	var wg sync.WaitGroup
-	for w := range writers {
-		wg.Go(func() {
-			for i := range each {
-				id := table.Identifier{"ns", fmt.Sprintf("w%d_%d", w, i)}
-				if _, err := c.CreateTable(ctx, id, gcSchema); err != nil {
-					t.Error(err)
-					return
-				}
-				if _, _, err := c.CommitTable(ctx, id, nil,
-					[]table.Update{table.NewSetPropertiesUpdate(iceberg.Properties{"k": "v"})}); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	writeConcurrently(t, writers, each, func(id table.Identifier) error {
+		if _, err := c.CreateTable(ctx, id, gcSchema); err != nil {
+			return err
+		}
+		_, _, err := c.CommitTable(ctx, id, nil,
+			[]table.Update{table.NewSetPropertiesUpdate(iceberg.Properties{"k": "v"})})
+		return err
+	})
 	committed := committedLocations(t, c)
 	if len(committed) != writers*each {
 		t.Fatalf("%d pointers, want %d", len(committed), writers*each)

@@ -111,18 +111,10 @@ func TestGroupCommitSharesBatches(t *testing.T) {
 	}
 	b0, o0 := c.gc.batches.Load(), c.gc.ops.Load()
 	const writers, each = 16, 4
-	var wg sync.WaitGroup
-	for w := range writers {
-		wg.Go(func() {
-			for i := range each {
-				id := table.Identifier{"ns", fmt.Sprintf("w%d_%d", w, i)}
-				if _, err := c.CreateTable(ctx, id, gcSchema); err != nil {
-					t.Error(err)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	writeConcurrently(t, writers, each, func(id table.Identifier) error {
+		_, err := c.CreateTable(ctx, id, gcSchema)
+		return err
+	})
 	batches, ops := c.gc.batches.Load()-b0, c.gc.ops.Load()-o0
 	if ops != writers*each {
 		t.Fatalf("%d ops committed, want %d", ops, writers*each)
@@ -143,6 +135,25 @@ func TestGroupCommitSharesBatches(t *testing.T) {
 		t.Errorf("mirror (%d pointers) differs from bbolt (%d pointers)", len(got), len(pointers))
 	}
 	t.Logf("%d creates in %d batches", ops, batches)
+}
+
+// writeConcurrently runs writers goroutines at once, each calling write
+// for each of its own tables ns.w<writer>_<i> in turn; a write's error
+// fails the test and stops its writer.
+func writeConcurrently(t *testing.T, writers, each int, write func(id table.Identifier) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				if err := write(table.Identifier{"ns", fmt.Sprintf("w%d_%d", w, i)}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // TestConcurrentCommitsOnOneTableTakeTurns has many writers commit to one

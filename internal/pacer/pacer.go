@@ -144,8 +144,6 @@ func Run(ctx context.Context, cfg Config, op Op) (Result, error) {
 		}()
 	}
 
-	sleep, release := preciseSleep()
-	defer release()
 	start := time.Now().Add(time.Millisecond) // the workers are ready by then
 	measStart := start.Add(time.Duration(warmN) * interval)
 	var issued int64
@@ -169,7 +167,7 @@ func Run(ctx context.Context, cfg Config, op Op) (Result, error) {
 		}
 		next := start.Add(time.Duration(float64(issued) * float64(time.Second) / cfg.Rate))
 		if wait := time.Until(next); wait > sleepMin {
-			sleep(wait - sleepMargin) // the rest yielding, below
+			preciseSleep(wait - sleepMargin) // the rest yielding, below
 		} else if wait > 0 {
 			runtime.Gosched()
 		}

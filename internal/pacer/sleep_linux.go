@@ -14,11 +14,10 @@ const sleepSlack = time.Microsecond
 // rawSleepMax bounds how long a pacing sleep holds its P.
 const rawSleepMax = time.Millisecond
 
-// preciseSleep returns a sleep for the scheduler goroutine that wakes
-// within microseconds of its deadline, and a release to call when pacing
-// ends. time.Sleep cannot: a timer under 1 ms that the Go runtime waits for
-// in its network poller rounds up to a whole millisecond when the process
-// is otherwise idle (measured: scheduling error p50 0.45 ms, p99 0.92 ms
+// preciseSleep sleeps the scheduler goroutine for d, waking within
+// microseconds of the deadline. time.Sleep cannot: a timer under 1 ms that
+// the Go runtime waits for in its network poller rounds up to a whole
+// millisecond when the process is otherwise idle (measured: scheduling error p50 0.45 ms, p99 0.92 ms
 // at 3,000/s, BenchmarkOpenLoop3kEmbeddedControl).
 //
 // So the sleep is a raw nanosleep(2): the goroutine keeps its P while it
@@ -29,28 +28,25 @@ const rawSleepMax = time.Millisecond
 // every yield between sleeps a thread hand-off, which measured far worse
 // at 50,000/s. A long gap is slept with time.Sleep up to rawSleepMax
 // before its deadline, so the P is held for at most that long.
-func preciseSleep() (sleep func(time.Duration), release func()) {
-	sleep = func(d time.Duration) {
-		if d > 2*rawSleepMax {
-			time.Sleep(d - rawSleepMax)
-			return // the caller's next round sleeps what is left
-		}
-		old, _, errno := unix.RawSyscall(unix.SYS_PRCTL, unix.PR_GET_TIMERSLACK, 0, 0)
-		set := errno == 0
-		if set {
-			_, _, errno = unix.RawSyscall(unix.SYS_PRCTL, unix.PR_SET_TIMERSLACK, uintptr(sleepSlack.Nanoseconds()), 0)
-			set = errno == 0
-		}
-		ts := unix.NsecToTimespec(d.Nanoseconds())
-		for {
-			_, _, errno := unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), uintptr(unsafe.Pointer(&ts)), 0)
-			if errno != unix.EINTR {
-				break
-			}
-		}
-		if set {
-			_, _, _ = unix.RawSyscall(unix.SYS_PRCTL, unix.PR_SET_TIMERSLACK, old, 0)
+func preciseSleep(d time.Duration) {
+	if d > 2*rawSleepMax {
+		time.Sleep(d - rawSleepMax)
+		return // the caller's next round sleeps what is left
+	}
+	old, _, errno := unix.RawSyscall(unix.SYS_PRCTL, unix.PR_GET_TIMERSLACK, 0, 0)
+	set := errno == 0
+	if set {
+		_, _, errno = unix.RawSyscall(unix.SYS_PRCTL, unix.PR_SET_TIMERSLACK, uintptr(sleepSlack.Nanoseconds()), 0)
+		set = errno == 0
+	}
+	ts := unix.NsecToTimespec(d.Nanoseconds())
+	for {
+		_, _, errno := unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), uintptr(unsafe.Pointer(&ts)), 0)
+		if errno != unix.EINTR {
+			break
 		}
 	}
-	return sleep, func() {}
+	if set {
+		_, _, _ = unix.RawSyscall(unix.SYS_PRCTL, unix.PR_SET_TIMERSLACK, old, 0)
+	}
 }

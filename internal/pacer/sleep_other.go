@@ -5,6 +5,4 @@ package pacer
 import "time"
 
 // preciseSleep is time.Sleep where no finer sleep is built.
-func preciseSleep() (sleep func(time.Duration), release func()) {
-	return time.Sleep, func() {}
-}
+func preciseSleep(d time.Duration) { time.Sleep(d) }

@@ -314,11 +314,13 @@ func (c *conn) submitAndWait(want uint32) error {
 	case WaitBlock:
 		return c.ring.SubmitAndWait(want)
 	case waitHold:
-		if n := holding.Add(1); n <= holdLimit() {
-			defer holding.Add(-1)
-			return c.ring.SubmitAndWaitHolding(want)
+		if c.pool != nil {
+			if n := holding.Add(1); n <= c.pool.maxHolding {
+				defer holding.Add(-1)
+				return c.ring.SubmitAndWaitHolding(want)
+			}
+			holding.Add(-1)
 		}
-		holding.Add(-1)
 	case waitAdaptive:
 		if c.pool != nil {
 			w := &c.pool.waiters

@@ -31,6 +31,7 @@ type hostPool struct {
 	skipPeek    bool
 	waiters     atomic.Int32 // requests of this host waiting for completions (waitAdaptive)
 	maxBlocked  int32        // waitAdaptive blocks only while waiters ≤ this
+	maxHolding  int32        // waitHold holds a P only while the process's holders ≤ this
 	sem         chan struct{}
 
 	mu     sync.Mutex
@@ -42,7 +43,7 @@ type hostPool struct {
 func newHostPool(hostport string, opts Options, skipPeek bool) *hostPool {
 	return &hostPool{hostport: hostport, dialTimeout: opts.DialTimeout, idleTimeout: opts.IdleTimeout,
 		wait: opts.Wait, skipPeek: skipPeek, sem: make(chan struct{}, opts.PoolSize),
-		maxBlocked: int32(max(runtime.GOMAXPROCS(0)-1, 1))}
+		maxBlocked: int32(max(runtime.GOMAXPROCS(0)-1, 1)), maxHolding: holdLimit()}
 }
 
 // peekAfter is how long a connection must have idled before its reuse

@@ -102,7 +102,7 @@ func envWait() (WaitMode, error) {
 }
 
 // holding counts the requests of the process in a P-holding wait
-// (waitHold); holdLimit is how many may be.
+// (waitHold); a pool lets it reach holdLimit, taken when the pool is made.
 var holding atomic.Int32
 
 // holdLimit leaves one P free of P-holding waits: GOMAXPROCS-1, 0 on a
