@@ -41,47 +41,6 @@ type writeOp struct {
 	wake chan struct{}
 }
 
-// combineOps joins ops into one op that succeeds or fails as a whole: its
-// check runs every check, its apply every apply, its publish every publish,
-// each in order. It is how a change to several tables commits atomically in
-// one batch.
-func combineOps(ops ...*writeOp) *writeOp {
-	var files []*fileSync
-	for _, op := range ops {
-		files = append(files, op.files...)
-	}
-	return &writeOp{
-		files: files,
-		check: func(tx *bolt.Tx) error {
-			for _, op := range ops {
-				if op.check != nil {
-					if err := op.check(tx); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
-		},
-		apply: func(tx *bolt.Tx) error {
-			for _, op := range ops {
-				if op.apply != nil {
-					if err := op.apply(tx); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
-		},
-		publish: func() {
-			for _, op := range ops {
-				if op.publish != nil {
-					op.publish()
-				}
-			}
-		},
-	}
-}
-
 // groupCommitter batches writeOps from concurrent writers into shared bbolt
 // transactions, without any timer: a writer that finds no commit running
 // commits at once (a lone writer waits for nobody), and writers that arrive

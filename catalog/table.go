@@ -196,8 +196,7 @@ func (c *Catalog) install(ctx context.Context, ident table.Identifier, base *tab
 }
 
 // staged is a table's next metadata file, written (and durable as the mode
-// promises), whose pointer is not committed yet. Its op commits it; several
-// tables' ops combined with combineOps commit atomically.
+// promises), whose pointer is not committed yet. Its op commits it.
 type staged struct {
 	c     *Catalog
 	ident table.Identifier

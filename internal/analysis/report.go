@@ -230,7 +230,6 @@ func familyOf(l Line) (string, bool) {
 }
 
 func families(lines []Line, label func(Line) string) []familyView {
-	type key struct{ fam, series string }
 	var famOrder []string
 	pts := map[string]map[string]map[int]float64{}
 	var seriesOrder = map[string][]string{}
