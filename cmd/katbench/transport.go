@@ -57,9 +57,12 @@ Keys come from --access-key/--secret-key or AWS_ACCESS_KEY_ID and
 AWS_SECRET_ACCESS_KEY, the region from --region or AWS_REGION.
 
 KATBENCH_URING_WAIT picks how io_uring requests wait for completions:
-poll (the default), block, adaptive or hold (a blocking wait that keeps
+poll (the default), block, adaptive, hold (a blocking wait that keeps
 its Go P: fewest system calls and best against a store in another process,
-but slow against the in-process control; see README, "The hold wait").`,
+but slow against the in-process control; see README, "The hold wait") or
+sqpoll (a kernel thread submits for every ring and requests wait as in
+poll: fewer io_uring_enter calls, but the thread takes a core while
+requests flow; see README, "Kernel-side submission").`,
 	Args: cobra.MaximumNArgs(1),
 	RunE: func(cmd *cobra.Command, args []string) error { return runTransport(cmd, &transportOpts, args) },
 }

@@ -94,11 +94,11 @@ func dial(ctx context.Context, p *hostPool, addr netip.AddrPort) (*conn, error) 
 	}
 	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		rg.Close()
+		closeRing(rg)
 		return nil, fmt.Errorf("uring: socket: %w", err)
 	}
 	if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
-		rg.Close()
+		closeRing(rg)
 		unix.Close(fd)
 		return nil, fmt.Errorf("uring: TCP_NODELAY: %w", err)
 	}
@@ -442,7 +442,7 @@ func (c *conn) release(keep bool) {
 	c.disarm()
 	c.unwatch()
 	if !keep || c.tainted || c.ring.Interrupted() || c.ring.InFlight() > 0 || c.pool == nil || !c.pool.keepKit(kit{c.ring, c.wbuf, c.br}) {
-		c.ring.Close()
+		closeRing(c.ring)
 	}
 	unix.Close(c.fd)
 	c.fd = -1

@@ -131,6 +131,11 @@ func TestIdleTimeoutClosesOldConnections(t *testing.T) {
 // request with context.Canceled, not a bogus submission error.
 func TestCancelRacingSubmission(t *testing.T) {
 	for _, wm := range waitModes {
+		if wm.mode == waitSQPoll {
+			// No owner's enter submits in this mode (the kernel thread
+			// does), so the window this test stages does not exist.
+			continue
+		}
 		t.Run(wm.name, func(t *testing.T) {
 			release := make(chan struct{})
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

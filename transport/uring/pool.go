@@ -190,7 +190,11 @@ func (p *hostPool) takeKit() (kit, error) {
 		return k, nil
 	}
 	p.mu.Unlock()
-	r, err := ring.New(8) // send + op + cancels fit with room
+	newRing := ring.New
+	if p.wait == waitSQPoll {
+		newRing = sqpollRing
+	}
+	r, err := newRing(8) // send + op + cancels fit with room
 	if err != nil {
 		return kit{}, err
 	}
@@ -225,6 +229,6 @@ func (p *hostPool) closeIdle(shut bool) {
 		c.discard()
 	}
 	for _, k := range kits {
-		k.ring.Close()
+		closeRing(k.ring)
 	}
 }

@@ -70,6 +70,15 @@ func NewTransport(opts Options) (*Transport, error) {
 		opts.IdleTimeout = DefaultIdleTimeout
 	}
 	opts.Wait = resolveWait(opts.Wait)
+	if opts.Wait == waitSQPoll {
+		// Start the shared submission thread now, so a kernel that refuses
+		// SQPOLL is a fallback with a reason, not a failed first request.
+		r, err := sqpollRing(1)
+		if err != nil {
+			return nil, err
+		}
+		closeRing(r)
+	}
 	return &Transport{opts: opts, pools: map[string]*hostPool{}}, nil
 }
 

@@ -170,7 +170,7 @@ func do(t *testing.T, c *http.Client, method, url string, body io.Reader) (*http
 var waitModes = []struct {
 	name string
 	mode WaitMode
-}{{"block", WaitBlock}, {"poll", WaitPoll}, {"hold", waitHold}}
+}{{"block", WaitBlock}, {"poll", WaitPoll}, {"hold", waitHold}, {"sqpoll", waitSQPoll}}
 
 func TestRoundTripPayloads(t *testing.T) {
 	for _, wm := range waitModes {
@@ -772,5 +772,52 @@ func TestCloseIdleKeepsNoRing(t *testing.T) {
 	}
 	if n > fds {
 		t.Fatalf("open fds %d → %d after CloseIdleConnections", fds, n)
+	}
+}
+
+// TestSQPollThreadEndsWithItsRings: waitSQPoll connections share one
+// kernel submission thread, started by the first ring and ended when the
+// last closes, so a process whose transports are idle keeps no SQPOLL ring
+// (or thread) open.
+func TestSQPollThreadEndsWithItsRings(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	defer srv.Close()
+	tr := newTestTransportMode(t, 4, waitSQPoll)
+	client := &http.Client{Transport: tr}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+				resp, err := client.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				b, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil || string(b) != "ok" {
+					t.Errorf("body %q, %v", b, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	s := &sqpollShared
+	s.mu.Lock()
+	anchor, rings := s.anchor, s.rings
+	s.mu.Unlock()
+	if anchor == nil || rings < 1 || rings > 4 {
+		t.Fatalf("while connections are pooled: anchor %v, %d rings; want an anchor and 1–4 rings", anchor != nil, rings)
+	}
+	tr.CloseIdleConnections()
+	s.mu.Lock()
+	anchor, rings = s.anchor, s.rings
+	s.mu.Unlock()
+	if anchor != nil || rings != 0 {
+		t.Fatalf("after closing every connection: anchor %v, %d rings; want none", anchor != nil, rings)
 	}
 }

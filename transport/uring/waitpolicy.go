@@ -1,10 +1,15 @@
 package uring
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
+	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/nordisk/katbench/transport/uring/internal/ring"
 )
 
 // WaitMode says how a connection waits for io_uring completions.
@@ -33,6 +38,13 @@ const (
 	// scheduler's hand-off of the P around every blocking wait.
 	// Experimental: chosen with KATBENCH_URING_WAIT=hold.
 	waitHold
+	// waitSQPoll gives every connection's ring to one kernel submission
+	// thread (IORING_SETUP_SQPOLL, shared with IORING_SETUP_ATTACH_WQ), so
+	// sending costs no system call while that thread is awake, and waits
+	// like WaitPoll, in Go's poller. The thread polls for up to sqpollIdle
+	// after the last submission before it sleeps. Experimental: chosen
+	// with KATBENCH_URING_WAIT=sqpoll.
+	waitSQPoll
 )
 
 // How the default was chosen (BenchmarkInterleaved, 2 cores under heavy
@@ -60,8 +72,8 @@ const (
 // Transport uses one mode for all its connections.
 
 // WaitEnv names the environment variable that, when Options.Wait is
-// WaitAuto, picks a mode for experiments: "block", "poll", "adaptive" or
-// "hold".
+// WaitAuto, picks a mode for experiments: "block", "poll", "adaptive",
+// "hold" or "sqpoll".
 const WaitEnv = "KATBENCH_URING_WAIT"
 
 // resolveWait turns the configured mode into the one used: WaitAuto
@@ -96,8 +108,10 @@ func envWait() (WaitMode, error) {
 		return waitAdaptive, nil
 	case "hold":
 		return waitHold, nil
+	case "sqpoll":
+		return waitSQPoll, nil
 	default:
-		return WaitPoll, fmt.Errorf("uring: %s=%q: want poll, block, adaptive or hold", WaitEnv, v)
+		return WaitPoll, fmt.Errorf("uring: %s=%q: want poll, block, adaptive, hold or sqpoll", WaitEnv, v)
 	}
 }
 
@@ -108,3 +122,59 @@ var holding atomic.Int32
 // holdLimit leaves one P free of P-holding waits: GOMAXPROCS-1, 0 on a
 // single P.
 func holdLimit() int32 { return int32(runtime.GOMAXPROCS(0) - 1) }
+
+// sqpollIdle is how long the shared submission thread polls an empty queue
+// before it sleeps (the kernel's granularity is a millisecond).
+const sqpollIdle = time.Millisecond
+
+// sqpollShared is the kernel submission thread of the waitSQPoll rings: an
+// anchor ring that started it, which every waitSQPoll ring attaches to,
+// and the count of those rings. The last one to close closes the anchor,
+// which ends the thread, so an idle process keeps neither.
+var sqpollShared struct {
+	mu     sync.Mutex
+	anchor *ring.Ring // nil while no waitSQPoll ring is open
+	rings  int        // open waitSQPoll rings, the anchor not counted
+}
+
+// sqpollRing returns a new ring served by the shared submission thread,
+// starting the thread when none runs. Close it with closeRing.
+func sqpollRing(entries uint32) (*ring.Ring, error) {
+	s := &sqpollShared
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.anchor == nil {
+		a, err := ring.NewSQPoll(1, sqpollIdle, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%w: SQPOLL ring: %v", ErrUnavailable, err)
+		}
+		s.anchor = a
+	}
+	r, err := ring.NewSQPoll(entries, sqpollIdle, s.anchor)
+	if err != nil {
+		if s.rings == 0 {
+			s.anchor.Close()
+			s.anchor = nil
+		}
+		return nil, err
+	}
+	s.rings++
+	return r, nil
+}
+
+// closeRing closes a connection's ring; closing the last waitSQPoll ring
+// also closes the anchor.
+func closeRing(r *ring.Ring) error {
+	err := r.Close()
+	if !r.SQPoll() || errors.Is(err, ring.ErrClosed) {
+		return err
+	}
+	s := &sqpollShared
+	s.mu.Lock()
+	if s.rings--; s.rings == 0 && s.anchor != nil {
+		s.anchor.Close()
+		s.anchor = nil
+	}
+	s.mu.Unlock()
+	return err
+}

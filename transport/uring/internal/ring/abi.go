@@ -36,7 +36,12 @@ const (
 // io_uring_enter flags.
 const (
 	enterGetEvents uint32 = 1 << 0
+	enterSQWakeup  uint32 = 1 << 1 // wake a sleeping SQPOLL thread
+	enterSQWait    uint32 = 1 << 2 // wait for SQ space (SQPOLL)
 )
+
+// SQ ring flags (the kernel's sq.flags word).
+const sqNeedWakeup uint32 = 1 << 0 // the SQPOLL thread sleeps: wake it with enterSQWakeup
 
 // mmap offsets.
 const (
@@ -69,8 +74,10 @@ type probeOp struct {
 
 // setup flags.
 const (
-	setupCQSize = 1 << 3
-	setupClamp  = 1 << 4
+	setupSQPoll   = 1 << 1
+	setupCQSize   = 1 << 3
+	setupClamp    = 1 << 4
+	setupAttachWQ = 1 << 5
 )
 
 type sqringOffsets struct {

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -48,6 +49,12 @@ type Ring struct {
 	cqHead, cqTail *uint32 // we advance head; kernel advances tail
 	cqMask         uint32
 	cqes           unsafe.Pointer // [cqSize]CQE
+
+	// sqpoll: a kernel thread consumes published SQEs (NewSQPoll), so a
+	// submission costs a system call only when that thread sleeps
+	// (sqFlags has sqNeedWakeup).
+	sqpoll  bool
+	sqFlags *uint32
 
 	pollFile *os.File // the ring fd in Go's poller; nil until SubmitAndPoll
 
@@ -125,8 +132,40 @@ func New(entries uint32) (*Ring, error) {
 	if entries == 0 {
 		return nil, fmt.Errorf("ring: ring needs at least 1 entry")
 	}
-	var p params
-	p.flags = setupClamp | setupCQSize
+	return setup(entries, params{flags: setupClamp | setupCQSize})
+}
+
+// NewSQPoll is New for a ring whose submissions a kernel thread picks up
+// (IORING_SETUP_SQPOLL): publishing an SQE costs no system call while that
+// thread is awake, and it sleeps after idle (at least 1 ms) without work.
+// With share, the ring is served by share's thread (IORING_SETUP_ATTACH_WQ)
+// instead of starting its own, so any number of rings cost one thread;
+// share must be an SQPOLL ring of this process and stay open meanwhile.
+//
+// Waiting still takes an io_uring_enter (or the poller, SubmitAndPoll).
+func NewSQPoll(entries uint32, idle time.Duration, share *Ring) (*Ring, error) {
+	if entries == 0 {
+		return nil, fmt.Errorf("ring: ring needs at least 1 entry")
+	}
+	p := params{flags: setupClamp | setupCQSize | setupSQPoll, sqThreadIdle: uint32(max(idle.Milliseconds(), 1))}
+	if share != nil {
+		if !share.sqpoll {
+			return nil, fmt.Errorf("ring: share: not an SQPOLL ring")
+		}
+		p.flags |= setupAttachWQ
+		p.wqFd = uint32(share.fd)
+	}
+	r, err := setup(entries, p)
+	if err != nil {
+		return nil, err
+	}
+	r.sqpoll = true
+	return r, nil
+}
+
+// setup is io_uring_setup with p (entries SQ slots, a CQ twice that size)
+// and the mappings.
+func setup(entries uint32, p params) (*Ring, error) {
 	p.cqEntries = 2 * entries
 	fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
 	if errno != 0 {
@@ -184,6 +223,7 @@ func (r *Ring) mmap(p *params) error {
 	r.sqHead = (*uint32)(unsafe.Add(sq, p.sqOff.head))
 	r.sqTail = (*uint32)(unsafe.Add(sq, p.sqOff.tail))
 	r.sqMask = *(*uint32)(unsafe.Add(sq, p.sqOff.ringMask))
+	r.sqFlags = (*uint32)(unsafe.Add(sq, p.sqOff.flags))
 	r.sqes = unsafe.Pointer(&r.sqeMem[0])
 	r.cqHead = (*uint32)(unsafe.Add(cq, p.cqOff.head))
 	r.cqTail = (*uint32)(unsafe.Add(cq, p.cqOff.tail))
@@ -309,6 +349,16 @@ func (r *Ring) Submit() error {
 // of them in between (it submits everything published, in order), and an
 // enter that then consumes none is no error.
 func (r *Ring) submitPending() error {
+	if r.sqpoll {
+		// The kernel thread takes them; enter only to wake it. (The
+		// atomic store that published the tail is a full barrier, so this
+		// load cannot miss a thread that went to sleep before it.)
+		if r.pending() > 0 && r.needWakeup() {
+			_, err := r.enter(0, 0, 0)
+			return err
+		}
+		return nil
+	}
 	for {
 		pending := r.pending()
 		if pending == 0 {
@@ -355,7 +405,7 @@ func (r *Ring) submitAndWait(want uint32, hold bool) error {
 	for {
 		// Both counts are re-read before every enter (see submitPending).
 		pending := r.pending()
-		if pending == 0 && r.ready() >= want {
+		if (pending == 0 || r.sqpoll) && r.ready() >= want {
 			return nil
 		}
 		if _, err := r.enterMode(pending, want, enterGetEvents, hold); err != nil {
@@ -363,6 +413,12 @@ func (r *Ring) submitAndWait(want uint32, hold bool) error {
 		}
 	}
 }
+
+// needWakeup reports whether the SQPOLL thread sleeps.
+func (r *Ring) needWakeup() bool { return atomic.LoadUint32(r.sqFlags)&sqNeedWakeup != 0 }
+
+// SQPoll reports whether a kernel thread submits for this ring (NewSQPoll).
+func (r *Ring) SQPoll() bool { return r.sqpoll }
 
 // ready returns how many completions wait to be reaped.
 func (r *Ring) ready() uint32 {
@@ -383,6 +439,13 @@ func (r *Ring) enterMode(toSubmit, minComplete, flags uint32, hold bool) (int, e
 		call = rawEnterFunc
 	}
 	for {
+		if r.sqpoll {
+			// The kernel ignores toSubmit here: its thread submits.
+			toSubmit = 0
+			if r.needWakeup() {
+				flags |= enterSQWakeup
+			}
+		}
 		r.Stats.Enters.Add(1)
 		if h := EnterHook.Load(); h != nil {
 			if err := (*h)(r, toSubmit); err != nil {
@@ -529,7 +592,11 @@ func (r *Ring) cancelPublishedLocked() error {
 		if errors.Is(err, ErrSQFull) && r.pending() > 0 {
 			// Published entries the kernel has not consumed yet (the owner
 			// has not entered): submit them, in order, to make room.
-			if _, err := r.enter(r.pending(), 0, 0); err != nil {
+			var wait uint32
+			if r.sqpoll {
+				wait = enterSQWait // the thread consumes them; wait for room
+			}
+			if _, err := r.enter(r.pending(), 0, wait); err != nil {
 				return fmt.Errorf("ring: cancel: %w", err)
 			}
 			sqe, err = r.prepareLocked(InternalUserData, nil)

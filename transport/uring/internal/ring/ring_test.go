@@ -2,6 +2,7 @@ package ring
 
 import (
 	"errors"
+	"io"
 	"net"
 	"runtime"
 	"slices"
@@ -682,5 +683,106 @@ func TestHoldingWaitLetsTheRuntimeStopTheWorld(t *testing.T) {
 	cqe, ok := r.PeekCQE()
 	if !ok || cqe.UserData != 1 || cqe.Res != 1 {
 		t.Fatalf("cqe = %+v, %v; want the 1-byte receive", cqe, ok)
+	}
+}
+
+// TestSQPollSubmitsWithoutEnter: rings attached to one SQPOLL ring share
+// its kernel thread, which picks up what they publish: back-to-back
+// submissions complete with no io_uring_enter at all while the thread is
+// awake (only a wake-up of a sleeping thread costs one), and a recv on one
+// ring and a send on another both complete through it.
+func TestSQPollSubmitsWithoutEnter(t *testing.T) {
+	testenv.Need(t, "io_uring", Probe())
+	anchor, err := NewSQPoll(1, 50*time.Millisecond, nil)
+	if err != nil {
+		t.Fatalf("NewSQPoll: %v", err)
+	}
+	defer anchor.Close()
+	if _, err := NewSQPoll(4, time.Millisecond, newTestRing(t, 1)); err == nil {
+		t.Fatal("attaching to a ring without SQPOLL was accepted")
+	}
+	a, err := NewSQPoll(8, 50*time.Millisecond, anchor)
+	if err != nil {
+		t.Fatalf("NewSQPoll attached: %v", err)
+	}
+	defer a.Close()
+	b, err := NewSQPoll(8, 50*time.Millisecond, anchor)
+	if err != nil {
+		t.Fatalf("NewSQPoll attached: %v", err)
+	}
+	defer b.Close()
+	if !a.SQPoll() || newTestRing(t, 1).SQPoll() {
+		t.Fatal("SQPoll() does not tell the rings apart")
+	}
+
+	// spin waits for one completion by watching the CQ, never entering.
+	spin := func(r *Ring) CQE {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			if cqe, ok := r.PeekCQE(); ok {
+				return cqe
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no completion in 5 s: the kernel thread did not submit")
+			}
+			runtime.Gosched()
+		}
+	}
+	const n = 200
+	for i := range n {
+		if _, err := a.PrepNop(uint64(i)); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Submit(); err != nil {
+			t.Fatal(err)
+		}
+		if cqe := spin(a); cqe.UserData != uint64(i) {
+			t.Fatalf("nop %d completed as %d", i, cqe.UserData)
+		}
+	}
+	if e := a.Stats.Enters.Load(); e > 5 {
+		t.Fatalf("%d io_uring_enter calls for %d back-to-back nops; want only wake-ups (≤ 5)", e, n)
+	}
+
+	fdA, peerA := socketPair(t)
+	defer unix.Close(fdA)
+	defer peerA.Close()
+	fdB, peerB := socketPair(t)
+	defer unix.Close(fdB)
+	defer peerB.Close()
+	buf := make([]byte, 5)
+	if _, err := a.PrepRecv(1, fdA, buf, true); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() { got <- a.SubmitAndPoll(1) }()
+	if _, err := b.PrepSend(2, fdB, []byte("world"), true); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SubmitAndPoll(1); err != nil {
+		t.Fatalf("send: %v", err)
+	}
+	if cqe, _ := b.PeekCQE(); cqe.Res != 5 {
+		t.Fatalf("send completed with %d, want 5", cqe.Res)
+	}
+	sent := make([]byte, 5)
+	peerB.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.ReadFull(peerB, sent); err != nil || string(sent) != "world" {
+		t.Fatalf("peer read %q, %v; want \"world\"", sent, err)
+	}
+	if _, err := peerA.Write([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("recv: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("recv did not complete in 5 s")
+	}
+	if cqe, _ := a.PeekCQE(); cqe.Res != 5 || string(buf) != "hello" {
+		t.Fatalf("recv completed with %d, %q; want 5, \"hello\"", cqe.Res, buf)
 	}
 }
