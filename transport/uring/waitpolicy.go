@@ -66,6 +66,14 @@ const (
 // goroutines lose the P the wait holds and need a thread woken per
 // exchange), so it is not the default.
 //
+// waitSQPoll (2026-12-01, quiet machine, 3 alternated runs of poll and
+// sqpoll): io_uring_enter falls below one per request, but the runtime's
+// parking of the waiting goroutines stays (2.0–3.7 system calls per
+// request at c8, 4.5–6.0 at c1), the thread spins a core while requests
+// flow, and uring/http fell to 0.58–0.97× against versitygw and 0.48–0.85×
+// against the in-process store, with about 3× the system CPU. Not the
+// default.
+//
 // Mixing the modes on one ring — blocking for some waits and polling for
 // others, as an adaptive policy would — measured far worse than either
 // (millisecond tails on the polled waits that follow blocked ones), so a
