@@ -2,6 +2,8 @@ package dataplane
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -22,9 +24,32 @@ const benchRows = 200_000
 // s3:// warehouse is on an in-process control S3 store, so the profile shows
 // the whole path: Arrow, Parquet, the S3 client and transport (net/http, or
 // io_uring with KATBENCH_TRANSPORT=uring).
-func newBenchTable(b *testing.B) *table.Table {
+func newBenchTable(b *testing.B) *table.Table { return newBenchTableOn(b, "s3") }
+
+// newBenchTableOn is newBenchTable with the warehouse on S3 ("s3") or on
+// local memory ("local": a file:// warehouse on tmpfs, /dev/shm, when there
+// is one, else the test's temp dir): the same iceberg-go append and scan
+// with no S3 request at all.
+func newBenchTableOn(b *testing.B, where string) *table.Table {
 	b.Helper()
 	ctx := context.Background()
+	if where == "local" {
+		root := "/dev/shm"
+		if st, err := os.Stat(root); err != nil || !st.IsDir() {
+			root = ""
+		}
+		dir, err := os.MkdirTemp(root, "katbench-bench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { os.RemoveAll(dir) })
+		cat, err := catalog.Open(ctx, catalog.Options{Dir: filepath.Join(dir, "cat"), Durability: catalog.None, Warehouse: "file://" + filepath.Join(dir, "wh")})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = cat.Close() })
+		return createBenchTable(b, cat)
+	}
 	ctl, err := s3.StartControl()
 	if err != nil {
 		b.Fatal(err)
@@ -47,6 +72,13 @@ func newBenchTable(b *testing.B) *table.Table {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = cat.Close() })
+	return createBenchTable(b, cat)
+}
+
+// createBenchTable makes the events table the pipeline benchmarks use.
+func createBenchTable(b *testing.B, cat *catalog.Catalog) *table.Table {
+	b.Helper()
+	ctx := context.Background()
 	if err := cat.CreateNamespace(ctx, table.Identifier{"bench"}, nil); err != nil {
 		b.Fatal(err)
 	}
@@ -71,8 +103,32 @@ func BenchmarkGenerate(b *testing.B) {
 
 // BenchmarkAppend appends benchRows per iteration; rows/s and MiB/s of
 // Parquet are reported.
-func BenchmarkAppend(b *testing.B) {
-	tbl := newBenchTable(b)
+func BenchmarkAppend(b *testing.B) { benchAppend(b, newBenchTable(b)) }
+
+// BenchmarkScan scans a table of 2 × benchRows rows with checksums.
+func BenchmarkScan(b *testing.B) { benchScan(b, newBenchTable(b)) }
+
+// BenchmarkWhere is BenchmarkAppend and BenchmarkScan with the warehouse
+// on the in-process S3 store and on local memory, side by side (with
+// -count N the four alternate): local/s3 is what the S3 path costs the
+// data plane, and local alone is the Parquet work's own rate, the most any
+// store could give.
+func BenchmarkWhere(b *testing.B) {
+	for _, op := range []string{"append", "scan"} {
+		for _, where := range []string{"s3", "local"} {
+			b.Run(op+"/"+where, func(b *testing.B) {
+				tbl := newBenchTableOn(b, where)
+				if op == "append" {
+					benchAppend(b, tbl)
+				} else {
+					benchScan(b, tbl)
+				}
+			})
+		}
+	}
+}
+
+func benchAppend(b *testing.B, tbl *table.Table) {
 	var bytes int64
 	i := int64(0)
 	for b.Loop() {
@@ -90,9 +146,7 @@ func BenchmarkAppend(b *testing.B) {
 	b.ReportMetric(float64(bytes)/(1<<20)/b.Elapsed().Seconds(), "MiB/s")
 }
 
-// BenchmarkScan scans a table of 2 × benchRows rows with checksums.
-func BenchmarkScan(b *testing.B) {
-	tbl := newBenchTable(b)
+func benchScan(b *testing.B, tbl *table.Table) {
 	for i := range int64(2) {
 		r, _ := NewReader(nil, 1, i*benchRows, benchRows, DefaultBatchRows)
 		r.LimitLive(LiveBatches) // as the data.append scenario does
