@@ -109,9 +109,10 @@ func BenchmarkAppend(b *testing.B) { benchAppend(b, newBenchTable(b)) }
 func BenchmarkScan(b *testing.B) { benchScan(b, newBenchTable(b)) }
 
 // BenchmarkWhere is BenchmarkAppend and BenchmarkScan with the warehouse
-// on the in-process S3 store and on local memory, side by side (with
-// -count N the four alternate): local/s3 is what the S3 path costs the
-// data plane, and local alone is the Parquet work's own rate, the most any
+// on the in-process S3 store and on local memory, side by side (go test
+// runs a sub-benchmark's -count repeats back to back, so alternate with a
+// loop of -count 1 runs): s3/local is the share of the rate the S3 path
+// leaves, and local alone is the Parquet work's own rate, the most any
 // store could give.
 func BenchmarkWhere(b *testing.B) {
 	for _, op := range []string{"append", "scan"} {
