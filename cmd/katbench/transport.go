@@ -322,7 +322,7 @@ func writeRatios(w io.Writer, recs []results.Record) error {
 		cell[[2]string{r.Target, r.Scenario}] = r
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\turing/http ops/s (per-round median [min–max])\turing/http p99\thttp MiB/s\turing MiB/s\terrors http/uring\t")
+	fmt.Fprintln(tw, "scenario\turing/http ops/s (per-round median [min–max])\turing/http p99\turing/http CPU/op\thttp MiB/s\turing MiB/s\terrors http/uring\t")
 	rows := 0
 	for _, s := range scenarios {
 		h, okH := cell[[2]string{"http", s}]
@@ -335,12 +335,47 @@ func writeRatios(w io.Writer, recs []results.Record) error {
 		if sp, ok := results.MetricSpread(results.OpsSec, h, u); ok {
 			ops = sp.String()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d/%d\t\n", s, ops, div(u.P99US, h.P99US), mib(h), mib(u), h.Errors, u.Errors)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t\n", s, ops, div(u.P99US, h.P99US), cpuRatio(h, u), mib(h), mib(u), h.Errors, u.Errors)
 	}
 	if rows == 0 {
 		return nil
 	}
 	return tw.Flush()
+}
+
+// cpuRatio is uring's process CPU per operation over http's, as the
+// spread of the per-round ratios ("" when either line lacks it).
+func cpuRatio(h, u results.Record) string {
+	hs, us := floats(h.Params["cpu_us_per_op_rounds"]), floats(u.Params["cpu_us_per_op_rounds"])
+	if sp, ok := results.RoundSpread(hs, us); ok {
+		return sp.String()
+	}
+	hv, okH := h.Params["cpu_us_per_op"].(float64)
+	uv, okU := u.Params["cpu_us_per_op"].(float64)
+	if !okH || !okU {
+		return ""
+	}
+	return div(uv, hv)
+}
+
+// floats reads a list of numbers from params, as built ([]float64) or as
+// decoded from JSON ([]any).
+func floats(v any) []float64 {
+	switch v := v.(type) {
+	case []float64:
+		return v
+	case []any:
+		out := make([]float64, 0, len(v))
+		for _, x := range v {
+			f, ok := x.(float64)
+			if !ok {
+				return nil
+			}
+			out = append(out, f)
+		}
+		return out
+	}
+	return nil
 }
 
 func div(a, b float64) string {

@@ -123,6 +123,13 @@ func MetricSpread(m Metric, base, r Record) (s Spread, ok bool) {
 	if m == OpsSec {
 		bs, rs = base.RoundOpsSec, r.RoundOpsSec
 	}
+	return RoundSpread(bs, rs)
+}
+
+// RoundSpread is the spread of the per-round ratios rs[i]/bs[i] over the
+// rounds where both are measured (positive, not NaN); ok is false with
+// fewer than two.
+func RoundSpread(bs, rs []float64) (s Spread, ok bool) {
 	var ratios []float64
 	for i := range min(len(bs), len(rs)) {
 		if b, v := bs[i], rs[i]; b > 0 && v > 0 && !math.IsNaN(b) && !math.IsNaN(v) {

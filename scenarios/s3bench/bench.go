@@ -51,6 +51,13 @@ type laneCell struct {
 	// roundP50 and roundOps are each measured round's own p50 (µs) and
 	// ops/s, NaN for a round that measured nothing.
 	roundP50, roundOps results.Samples
+	// cpu is the process's CPU time (user + system) over the measured
+	// rounds and roundCPU each round's per operation (µs); cpuOK is false
+	// when getrusage could not say, and then neither is reported.
+	cpu      time.Duration
+	ops      int64
+	roundCPU []float64
+	cpuOK    bool
 }
 
 // Run measures every (transport, op, size, concurrency) of cfg against one
@@ -137,7 +144,7 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 		}
 		states := make([]*laneCell, len(lanes))
 		for i, l := range lanes {
-			st := &laneCell{}
+			st := &laneCell{cpuOK: true}
 			for w := 0; w < c.conc; w++ {
 				key := readKeys[size]
 				if c.op == Put {
@@ -177,8 +184,15 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 				for w := range recs {
 					recs[w] = results.NewRecorder()
 				}
+				c0, ok0 := processCPU()
 				d := runPhase(ctx, st, recs, n, VerifyEvery, false)
+				c1, ok1 := processCPU()
 				st.elapsed += d
+				if st.cpuOK = st.cpuOK && ok0 && ok1; st.cpuOK && n > 0 {
+					st.cpu += c1 - c0
+					st.ops += int64(n)
+					st.roundCPU = append(st.roundCPU, float64((c1-c0).Nanoseconds())/1e3/float64(n))
+				}
 				round := results.Merged(recs...)
 				p50, ops := math.NaN(), math.NaN()
 				if round.Count() > 0 {
@@ -325,6 +339,11 @@ func record(cfg Config, c cell, size int64, l lane, st *laneCell, fallback strin
 		"requested":   string(l.requested),
 		"pool_size":   cfg.S3.PoolSize,
 		"quick":       cfg.Quick,
+	}
+	if st.cpuOK && st.ops > 0 {
+		params["cpu_us_per_op"] = float64(st.cpu.Nanoseconds()) / 1e3 / float64(st.ops)
+		params["cpu_us_per_op_rounds"] = st.roundCPU
+		params["cpu_scope"] = cpuScope(cfg.EndpointName)
 	}
 	if c.op != Head {
 		params["size_bytes"] = size

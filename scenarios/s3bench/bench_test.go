@@ -89,6 +89,19 @@ func checkLines(t *testing.T, recs []results.Record, cfg s3bench.Config, targets
 		if r.Params["endpoint"] != endpoint || r.Params["transport"] != r.Target || r.Params["concurrency"] != r.Threads {
 			t.Errorf("%v: params %v", key, r.Params)
 		}
+		// CPU per operation: measured (positive) every round, its scope
+		// named, and the whole equal to the rounds' op-weighted mean.
+		cpu, _ := r.Params["cpu_us_per_op"].(float64)
+		rounds, _ := r.Params["cpu_us_per_op_rounds"].([]float64)
+		scope, _ := r.Params["cpu_scope"].(string)
+		if cpu <= 0 || len(rounds) != cfg.Rounds || !strings.HasPrefix(scope, "process: ") {
+			t.Errorf("%v: cpu_us_per_op %v, rounds %v, scope %q; want > 0, %d rounds, a scope", key, cpu, rounds, scope, cfg.Rounds)
+		} else {
+			lo, hi := slices.Min(rounds), slices.Max(rounds)
+			if lo <= 0 || cpu < lo*0.999 || cpu > hi*1.001 {
+				t.Errorf("%v: cpu_us_per_op %v outside its rounds' range %v", key, cpu, rounds)
+			}
+		}
 		if !strings.HasPrefix(r.Scenario, "s3.head.") {
 			if _, ok := r.Params["mib_s"].(float64); !ok {
 				t.Errorf("%v: no mib_s in params %v", key, r.Params)
