@@ -56,11 +56,13 @@ endpoint with uring/http ratios goes to stderr.
 Keys come from --access-key/--secret-key or AWS_ACCESS_KEY_ID and
 AWS_SECRET_ACCESS_KEY, the region from --region or AWS_REGION.
 
-KATBENCH_URING_WAIT picks how io_uring requests wait for completions:
-poll (the default), block, adaptive, hold (a blocking wait that keeps
-its Go P: fewest system calls and best against a store in another process,
-but slow against the in-process control; see README, "The hold wait") or
-sqpoll (a kernel thread submits for every ring and requests wait as in
+io_uring requests wait for completions, by default, in the hold wait (a
+blocking wait that keeps its Go P: fewest system calls and least CPU) when
+the store runs in another process, and in the poll wait (parked in Go's
+poller) when it runs in this one, as the control store does; each uring
+line says which in params.uring_wait. KATBENCH_URING_WAIT forces one:
+auto (the default), poll, block, adaptive, hold (see README, "The hold
+wait") or sqpoll (a kernel thread submits for every ring and requests wait as in
 poll: fewer io_uring_enter calls, but the thread takes a core while
 requests flow; see README, "Kernel-side submission").`,
 	Args: cobra.MaximumNArgs(1),

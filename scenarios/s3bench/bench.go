@@ -340,6 +340,11 @@ func record(cfg Config, c cell, size int64, l lane, st *laneCell, fallback strin
 		"pool_size":   cfg.S3.PoolSize,
 		"quick":       cfg.Quick,
 	}
+	if ep, err := s3.ParseEndpoint(cfg.S3.Endpoint); err == nil {
+		if w := l.info.UringWait(ep.Host); w != "" {
+			params["uring_wait"] = w
+		}
+	}
 	if st.cpuOK && st.ops > 0 {
 		params["cpu_us_per_op"] = float64(st.cpu.Nanoseconds()) / 1e3 / float64(st.ops)
 		params["cpu_us_per_op_rounds"] = st.roundCPU

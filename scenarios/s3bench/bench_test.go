@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/nordisk/katbench/scenarios/s3bench"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
+	"github.com/nordisk/katbench/transport/uring"
 )
 
 func startControl(t *testing.T) *s3.Control {
@@ -120,6 +122,24 @@ func checkLines(t *testing.T, recs []results.Record, cfg s3bench.Config, targets
 	}
 }
 
+// checkWait asserts that every uring line names the wait its requests
+// used (WaitAuto's per-host choice, with why), and no http line has one.
+func checkWait(t *testing.T, recs []results.Record, want string) {
+	t.Helper()
+	if os.Getenv(uring.WaitEnv) != "" {
+		want = os.Getenv(uring.WaitEnv) // a forced mode is named bare
+	}
+	for _, r := range recs {
+		w, _ := r.Params["uring_wait"].(string)
+		if r.Target == "uring" && !strings.HasPrefix(w, want) {
+			t.Errorf("%s %s: uring_wait %q, want %q…", r.Target, r.Scenario, w, want)
+		}
+		if r.Target == "http" && w != "" {
+			t.Errorf("%s %s: uring_wait %q on a net/http line", r.Target, r.Scenario, w)
+		}
+	}
+}
+
 // objectsLeft lists what the bench left in its bucket.
 func objectsLeft(t *testing.T, cfg s3.Config) []string {
 	t.Helper()
@@ -147,6 +167,7 @@ func TestRunControlBothTransports(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	checkLines(t, got.Records, cfg, []string{"http", "uring"}, "control")
+	checkWait(t, got.Records, "poll: the server listens in this process")
 	for _, r := range got.Records {
 		if r.TransportFallback != "" {
 			t.Errorf("%s %s: unexpected fallback %q", r.Target, r.Scenario, r.TransportFallback)
@@ -167,6 +188,11 @@ func TestRunVersitygw(t *testing.T) {
 	}
 	host := strings.TrimPrefix(st.Endpoint, "http://")
 	checkLines(t, got.Records, cfg, []string{"http", "uring"}, host)
+	want := "hold: the server is in another process"
+	if runtime.GOMAXPROCS(0) == 1 {
+		want = "poll: GOMAXPROCS is 1"
+	}
+	checkWait(t, got.Records, want)
 	if left := objectsLeft(t, cfg.S3); len(left) != 0 {
 		t.Errorf("objects left after the run: %v", left)
 	}

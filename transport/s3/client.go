@@ -21,6 +21,15 @@ type Info struct {
 	rt http.RoundTripper
 }
 
+// UringWait says how the io_uring transport's requests to hostport wait
+// (uring.Transport.WaitUsed); "" for net/http or before the first request.
+func (i Info) UringWait(hostport string) string {
+	if u, ok := i.rt.(interface{ WaitUsed(string) string }); ok {
+		return u.WaitUsed(hostport)
+	}
+	return ""
+}
+
 // CloseIdle closes the client's idle keep-alive connections (and with them
 // io_uring rings), for callers done with a client before the process ends.
 // Requests may still be made afterwards; they dial again.

@@ -55,7 +55,7 @@ func (k stepKind) String() string {
 // calls ring.Interrupt (safe by Ring's contract).
 type conn struct {
 	pool *hostPool
-	wait WaitMode // WaitBlock or WaitPoll, for the connection's life
+	wait WaitMode // never WaitAuto: fixed for the connection's life
 	fd   int
 	ring *ring.Ring
 	sa   []byte        // the peer's raw sockaddr, referenced by the connect SQE
@@ -82,7 +82,7 @@ var errTimeout = fmt.Errorf("timeout: %w", os.ErrDeadlineExceeded)
 // dial opens a TCP connection to addr through io_uring (IORING_OP_CONNECT on
 // a blocking socket; the ring turns EINPROGRESS into a poll internally).
 func dial(ctx context.Context, p *hostPool, addr netip.AddrPort) (*conn, error) {
-	timeout, wait := p.dialTimeout, p.wait
+	timeout, wait := p.dialTimeout, p.connWait(addr)
 	k, err := p.takeKit()
 	if err != nil {
 		return nil, err

@@ -27,8 +27,11 @@
 // in io_uring_enter is one system call per exchange but pins the caller's P
 // while it waits; parking in Go's poller on the ring descriptor costs an
 // epoll round but frees the P and lets one thread run client and server
-// back to back. The default polls; WaitBlock is there for a single client
-// against a server in another process, where it is fastest.
+// back to back. The default (WaitAuto) picks per host: a server listening
+// in this process gets the poll wait; a server elsewhere the hold wait, a
+// blocking enter that keeps its P (at most GOMAXPROCS-1 at a time; the
+// rest poll), which costs about one system call per exchange and the least
+// CPU. Transport.WaitUsed says which a host got and why.
 //
 // Faults: a pooled connection idle for a millisecond or more is checked with
 // a non-blocking peek before reuse and dropped after Options.IdleTimeout; a

@@ -34,6 +34,10 @@ type hostPool struct {
 	maxHolding  int32        // waitHold holds a P only while the process's holders ≤ this
 	sem         chan struct{}
 
+	autoMu  sync.Mutex // guards autoW and autoWhy
+	autoW   WaitMode   // WaitAuto's pick, made by autoWait at the first dial
+	autoWhy string     // autoWait's reason; "" until then
+
 	mu     sync.Mutex
 	idle   []*conn
 	kits   []kit // quiet rings and buffers of closed conns, reused by the next dial
@@ -44,6 +48,20 @@ func newHostPool(hostport string, opts Options, skipPeek bool) *hostPool {
 	return &hostPool{hostport: hostport, dialTimeout: opts.DialTimeout, idleTimeout: opts.IdleTimeout,
 		wait: opts.Wait, skipPeek: skipPeek, sem: make(chan struct{}, opts.PoolSize),
 		maxBlocked: int32(max(runtime.GOMAXPROCS(0)-1, 1)), maxHolding: holdLimit()}
+}
+
+// connWait is the wait mode of a connection to addr: the pool's, or for
+// WaitAuto the one autoWait picked at the pool's first dial.
+func (p *hostPool) connWait(addr netip.AddrPort) WaitMode {
+	if p.wait != WaitAuto {
+		return p.wait
+	}
+	p.autoMu.Lock()
+	defer p.autoMu.Unlock()
+	if p.autoWhy == "" {
+		p.autoW, p.autoWhy = autoWait(addr)
+	}
+	return p.autoW
 }
 
 // peekAfter is how long a connection must have idled before its reuse

@@ -98,6 +98,24 @@ func (t *Transport) Close() error {
 	return nil
 }
 
+// WaitUsed says how requests to hostport wait for completions, with why
+// when WaitAuto chose it ("hold: the server is in another process"), or
+// "" before the first connection to it.
+func (t *Transport) WaitUsed(hostport string) string {
+	t.mu.Lock()
+	p := t.pools[hostport]
+	t.mu.Unlock()
+	if p == nil {
+		return ""
+	}
+	if p.wait != WaitAuto {
+		return p.wait.String()
+	}
+	p.autoMu.Lock()
+	defer p.autoMu.Unlock()
+	return p.autoWhy // "" until the first dial
+}
+
 func (t *Transport) allPools() []*hostPool {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -722,8 +722,16 @@ func idleRing(t *testing.T, tr *Transport) *ring.Ring {
 
 func TestResolveWait(t *testing.T) {
 	t.Setenv(WaitEnv, "")
+	if got := resolveWait(WaitAuto); got != WaitAuto {
+		t.Fatalf("auto → %v, want auto (chosen per host)", got)
+	}
+	t.Setenv(WaitEnv, "auto")
+	if got := resolveWait(WaitAuto); got != WaitAuto {
+		t.Fatalf("auto with %s=auto → %v, want auto", WaitEnv, got)
+	}
+	t.Setenv(WaitEnv, "poll")
 	if got := resolveWait(WaitAuto); got != WaitPoll {
-		t.Fatalf("auto → %v, want poll", got)
+		t.Fatalf("auto with %s=poll → %v", WaitEnv, got)
 	}
 	t.Setenv(WaitEnv, "block")
 	if got := resolveWait(WaitAuto); got != WaitBlock {
@@ -737,8 +745,8 @@ func TestResolveWait(t *testing.T) {
 		t.Fatalf("CheckWaitEnv with %s=hold: %v", WaitEnv, err)
 	}
 	t.Setenv(WaitEnv, "hodl")
-	if got := resolveWait(WaitAuto); got != WaitPoll {
-		t.Fatalf("auto with %s=hodl → %v, want poll", WaitEnv, got)
+	if got := resolveWait(WaitAuto); got != WaitAuto {
+		t.Fatalf("auto with %s=hodl → %v, want auto", WaitEnv, got)
 	}
 	if err := CheckWaitEnv(); err == nil || !strings.Contains(err.Error(), `"hodl"`) {
 		t.Fatalf("CheckWaitEnv with %s=hodl: %v, want an error naming the value", WaitEnv, err)

@@ -3,6 +3,7 @@ package uring
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"runtime"
 	"sync"
@@ -16,8 +17,10 @@ import (
 type WaitMode int
 
 const (
-	// WaitAuto is the default: currently WaitPoll, the mode that measured
-	// well in every setting (see below).
+	// WaitAuto is the default: per host, the hold wait (a blocking wait
+	// that keeps its P, see waitHold) when the server runs in another
+	// process, and WaitPoll when a socket of this process listens on the
+	// server's address (or when that cannot be told, or on a single P).
 	WaitAuto WaitMode = iota
 	// WaitBlock blocks in io_uring_enter: submit and wait in one system
 	// call per exchange. The caller's P stays pinned while it waits, so use
@@ -35,8 +38,9 @@ const (
 	// (Ring.SubmitAndWaitHolding) while fewer than GOMAXPROCS-1 requests of
 	// the process do (one P always stays free for everything else, an
 	// in-process server included), and polls otherwise. It saves the
-	// scheduler's hand-off of the P around every blocking wait.
-	// Experimental: chosen with KATBENCH_URING_WAIT=hold.
+	// scheduler's hand-off of the P around every blocking wait. WaitAuto's
+	// choice for a server in another process; KATBENCH_URING_WAIT=hold
+	// forces it.
 	waitHold
 	// waitSQPoll gives every connection's ring to one kernel submission
 	// thread (IORING_SETUP_SQPOLL, shared with IORING_SETUP_ATTACH_WQ), so
@@ -66,6 +70,14 @@ const (
 // goroutines lose the P the wait holds and need a thread woken per
 // exchange), so it is not the default.
 //
+// WaitAuto's per-host choice (2026-12-01, quiet machine, one run each of
+// poll and hold forced, 10 interleaved rounds, commit 43d0fb3):
+// against versitygw and MinIO hold used 0.53–0.79× net/http's process CPU
+// per request and ran at 1.11–1.42× its ops/s (poll: 0.78–1.11× CPU,
+// 0.92–1.11× ops/s); with the in-process control store hold was
+// 0.56–0.99×, poll 0.82–1.27×. Under two busy loops both held ≥ 0.88×;
+// a data-plane append against versitygw was 1.08× (hold) vs 1.10× (poll).
+//
 // waitSQPoll (2026-12-01, quiet machine, 3 alternated runs of poll and
 // sqpoll): io_uring_enter falls below one per request, but the runtime's
 // parking of the waiting goroutines stays (2.0–3.7 system calls per
@@ -80,13 +92,14 @@ const (
 // Transport uses one mode for all its connections.
 
 // WaitEnv names the environment variable that, when Options.Wait is
-// WaitAuto, picks a mode for experiments: "block", "poll", "adaptive",
-// "hold" or "sqpoll".
+// WaitAuto, picks a mode for experiments: "auto" (the same as unset),
+// "block", "poll", "adaptive", "hold" or "sqpoll".
 const WaitEnv = "KATBENCH_URING_WAIT"
 
-// resolveWait turns the configured mode into the one used: WaitAuto
-// becomes WaitEnv's choice, else WaitPoll (an unknown WaitEnv value too:
-// CheckWaitEnv is how a program refuses one).
+// resolveWait turns the configured mode into the Transport's: WaitAuto
+// becomes WaitEnv's choice when it names one, and stays WaitAuto (chosen
+// per host by autoWait) when it is unset, "auto" or unknown (CheckWaitEnv
+// is how a program refuses an unknown one).
 func resolveWait(m WaitMode) WaitMode {
 	if m != WaitAuto {
 		return m
@@ -94,7 +107,43 @@ func resolveWait(m WaitMode) WaitMode {
 	if w, err := envWait(); err == nil {
 		return w
 	}
-	return WaitPoll
+	return WaitAuto
+}
+
+// autoWait is WaitAuto's mode for a server at addr, and why: poll for a
+// server in this process (a P held by a waiting client is one its
+// goroutines need) or when that cannot be told, hold otherwise — unless
+// there is no P to spare for it.
+func autoWait(addr netip.AddrPort) (WaitMode, string) {
+	here, err := servedHere(addr)
+	switch {
+	case err != nil:
+		return WaitPoll, "poll: cannot tell whether the server is in this process: " + err.Error()
+	case here:
+		return WaitPoll, "poll: the server listens in this process"
+	case holdLimit() < 1:
+		return WaitPoll, "poll: GOMAXPROCS is 1, no P to hold"
+	}
+	return waitHold, "hold: the server is in another process"
+}
+
+// String names the mode as WaitEnv spells it.
+func (m WaitMode) String() string {
+	switch m {
+	case WaitAuto:
+		return "auto"
+	case WaitBlock:
+		return "block"
+	case WaitPoll:
+		return "poll"
+	case waitAdaptive:
+		return "adaptive"
+	case waitHold:
+		return "hold"
+	case waitSQPoll:
+		return "sqpoll"
+	}
+	return fmt.Sprintf("WaitMode(%d)", int(m))
 }
 
 // CheckWaitEnv reports a WaitEnv value that names no wait mode, so a
@@ -105,10 +154,12 @@ func CheckWaitEnv() error {
 	return err
 }
 
-// envWait is WaitEnv's mode: WaitPoll when it is unset or empty.
+// envWait is WaitEnv's mode: WaitAuto when it is unset, empty or "auto".
 func envWait() (WaitMode, error) {
 	switch v := os.Getenv(WaitEnv); v {
-	case "", "poll":
+	case "", "auto":
+		return WaitAuto, nil
+	case "poll":
 		return WaitPoll, nil
 	case "block":
 		return WaitBlock, nil
@@ -119,7 +170,7 @@ func envWait() (WaitMode, error) {
 	case "sqpoll":
 		return waitSQPoll, nil
 	default:
-		return WaitPoll, fmt.Errorf("uring: %s=%q: want poll, block, adaptive, hold or sqpoll", WaitEnv, v)
+		return WaitAuto, fmt.Errorf("uring: %s=%q: want auto, poll, block, adaptive, hold or sqpoll", WaitEnv, v)
 	}
 }
 
