@@ -138,7 +138,7 @@ syscalls() {
 	up versitygw --port 17457
 	local mode c n t w total
 	printf '| transport | c1 | c8 |\n|---|---|---|\n'
-	for mode in http uring:poll uring:block uring:adaptive uring:hold uring:sqpoll; do
+	for mode in http uring:auto uring:poll uring:block uring:adaptive uring:hold uring:sqpoll; do
 		t=${mode%%:*}
 		w= # net/http: no wait mode (katbench refuses an unknown one)
 		[ "$t" = uring ] && w=${mode#*:}
