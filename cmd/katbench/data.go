@@ -580,6 +580,7 @@ func openDataLanes(ctx context.Context, fac competitors.Factory, spec targetSpec
 			}
 			used[u] = true
 			lane.Transport, lane.Requested, lane.Fallback = string(u), string(k), fallback
+			lane.Wait = fsys.UringWait
 			sub += "-" + lane.Transport
 			storage.IOProps = store.ioProps(k)
 			storage.Params["transport"] = string(u)

@@ -164,6 +164,10 @@ func TestDataControlStore(t *testing.T) {
 				t.Errorf("%s %s: warehouse %v transport %v/%s", r.Scenario, r.Transport, r.Params["warehouse"], r.Params["transport"], r.Transport)
 			}
 			seen[key{r.Target + "/" + r.Transport, r.Scenario}]++
+			// The store is in this process: uring lines say they polled.
+			if w, _ := r.Params["uring_wait"].(string); (r.Transport == "uring") != strings.HasPrefix(w, "poll: the server listens in this process") {
+				t.Errorf("%s %s: uring_wait %q", r.Scenario, r.Transport, w)
+			}
 			if _, limited := r.Params["go_memory_limit_mib"]; limited || r.Params["s3_store"] != "in-process control" {
 				// The store's objects are on the heap: a limit sized for the append would thrash.
 				t.Errorf("%s %s: go_memory_limit_mib %v s3_store %v, want no limit on the in-process store",

@@ -36,6 +36,9 @@ type Lane struct {
 	Location string
 	// Params are extra facts for every line of the lane (the competitor's).
 	Params map[string]any
+	// Wait, when set, says how the lane's io_uring requests waited
+	// (params.uring_wait); asked when the lines are written.
+	Wait func() string
 }
 
 // laneState is what Run keeps per lane across rounds.
@@ -403,6 +406,11 @@ func (st *laneState) checkCommits(ctx context.Context, cfg Config, attempted int
 func (st *laneState) params(cfg Config) map[string]any {
 	p := map[string]any{}
 	maps.Copy(p, st.Params)
+	if st.Wait != nil {
+		if w := st.Wait(); w != "" {
+			p["uring_wait"] = w
+		}
+	}
 	maps.Copy(p, map[string]any{
 		"transport":        st.Transport,
 		"requested":        st.Requested,

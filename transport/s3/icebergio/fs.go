@@ -78,6 +78,17 @@ func (f *FS) Transport() (used transport.Kind, fallback string) {
 	return f.info.Used, f.info.Fallback
 }
 
+// UringWait says how the io_uring transport's requests to the endpoint
+// wait (see uring.Transport.WaitUsed): "" for net/http or before the first
+// request.
+func (f *FS) UringWait() string {
+	ep, err := s3.ParseEndpoint(f.endpoint)
+	if err != nil {
+		return ""
+	}
+	return f.info.UringWait(ep.Host)
+}
+
 // Open opens the object at name (s3://bucket/key) for reading after one
 // HEAD that establishes its size.
 func (f *FS) Open(name string) (icebergio.File, error) {
