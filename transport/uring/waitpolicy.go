@@ -68,12 +68,12 @@ const (
 // better at c8 (uring/http 1.09–1.26× against 0.93–1.04×), but with the
 // server in this process it is 0.39–0.68× net/http (the server's
 // goroutines lose the P the wait holds and need a thread woken per
-// exchange), so it is not the default.
+// exchange), so WaitAuto gives it only to servers in other processes.
 //
 // WaitAuto's per-host choice (2026-12-01, quiet machine, one run each of
 // poll and hold forced, 10 interleaved rounds, commit 43d0fb3):
 // against versitygw and MinIO hold used 0.53–0.79× net/http's process CPU
-// per request and ran at 1.11–1.42× its ops/s (poll: 0.78–1.11× CPU,
+// per request and ran at 1.00–1.42× its ops/s (poll: 0.78–1.11× CPU,
 // 0.92–1.11× ops/s); with the in-process control store hold was
 // 0.56–0.99×, poll 0.82–1.27×. Under two busy loops both held ≥ 0.88×;
 // a data-plane append against versitygw was 1.08× (hold) vs 1.10× (poll).
