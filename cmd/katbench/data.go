@@ -515,7 +515,7 @@ func (f *dataFlags) rawBaseline(ctx context.Context, run *results.Run, store *da
 		}
 	}
 	cfg := s3bench.Config{
-		S3: store.s3Config(), EndpointName: store.name, Transports: kinds,
+		S3: store.s3Config(), EndpointName: store.name, StoreInProcess: store.ctl != nil, Transports: kinds,
 		Ops: []s3bench.Op{s3bench.Put, s3bench.Get}, Sizes: []int64{size}, Concurrency: []int{1},
 		Iterations: iters, Rounds: min(f.rounds*2, iters), Quick: f.quick, Run: run, Log: log,
 	}

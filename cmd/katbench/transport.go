@@ -206,6 +206,7 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 		cfg := base
 		cfg.S3.Endpoint = ctl.URL()
 		cfg.EndpointName = "control" + suffix
+		cfg.StoreInProcess = true
 		if !f.keepAlive {
 			ctl.SetKeepAlive(false)
 			cfg.EndpointName = "control-close" + suffix

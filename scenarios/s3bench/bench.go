@@ -184,9 +184,9 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 				for w := range recs {
 					recs[w] = results.NewRecorder()
 				}
-				c0, ok0 := processCPU()
+				c0, ok0 := results.ProcessCPU()
 				d := runPhase(ctx, st, recs, n, VerifyEvery, false)
-				c1, ok1 := processCPU()
+				c1, ok1 := results.ProcessCPU()
 				st.elapsed += d
 				if st.cpuOK = st.cpuOK && ok0 && ok1; st.cpuOK && n > 0 {
 					st.cpu += c1 - c0
@@ -348,7 +348,7 @@ func record(cfg Config, c cell, size int64, l lane, st *laneCell, fallback strin
 	if st.cpuOK && st.ops > 0 {
 		params["cpu_us_per_op"] = float64(st.cpu.Nanoseconds()) / 1e3 / float64(st.ops)
 		params["cpu_us_per_op_rounds"] = st.roundCPU
-		params["cpu_scope"] = cpuScope(cfg.EndpointName)
+		params["cpu_scope"] = cpuScope(cfg.StoreInProcess)
 	}
 	if c.op != Head {
 		params["size_bytes"] = size

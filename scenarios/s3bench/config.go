@@ -62,6 +62,9 @@ type Config struct {
 	// EndpointName is params.endpoint: "control" for the in-process
 	// server, else "" for the endpoint's host:port.
 	EndpointName string
+	// StoreInProcess says the store runs in this process (the control
+	// store), so the lines' CPU per operation includes its work.
+	StoreInProcess bool
 	// Transports are measured in this order within a round (the order flips
 	// every other round). Empty means DefaultTransports.
 	Transports []transport.Kind

@@ -13,10 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/testenv"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/uring"
@@ -292,12 +292,13 @@ func BenchmarkInterleaved(b *testing.B) {
 				b.ResetTimer()
 				for r := 0; r < rounds; r++ {
 					for i := range ws {
-						c0 := processCPU()
+						c0, _ := results.ProcessCPU()
 						l, e, err := ws[i].run(per, conc)
 						if err != nil {
 							b.Fatal(err)
 						}
-						cpu[i] += processCPU() - c0
+						c1, _ := results.ProcessCPU()
+						cpu[i] += c1 - c0
 						lat[i] = append(lat[i], l...)
 						elapsed[i] += e
 					}
@@ -318,13 +319,4 @@ func BenchmarkInterleaved(b *testing.B) {
 			})
 		}
 	}
-}
-
-// processCPU returns the user+system CPU time this process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

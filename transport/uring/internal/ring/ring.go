@@ -129,9 +129,6 @@ var abandoned struct {
 // of two by the kernel) and a CQ twice that size. An error wraps
 // ErrUnavailable when io_uring itself cannot be used here.
 func New(entries uint32) (*Ring, error) {
-	if entries == 0 {
-		return nil, fmt.Errorf("ring: ring needs at least 1 entry")
-	}
 	return setup(entries, params{flags: setupClamp | setupCQSize})
 }
 
@@ -144,9 +141,6 @@ func New(entries uint32) (*Ring, error) {
 //
 // Waiting still takes an io_uring_enter (or the poller, SubmitAndPoll).
 func NewSQPoll(entries uint32, idle time.Duration, share *Ring) (*Ring, error) {
-	if entries == 0 {
-		return nil, fmt.Errorf("ring: ring needs at least 1 entry")
-	}
 	p := params{flags: setupClamp | setupCQSize | setupSQPoll, sqThreadIdle: uint32(max(idle.Milliseconds(), 1))}
 	if share != nil {
 		if !share.sqpoll {
@@ -166,6 +160,9 @@ func NewSQPoll(entries uint32, idle time.Duration, share *Ring) (*Ring, error) {
 // setup is io_uring_setup with p (entries SQ slots, a CQ twice that size)
 // and the mappings.
 func setup(entries uint32, p params) (*Ring, error) {
+	if entries == 0 {
+		return nil, fmt.Errorf("ring: ring needs at least 1 entry")
+	}
 	p.cqEntries = 2 * entries
 	fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
 	if errno != 0 {
