@@ -25,6 +25,15 @@ if [ -x "$VENV/bin/python" ] &&
 fi
 
 mkdir -p "$CACHE"
+# One installer at a time: a second caller (setup and a test starting at once)
+# waits here, then finds the venv ready instead of removing it mid-install.
+exec 9>"$CACHE/pyiceberg-venv.lock"
+flock 9
+if [ -x "$VENV/bin/python" ] &&
+	"$VENV/bin/python" -c "import pyarrow, pyiceberg, sys; sys.exit(0 if pyiceberg.__version__ == '$PYICEBERG_VERSION' else 1)" 2>/dev/null; then
+	echo "$VENV/bin/python"
+	exit 0
+fi
 rm -rf "$VENV"
 "$PY" -m venv "$VENV" >&2
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
