@@ -33,6 +33,7 @@ type transportFlags struct {
 	poolSize    int
 	quick       bool
 	history     string
+	label       string
 	format      string
 	keepAlive   bool
 	background  bool
@@ -89,6 +90,7 @@ func init() {
 	fl.IntVar(&f.poolSize, "pool-size", 0, "keep-alive connections per transport (default: the largest concurrency)")
 	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", fmt.Sprintf("%d iterations per cell unless --iterations says otherwise; env BENCH_QUICK=1", s3bench.QuickIterations))
 	fl.StringVar(&f.history, "history", "", "also append result lines to this file (none by default)")
+	registerLabel(fl, &f.label)
 	fl.BoolVar(&f.allowErrs, "allow-errors", false, "exit 0 even when operations failed (recorded on every line as allow_errors)")
 	fl.StringVar(&f.format, "format", "auto", formatHelp)
 	fl.BoolVar(&f.keepAlive, "keep-alive", true, "the control server keeps connections alive; false answers Connection: close (params.endpoint control-close)")
@@ -165,6 +167,7 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	if err != nil {
 		return err
 	}
+	out.label = f.label
 	var coll results.Collector
 	sink := results.Tee{out.Sink(), &coll}
 	defer func() {

@@ -22,9 +22,12 @@ const SchemaVersion = 2
 // succeeded, ops_sec when nothing was timed; a skipped line carries no
 // numbers at all.
 type Record struct {
-	Schema   int    `json:"schema"`
-	TS       string `json:"ts"`
-	RunID    string `json:"run_id"`
+	Schema int    `json:"schema"`
+	TS     string `json:"ts"`
+	RunID  string `json:"run_id"`
+	// Label names the run for the tables that are generated from it
+	// (`--label`, read by `katbench readme`); absent when none was given.
+	Label    string `json:"label,omitempty"`
 	Target   string `json:"target"`
 	Scenario string `json:"scenario"`
 	Loop     string `json:"loop"`
