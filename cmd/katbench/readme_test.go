@@ -36,3 +36,51 @@ func TestReadmeCommand(t *testing.T) {
 		t.Fatalf("bad marker: exit %d, %s", code, errOut)
 	}
 }
+
+// TestLabelledRunFillsTables: a run recorded with --label NAME is what the
+// tables named NAME show, in every file readme is given; a bad label is a
+// usage error that records nothing.
+func TestLabelledRunFillsTables(t *testing.T) {
+	dir := t.TempDir()
+	hist := filepath.Join(dir, "h.jsonl")
+	bench := []string{"embedded", "--peer", "", "--quick", "--tables", "4", "--ops", "20", "--warmup", "1ms",
+		"--scenario", "table_exists.latency", "--format", "jsonl", "--history", hist}
+	if _, errOut, code := katbench(t, dir, append(bench, "--label", "Bad Label")...); code != 2 || !strings.Contains(errOut, "label") {
+		t.Fatalf("bad label: exit %d, %s", code, errOut)
+	}
+	if _, err := os.Stat(hist); !os.IsNotExist(err) {
+		t.Fatalf("a refused run wrote the history (stat: %v)", err)
+	}
+	out, errOut, code := katbench(t, dir, append(bench, "--label", "smoke")...)
+	if code != 0 {
+		t.Fatalf("labelled run: exit %d, %s", code, errOut)
+	}
+	if !strings.Contains(out, `"label":"smoke"`) {
+		t.Fatalf("stdout lines lack the label:\n%s", out)
+	}
+	var runID string
+	for _, f := range strings.Split(out, `"run_id":"`)[1:] {
+		runID, _, _ = strings.Cut(f, `"`)
+	}
+	marker := "<!-- katbench:table smoke rows=table_exists.latency:p50 -->\n<!-- /katbench:table -->\n"
+	a, b := filepath.Join(dir, "README.md"), filepath.Join(dir, "results.md")
+	os.WriteFile(a, []byte("# a\n"+marker), 0o644)
+	os.WriteFile(b, []byte("# b\n"+marker), 0o644)
+	args := []string{"readme", "--file", a, "--file", b, "--history", hist}
+	if _, errOut, code := katbench(t, dir, append(args, "--check")...); code != 1 || !strings.Contains(errOut, a) || !strings.Contains(errOut, b) {
+		t.Fatalf("stale files: exit %d, %s", code, errOut)
+	}
+	_, errOut, code = katbench(t, dir, args...)
+	if code != 0 || !strings.Contains(errOut, "wrote "+a) || !strings.Contains(errOut, "wrote "+b) {
+		t.Fatalf("readme: exit %d, %s", code, errOut)
+	}
+	for _, f := range []string{a, b} {
+		text, _ := os.ReadFile(f)
+		if !strings.Contains(string(text), "from run `"+runID+"` (label `smoke`)") || !strings.Contains(string(text), "| table_exists.latency p50 µs | ") {
+			t.Fatalf("%s:\n%s", f, text)
+		}
+	}
+	if _, errOut, code := katbench(t, dir, append(args, "--check")...); code != 0 {
+		t.Fatalf("after regenerating: exit %d, %s", code, errOut)
+	}
+}
