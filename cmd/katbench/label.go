@@ -29,7 +29,7 @@ func (v *labelValue) Set(s string) error {
 
 // registerLabel adds --label to a command that writes result lines.
 func registerLabel(fl *pflag.FlagSet, p *string) {
-	fl.Var((*labelValue)(p), "label", "record this label on every line, so `katbench readme` tables can name the run (<!-- katbench:table NAME -->) instead of its id")
+	fl.Var((*labelValue)(p), "label", "record this label on every line: a README table named NAME (katbench readme) shows the newest run labelled NAME")
 }
 
 // labelled returns sink with label set on every record it passes on; sink
