@@ -17,7 +17,7 @@ import (
 const SchemaVersion = 2
 
 // Record is one result line: one (target, scenario, variant) of one run. Its
-// JSON form is the contract documented in the README. A value that was not
+// JSON form is the contract documented in docs/methodology.md. A value that was not
 // measured is absent, never 0: the percentiles and mean when no operation
 // succeeded, ops_sec when nothing was timed; a skipped line carries no
 // numbers at all.
