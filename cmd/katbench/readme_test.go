@@ -84,3 +84,26 @@ func TestLabelledRunFillsTables(t *testing.T) {
 		t.Fatalf("after regenerating: exit %d, %s", code, errOut)
 	}
 }
+
+// TestLabelOnEveryLineWriter: transport and data record --label too.
+func TestLabelOnEveryLineWriter(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"transport", "--ops", "head", "--concurrency", "1", "--iterations", "20", "--rounds", "1", "--transports", "http"},
+		{"data", "--quick", "--rows", "1000", "--rounds", "1", "--transports", "http", "--scenario", "data.commit.latency", "--commit-ops", "2", "--raw=false"},
+	} {
+		out, errOut, code := katbench(t, dir, append(args, "--format", "jsonl", "--label", "lab-"+args[0])...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d, %s", args[0], code, errOut)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) == 0 || lines[0] == "" {
+			t.Fatalf("%s wrote no lines", args[0])
+		}
+		for _, l := range lines {
+			if !strings.Contains(l, `"label":"lab-`+args[0]+`"`) {
+				t.Fatalf("%s: a line without the label: %s", args[0], l)
+			}
+		}
+	}
+}
