@@ -125,13 +125,15 @@ func FuzzFoldReadme(f *testing.F) {
 	f.Add(readmeText)
 	f.Add("<!-- katbench:table x run=feed cmd=\"a -->\n<!-- /katbench:table -->\n")
 	f.Add("<!-- katbench:table -->")
+	f.Add("<!-- katbench:generated list -->\nold\n<!-- /katbench:generated -->\n<!-- katbench:table fronts -->\n<!-- /katbench:table -->\n")
 	h := readmeHistory(f)
+	src := Sources{History: h, HistoryName: "h", Labels: map[string]string{"fronts": "feed"}, Sections: map[string]string{"list": "| a |\n"}}
 	f.Fuzz(func(t *testing.T, text string) {
-		out, _, err := FoldReadme([]byte(text), Sources{History: h, HistoryName: "h"})
+		out, _, err := FoldReadme([]byte(text), src)
 		if err != nil {
 			return
 		}
-		again, _, err := FoldReadme(out, Sources{History: h, HistoryName: "h"})
+		again, _, err := FoldReadme(out, src)
 		if err != nil || string(again) != string(out) {
 			t.Fatalf("folding is not stable: %v", err)
 		}
