@@ -45,6 +45,13 @@ labels or runs exit 2.`,
 			if err != nil {
 				return usageError{err}
 			}
+			for name, id := range lab {
+				// A label file naming no run of the history is a typo that
+				// would otherwise only show when a table uses it.
+				if _, err := analysis.SelectRef(h, id); err != nil {
+					return usagef("%s: label %s: %v", labels, name, err)
+				}
+			}
 			src := analysis.Sources{History: h, HistoryName: history, Labels: lab, LabelsName: labels,
 				Sections: readmeSections()}
 			stderr := cmd.ErrOrStderr()

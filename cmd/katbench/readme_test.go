@@ -83,6 +83,12 @@ func TestLabelledRunFillsTables(t *testing.T) {
 	if _, errOut, code := katbench(t, dir, append(args, "--check")...); code != 0 {
 		t.Fatalf("after regenerating: exit %d, %s", code, errOut)
 	}
+	// A label file naming a run the history does not hold is refused.
+	labels := filepath.Join(dir, "labels.tsv")
+	os.WriteFile(labels, []byte("smoke\tdeadbeefdeadbeef\n"), 0o644)
+	if _, errOut, code := katbench(t, dir, append(args, "--check", "--labels", labels)...); code != 2 || !strings.Contains(errOut, "deadbeef") {
+		t.Fatalf("unknown run in the label file: exit %d, %s", code, errOut)
+	}
 }
 
 // TestLabelOnEveryLineWriter: transport and data record --label too.
