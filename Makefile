@@ -19,7 +19,7 @@ test: setup check
 	$(GO) run ./scripts/testsummary -count=1 -race -timeout 30m -skip '^TestWarmReadAllocations$$' $(RACE_PKGS)
 
 ## setup: install and compile every real server and tool the tests use, with progress
-## (cold: the whole `make test` took 28 min on this 2-core machine, setup 15.5 min of it — see README; warm: about a minute).
+## (cold: the whole `make test` took 28 min on a 2-core machine, setup 15.5 min of it — see docs/setup.md; warm: about a minute).
 setup:
 	scripts/setup.sh
 
@@ -53,10 +53,11 @@ shellcheck:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./catalog/ ./internal/results/
 
-## readme: regenerate the README's result tables from the runs they name in bench_history.jsonl.
+## readme: regenerate the result tables of README.md and docs/results.md from the labelled runs in
+## bench_history.jsonl (and docs/labels.tsv), and the generated lists from the registries.
 readme:
-	$(GO) run ./cmd/katbench readme
+	$(GO) run ./cmd/katbench readme --file README.md --file docs/results.md
 
-## readme-check: fail when a README result table differs from what bench_history.jsonl says.
+## readme-check: fail when a generated block of README.md or docs/results.md differs from the history.
 readme-check:
-	$(GO) run ./cmd/katbench readme --check
+	$(GO) run ./cmd/katbench readme --check --file README.md --file docs/results.md

@@ -11,7 +11,7 @@ import (
 // made durable with one syncfs of their file system instead of an fsync of
 // every file and directory. A lone write keeps its fsyncs: syncfs flushes
 // everything dirty on the file system, other programs' data included, which
-// costs a lone writer more than the 2–4 fsyncs it saves (see README, Writes).
+// costs a lone writer more than the 2–4 fsyncs it saves (see docs/writes.md).
 var syncfsMinBatch = 2
 
 // fileSync is a metadata file written in Immediate mode without fsync. The

@@ -18,7 +18,7 @@ import (
 
 // The least number of tests of Apache Iceberg's REST Compatibility Kit
 // that `katbench serve rest` passes: what this repository reached, so a
-// regression turns the test red. Raise them as features land; README
+// regression turns the test red. Raise them as features land; docs/rest-front.md
 // lists the tests that still fail and why.
 const (
 	rckMinCatalogPassed = 93

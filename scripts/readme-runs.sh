@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# readme-runs.sh — re-measure the README's result tables, one run per table,
-# recorded with --history bench_history.jsonl, from a clean build of HEAD.
+# readme-runs.sh — re-measure the result tables of README.md and
+# docs/results.md, one run per label, recorded with
+# --history bench_history.jsonl --label NAME from a clean build of HEAD.
 #
-#   scripts/readme-runs.sh [TABLE...]     # default: every table, in this order
+#   scripts/readme-runs.sh [NAME...]     # default: every label, in this order
 #
-# Tables: peers fronts rest-vs-rest writes transport-versitygw
-# transport-minio transport-rustfs transport-close transport-load data-versitygw data-minio
-# s3-warehouse syscalls. Each starts the servers it needs (containers/*_up.sh, state
-# in KATBENCH_STATE_DIR, default a dir of its own) and stops them after.
+# Labels: peers fronts rest-vs-rest writes transport-versitygw
+# transport-minio transport-rustfs transport-close transport-load data-versitygw
+# data-minio open-3000 open-7500, and two that are not one run: s3-warehouse
+# (nine runs, labelled s3-warehouse) and syscalls (strace counts, printed, not
+# recorded). Each starts the servers it needs (containers/*_up.sh, state in
+# KATBENCH_STATE_DIR, default a dir of its own) and stops them after.
 #
-# Run it on a quiet machine: every number is compared within one run, but a
-# busy machine still moves the ratios. The binary is built from HEAD into a
-# temp dir; a dirty work tree is refused, because every line records the
-# commit it was measured on and a dirty one cannot be reproduced. After the
-# runs, point each README marker at its new run id (the script prints them)
-# and run `katbench readme`.
+# A table marker <!-- katbench:table NAME --> shows the newest run labelled
+# NAME, so after the runs `katbench readme` regenerates the tables; nobody
+# edits a marker. Run it on a quiet machine: every number is compared within
+# one run, but a busy machine still moves the ratios (docs/methodology.md).
+# The binary is built from HEAD into a temp dir; a dirty work tree is
+# refused, because every line records the commit it was measured on and a
+# dirty one cannot be reproduced.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,15 +34,16 @@ log=${READMERUNS_LOG:-/tmp/readme-runs.log}
 
 failed=()
 
-# kb runs katbench (output to $log), records its lines and prints the run
-# id of the lines it added. A run that exits non-zero (failed operations
-# make a run red) is reported and remembered: the script goes on with the
-# next table and exits 1 at the end.
+# kb LABEL ARGS... runs katbench ARGS (output to $log), records its lines
+# with --label LABEL and prints the run id of the lines it added. A run that
+# exits non-zero (failed operations make a run red) is reported and
+# remembered: the script goes on with the next table and exits 1 at the end.
 kb() {
-	local before after rc=0
+	local label=$1 before after rc=0
+	shift
 	before=$(wc -l <"$hist")
-	echo "== $(date -u +%H:%M:%S) katbench $*" | tee -a "$log" >&2
-	"$bin" "$@" --history "$hist" >>"$log" 2>&1 || rc=$?
+	echo "== $(date -u +%H:%M:%S) katbench $* --label $label" | tee -a "$log" >&2
+	"$bin" "$@" --history "$hist" --label "$label" >>"$log" 2>&1 || rc=$?
 	after=$(wc -l <"$hist")
 	echo "   exit $rc, run $(tail -n 1 "$hist" | sed -E 's/.*"run_id":"([0-9a-f]+)".*/\1/') ($((after - before)) lines)" | tee -a "$log" >&2
 	[ "$rc" -eq 0 ] && [ "$after" -gt "$before" ] || failed+=("katbench $* (exit $rc)")
@@ -61,10 +66,10 @@ trap stop_started EXIT
 reads='control.latency,load_table.*,resolve_metadata.latency,table_exists.latency,create_table.latency,commit_table.latency'
 
 peers() {
-	kb run embedded sql sql-wal --rounds 3 --threads 1,2,8,32 \
+	kb peers run embedded sql sql-wal --rounds 3 --threads 1,2,8,32 \
 		--scenario "$reads,create_table.durability.immediate,create_table.durability.eventual,create_table.durability.none"
 }
-fronts() { kb run embedded rest grpc --rounds 3 --threads 1,8,16,32 --scenario "$reads"; }
+fronts() { kb fronts run embedded rest grpc --rounds 3 --threads 1,8,16,32 --scenario "$reads"; }
 # rest-vs-rest and writes share the JVM servers: the first starts them, the
 # writes table stops them (or the exit does).
 jvms() {
@@ -74,11 +79,11 @@ jvms() {
 }
 rest_vs_rest() {
 	jvms
-	kb run embedded rest fixture nessie polaris --quick --rounds 3 --threads 1,8,32 --scenario "$reads"
+	kb rest-vs-rest run embedded rest fixture nessie polaris --quick --rounds 3 --threads 1,8,32 --scenario "$reads"
 }
 writes() {
 	jvms
-	kb run embedded sql rest grpc fixture nessie polaris --quick --rounds 3 --threads 1,8,32 --duration 2s \
+	kb writes run embedded sql rest grpc fixture nessie polaris --quick --rounds 3 --threads 1,8,32 --duration 2s \
 		--scenario 'create_table.throughput.*,commit_table.throughput.*,commit_table.contended.*'
 	down polaris
 	down nessie
@@ -86,49 +91,57 @@ writes() {
 }
 transport_versitygw() {
 	up versitygw --port 17457
-	kb transport "$KATBENCH_S3_ENDPOINT" --ops head,get,put --sizes 4KiB,1MiB --concurrency 1,8 --iterations 4000
+	kb transport-versitygw transport "$KATBENCH_S3_ENDPOINT" --ops head,get,put --sizes 4KiB,1MiB --concurrency 1,8 --iterations 4000
 	down versitygw
 }
 transport_minio() {
 	up minio --port 9100
-	kb transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head,get,put --sizes 4KiB,1MiB --concurrency 1,8 --iterations 4000
+	kb transport-minio transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head,get,put --sizes 4KiB,1MiB --concurrency 1,8 --iterations 4000
 	down minio
 }
 transport_rustfs() {
 	up rustfs --port 19200
-	kb transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head,get,put --sizes 4KiB,1MiB --concurrency 1,8 --iterations 1000
+	kb transport-rustfs transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head,get,put --sizes 4KiB,1MiB --concurrency 1,8 --iterations 1000
 	down rustfs
 }
-transport_close() { kb transport --keep-alive=false --ops head,get --sizes 4KiB --concurrency 1,8 --iterations 3000; }
+transport_close() { kb transport-close transport --keep-alive=false --ops head,get --sizes 4KiB --concurrency 1,8 --iterations 3000; }
 transport_load() {
 	up versitygw --port 17457
-	kb transport "$KATBENCH_S3_ENDPOINT" --background-load --ops head,get --sizes 4KiB --concurrency 1,8 --iterations 3000
+	kb transport-load transport "$KATBENCH_S3_ENDPOINT" --background-load --ops head,get --sizes 4KiB --concurrency 1,8 --iterations 3000
 	down versitygw
 }
 data_store() {
-	kb data embedded --s3-endpoint "$KATBENCH_S3_ENDPOINT" --warehouse s3://katbench/data --rows 500k --rounds 4 \
+	kb "$1" data embedded --s3-endpoint "$KATBENCH_S3_ENDPOINT" --warehouse s3://katbench/data --rows 500k --rounds 4 \
 		--commit-ops 40 --target-file-size 64MiB
 }
 data_versitygw() {
 	up versitygw --port 17457
-	data_store
+	data_store data-versitygw
 	down versitygw
 }
 data_minio() {
 	up minio --port 9100
-	data_store
+	data_store data-minio
 	down minio
 }
 s3_warehouse() {
 	up versitygw --port 17457
 	local common=(embedded --peer '' --quick --scenario 'create_table.latency,commit_table.latency' --create-ops 300)
 	for r in 1 2 3; do
-		kb "${common[@]}"
-		kb "${common[@]}" --warehouse "s3://kbwh/r$r-http" --transport http
-		kb "${common[@]}" --warehouse "s3://kbwh/r$r-uring" --transport uring
+		kb s3-warehouse "${common[@]}"
+		kb s3-warehouse "${common[@]}" --warehouse "s3://kbwh/r$r-http" --transport http
+		kb s3-warehouse "${common[@]}" --warehouse "s3://kbwh/r$r-uring" --transport uring
 	done
 	down versitygw
 }
+# open-3000, open-7500: closed-loop service time beside open-loop latency at
+# a fixed arrival rate, our REST front in-process.
+open_rate() {
+	kb "open-$1" run rest --quick --rate "$1" --duration 3s \
+		--scenario 'control.latency,table_exists.latency,load_table.latency,load_table.throughput.t1,open.*'
+}
+open_3000() { open_rate 3000; }
+open_7500() { open_rate 7500; }
 
 # syscalls: system calls per HEAD request of the client process (strace -f
 # -c; Go runtime calls included), from the difference of a 2,200- and a
@@ -160,7 +173,7 @@ syscalls() {
 }
 
 all=(peers fronts rest-vs-rest writes transport-versitygw transport-minio transport-rustfs transport-close transport-load
-	data-versitygw data-minio s3-warehouse syscalls)
+	data-versitygw data-minio open-3000 open-7500 s3-warehouse syscalls)
 [ $# -gt 0 ] || set -- "${all[@]}"
 for t in "$@"; do
 	case " ${all[*]} " in *" $t "*) ;; *)

@@ -3,10 +3,14 @@
 # in headless Chromium from Debian's packages and writes a PNG screenshot,
 # so a person (or CI) can see what the page shows. Offline: every network
 # feature Chromium has is switched off, and the report fetches nothing.
+#
+# --readme regenerates the README's picture, docs/img/report.png: the
+# report of the newest run labelled LABEL (default rest-vs-rest) in
+# bench_history.jsonl, or of the run docs/labels.tsv names, at 1280×720 (the runs and the throughput chart).
 set -euo pipefail
 
 usage() {
-	printf 'usage: report-screenshot.sh REPORT.html OUT.png [WIDTH,HEIGHT]\n\nWrites a PNG of REPORT.html as headless Chromium renders it (default window 1400,2400).\nInstalls chromium with apt-get when missing and run as root; exits non-zero when it cannot be had\nor no PNG was written. --install-only installs (or finds) chromium and exits.\n'
+	printf 'usage: report-screenshot.sh REPORT.html OUT.png [WIDTH,HEIGHT]\n       report-screenshot.sh --readme [LABEL]\n\nWrites a PNG of REPORT.html as headless Chromium renders it (default window 1400,2400).\n--readme writes docs/img/report.png from the report of the run labelled LABEL (default rest-vs-rest).\nInstalls chromium with apt-get when missing and run as root; exits non-zero when it cannot be had\nor no PNG was written. --install-only installs (or finds) chromium and exits.\n'
 }
 install_only=0
 case "${1:-}" in
@@ -16,6 +20,24 @@ case "${1:-}" in
 	;;
 --install-only)
 	install_only=1
+	;;
+--readme)
+	cd "$(dirname "$0")/.."
+	label=${2:-rest-vs-rest}
+	run=$(grep -F "\"label\":\"$label\"" bench_history.jsonl | tail -n 1 | sed -E 's/.*"run_id":"([0-9a-f]+)".*/\1/' || true)
+	[ -n "$run" ] || run=$(awk -v l="$label" '$1 == l { print $2 }' docs/labels.tsv)
+	if [ -z "$run" ]; then
+		echo "report-screenshot.sh: no run labelled $label in bench_history.jsonl or docs/labels.tsv" >&2
+		exit 2
+	fi
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+	grep -F "\"run_id\":\"$run\"" bench_history.jsonl >"$work/$label.jsonl"
+	go build -o "$work/katbench" ./cmd/katbench
+	(cd "$work" && ./katbench report "$label.jsonl" -o report.html --title "katbench: run $run ($label)")
+	mkdir -p docs/img
+	"$0" "$work/report.html" docs/img/report.png 1280,720
+	exit
 	;;
 esac
 if [ "$install_only" = 0 ] && [ $# -lt 2 ]; then

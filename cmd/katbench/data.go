@@ -55,6 +55,7 @@ type dataFlags struct {
 	namespace      string
 	durability     string
 	history        string
+	label          string
 	format         string
 	props          []string
 }
@@ -113,6 +114,7 @@ func init() {
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs under this directory (default: a temp dir removed after the run)")
 	fl.StringVar(&f.namespace, "namespace", "", "namespace of the run's tables (default katbench_data_<run id>)")
 	fl.StringVar(&f.durability, "durability", os.Getenv("BENCH_DURABILITY"), "embedded catalog durability: immediate|eventual|none; env BENCH_DURABILITY")
+	registerLabel(fl, &f.label)
 	fl.StringVar(&f.history, "history", "", "also append result lines to this file (none by default, as for run; the README's runs are recorded with --history bench_history.jsonl)")
 	fl.StringVar(&f.format, "format", "jsonl", "stdout format: jsonl or table")
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable)")
@@ -434,6 +436,7 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	out.label = f.label
 	var coll results.Collector
 	sink := results.Tee{out.Sink(), &coll}
 	defer func() {

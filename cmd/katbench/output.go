@@ -21,6 +21,8 @@ type output struct {
 	coll   results.Collector
 	hist   *results.History
 	sink   results.Tee
+	// label is recorded on every line (--label); "" for none.
+	label string
 }
 
 // newOutput validates format ("auto", "jsonl" or "table"; see
@@ -47,7 +49,7 @@ func newOutput(format, history string, stdout, stderr io.Writer) (*output, error
 }
 
 // Sink is where the runner writes.
-func (o *output) Sink() results.Sink { return o.sink }
+func (o *output) Sink() results.Sink { return labelled(o.sink, o.label) }
 
 // Close prints the tables and closes the history file.
 func (o *output) Close() error {

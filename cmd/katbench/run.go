@@ -33,6 +33,7 @@ type benchFlags struct {
 	dir        string
 	scenario   string
 	history    string
+	label      string
 	format     string
 	namespace  string
 	// namespaceSet: --namespace was given (an explicit '' is a usage error).
@@ -60,6 +61,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
 	fl.StringVar(&f.scenario, "scenario", "", "run only scenarios matching these globs, comma-separated (e.g. 'load_table.*')")
 	fl.StringVar(&f.history, "history", "", "also append result lines to this file (none by default; the README's runs are recorded with --history bench_history.jsonl)")
+	registerLabel(fl, &f.label)
 	fl.BoolVar(&f.allowErrs, "allow-errors", false, "exit 0 even when operations failed (recorded on every line as allow_errors)")
 	fl.StringVar(&f.format, "format", "auto", formatHelp)
 	fl.StringVar(&f.namespace, "namespace", "", "root namespace of the dataset (default katbench_<run id>)")
@@ -238,6 +240,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 	if err != nil {
 		return err
 	}
+	out.label = f.label
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var lines results.Collector

@@ -33,6 +33,7 @@ type transportFlags struct {
 	poolSize    int
 	quick       bool
 	history     string
+	label       string
 	format      string
 	keepAlive   bool
 	background  bool
@@ -61,10 +62,10 @@ blocking wait that keeps its Go P: fewest system calls and least CPU) when
 the store runs in another process, and in the poll wait (parked in Go's
 poller) when it runs in this one, as the control store does; each uring
 line says which in params.uring_wait. KATBENCH_URING_WAIT forces one:
-auto (the default), poll, block, adaptive, hold (see README, "The hold
+auto (the default), poll, block, adaptive, hold (see docs/transport.md, "The hold
 wait") or sqpoll (a kernel thread submits for every ring and requests wait as in
 poll: fewer io_uring_enter calls, but the thread takes a core while
-requests flow; see README, "Kernel-side submission").`,
+requests flow; see docs/transport.md, "Kernel-side submission").`,
 	Args: cobra.MaximumNArgs(1),
 	RunE: func(cmd *cobra.Command, args []string) error { return runTransport(cmd, &transportOpts, args) },
 }
@@ -89,6 +90,7 @@ func init() {
 	fl.IntVar(&f.poolSize, "pool-size", 0, "keep-alive connections per transport (default: the largest concurrency)")
 	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", fmt.Sprintf("%d iterations per cell unless --iterations says otherwise; env BENCH_QUICK=1", s3bench.QuickIterations))
 	fl.StringVar(&f.history, "history", "", "also append result lines to this file (none by default)")
+	registerLabel(fl, &f.label)
 	fl.BoolVar(&f.allowErrs, "allow-errors", false, "exit 0 even when operations failed (recorded on every line as allow_errors)")
 	fl.StringVar(&f.format, "format", "auto", formatHelp)
 	fl.BoolVar(&f.keepAlive, "keep-alive", true, "the control server keeps connections alive; false answers Connection: close (params.endpoint control-close)")
@@ -165,6 +167,7 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	if err != nil {
 		return err
 	}
+	out.label = f.label
 	var coll results.Collector
 	sink := results.Tee{out.Sink(), &coll}
 	defer func() {

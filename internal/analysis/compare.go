@@ -280,7 +280,7 @@ func compareCell(c Cell, old, new []Line, o CompareOptions) (Row, bool) {
 			// samples are shifted, but the change of the median is not
 			// pinned down to one direction. Rounds of one run share a
 			// process and a moment, so a shift between two runs of one
-			// build passes the rank test often (see README, "A real
+			// build passes the rank test often (see docs/methodology.md, "A real
 			// compare pair"); no verdict without both.
 			row.Verdict = NoChange
 			row.Notes = append(row.Notes, fmt.Sprintf("p=%.3f, but the delta's interval includes 0", p))

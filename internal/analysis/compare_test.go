@@ -152,7 +152,7 @@ func TestCellIgnoresPlaceParams(t *testing.T) {
 
 // TestCompareRealAAPair compares two runs of one clean build a minute apart
 // on a quiet machine (testdata/aa_pair.jsonl, from bench_history.jsonl;
-// the README's "A real compare pair"). Their rounds are shifted enough for
+// docs/methodology.md, "A real compare pair"). Their rounds are shifted enough for
 // the rank test (p 0.026 and 0.041 on the two latency cells), but the
 // intervals of those medians' deltas include 0: neither may read as a
 // change, and no cell of an unchanged build may be a regression.

@@ -3,7 +3,7 @@
 // runs (cell.go), gates regressions with benchstat-style statistics
 // (compare.go), merges lines exactly by adding their HdrHistograms
 // (merge.go), renders an offline HTML report (report.go, chart.go) and
-// folds named runs into the README's result tables (readme.go).
+// folds labelled runs into the result tables of README.md and docs/ (readme.go).
 //
 // Everything here is pure: functions take lines and return values, so a
 // test drives them without a process. Nothing in this package is safe for

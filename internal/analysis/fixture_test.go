@@ -19,6 +19,8 @@ type fixture struct {
 	control *float64 // control_p50_us stamped on every line, when set
 	rounds  int      // per-round samples; 0 writes old-schema lines
 	metric  results.Metric
+	label   string    // --label recorded on every line, when set
+	ts      time.Time // the lines' time, when set
 }
 
 func newFixture(runID, host string, seed uint64) *fixture {
@@ -59,6 +61,10 @@ func (f *fixture) line(t testing.TB, target, scenario string, centerUS float64) 
 		r.Rounds, r.RoundP50US, r.RoundOpsSec = nr, p50s, opss
 	}
 	r.Metric = f.metric
+	r.Label = f.label
+	if !f.ts.IsZero() {
+		r.TS = f.ts.Format(time.RFC3339Nano)
+	}
 	b, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 type Line struct {
 	TS           time.Time
 	RunID        string
+	Label        string // the run's --label; "" on unlabelled and older lines
 	Target       string
 	Scenario     string
 	Loop         string // "closed" when the line predates the field
@@ -69,6 +70,7 @@ var ErrBadLine = errors.New("bad result line")
 type wire struct {
 	TS           string         `json:"ts"`
 	RunID        string         `json:"run_id"`
+	Label        string         `json:"label"`
 	Target       string         `json:"target"`
 	Scenario     string         `json:"scenario"`
 	Loop         string         `json:"loop"`
@@ -119,7 +121,7 @@ func ParseLine(b []byte) (Line, error) {
 		return Line{}, fmt.Errorf("%w: run_id, target and scenario are required", ErrBadLine)
 	}
 	l := Line{
-		RunID: w.RunID, Target: w.Target, Scenario: w.Scenario, Loop: w.Loop,
+		RunID: w.RunID, Label: w.Label, Target: w.Target, Scenario: w.Scenario, Loop: w.Loop,
 		Threads: w.Threads, Ops: w.Ops, Errors: w.Errors, DurationS: w.DurationS,
 		OpsSec: w.OpsSec, P50US: w.P50US, P99US: w.P99US, P999US: w.P999US,
 		MaxUS: w.MaxUS, MeanUS: w.MeanUS, ControlP50US: w.ControlP50US, Rate: w.Rate,

@@ -1,9 +1,12 @@
 package analysis
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"sort"
 	"strings"
 )
 
@@ -11,20 +14,35 @@ import (
 // generated table, and an end marker. Everything between the markers is
 // rewritten from the history; everything outside is left alone.
 //
-//	<!-- katbench:table peers run=7a13c627e11109c0 targets=embedded,sql rows=load_table.latency:p50,load_table.throughput.t1:ops_sec ratios=sql/embedded -->
+//	<!-- katbench:table peers targets=embedded,sql rows=load_table.latency:p50,load_table.throughput.t1:ops_sec ratios=sql/embedded -->
 //	…generated…
 //	<!-- /katbench:table -->
 //
-// Attributes: run (required: run id or prefix), targets (default: the run's
-// targets in order), rows (scenario:metric, default every scenario's p50),
-// ratios (B/A columns), control=true or control=SCENARIO,… (those p50
-// cells also say their multiple of the target's control p50), where=param=value (only lines
+// The table's name is the label of the run it shows: the newest run whose
+// lines were recorded with `--label NAME` ([Sources.Labels] names the runs
+// recorded before lines carried labels). Attributes: label (another label
+// than the name, so two tables can show one run), run (a run id or prefix
+// instead of a label), targets (default: the run's targets in order), rows
+// (scenario:metric, default every scenario's p50), ratios (B/A columns),
+// control=true or control=SCENARIO,… (those p50 cells also say their
+// multiple of the target's control p50), where=param=value (only lines
 // whose param has that value, e.g. a transport run's endpoint), layout=ab
-// with a= and b= (a two-transport A/B table: p50 A → B, B/A ops/s, B/A p99),
-// and cmd="…" (the command, for lines that do not record it).
+// with a= and b= (a two-sided A/B table: p50 A → B, B/A ops/s, B/A p99),
+// by=PARAM (A and B name values of that param instead of targets, e.g.
+// by=transport for a data-plane run), and cmd="…" (the command, for lines
+// that do not record it).
+//
+// Generated sections hold text that is not a measurement but must not
+// drift from the code, e.g. the list of competitors:
+//
+//	<!-- katbench:generated competitors -->
+//	…Sources.Sections["competitors"]…
+//	<!-- /katbench:generated -->
 const (
-	blockStart = "<!-- katbench:table "
-	blockEnd   = "<!-- /katbench:table -->"
+	blockStart   = "<!-- katbench:table "
+	blockEnd     = "<!-- /katbench:table -->"
+	sectionStart = "<!-- katbench:generated "
+	sectionEnd   = "<!-- /katbench:generated -->"
 )
 
 // Errors of FoldReadme.
@@ -35,64 +53,172 @@ var (
 	ErrStale = errors.New("README tables are stale")
 )
 
-// Block is one parsed table marker.
+// Sources is what the generated blocks of a README are made from. A
+// Sources is read-only while it is used and then safe for concurrent use.
+type Sources struct {
+	History     []Line
+	HistoryName string // the history's file name, as the tables cite it
+	// Labels maps a label to a run id, for runs recorded before lines
+	// carried labels (see [ReadLabels]); LabelsName is its file name.
+	Labels     map[string]string
+	LabelsName string
+	// Sections are the bodies of the generated sections, by name.
+	Sections map[string]string
+}
+
+// Block is one parsed table marker or generated section.
 type Block struct {
-	Name  string
-	Attrs map[string]string
-	Line  int // 1-based line of the start marker
+	Name    string
+	Attrs   map[string]string
+	Line    int  // 1-based line of the start marker
+	Section bool // a katbench:generated section, not a table
 }
 
 // FoldReadme returns readme with every katbench:table block regenerated
-// from history, and the blocks it found.
-func FoldReadme(readme []byte, history []Line, historyName string) ([]byte, []Block, error) {
+// from src's history and every katbench:generated section from its
+// sections, and the blocks it found.
+func FoldReadme(readme []byte, src Sources) ([]byte, []Block, error) {
 	lines := strings.SplitAfter(string(readme), "\n")
 	var out strings.Builder
 	var blocks []Block
+	seen := map[string]int{}
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		trim := strings.TrimSpace(l)
-		if !strings.HasPrefix(trim, blockStart) {
-			if trim == blockEnd {
-				return nil, nil, fmt.Errorf("%w: line %d: end marker without a start", ErrBadMarker, i+1)
-			}
+		start, end, section := blockStart, blockEnd, false
+		switch {
+		case strings.HasPrefix(trim, blockStart):
+		case strings.HasPrefix(trim, sectionStart):
+			start, end, section = sectionStart, sectionEnd, true
+		case trim == blockEnd || trim == sectionEnd:
+			return nil, nil, fmt.Errorf("%w: line %d: end marker without a start", ErrBadMarker, i+1)
+		default:
 			out.WriteString(l)
 			continue
 		}
-		b, err := parseMarker(trim, i+1)
+		b, err := parseMarker(trim, start, i+1)
 		if err != nil {
 			return nil, nil, err
 		}
-		end := -1
+		b.Section = section
+		if prev, ok := seen[b.Name]; ok {
+			return nil, nil, fmt.Errorf("%w: line %d: %q is already the name of the block at line %d", ErrBadMarker, i+1, b.Name, prev)
+		}
+		seen[b.Name] = i + 1
+		stop := -1
 		for j := i + 1; j < len(lines); j++ {
 			t := strings.TrimSpace(lines[j])
-			if t == blockEnd {
-				end = j
+			if t == end {
+				stop = j
 				break
 			}
-			if strings.HasPrefix(t, blockStart) {
+			if strings.HasPrefix(t, blockStart) || strings.HasPrefix(t, sectionStart) || t == blockEnd || t == sectionEnd {
 				break
 			}
 		}
-		if end < 0 {
-			return nil, nil, fmt.Errorf("%w: line %d: table %q has no %s", ErrBadMarker, i+1, b.Name, blockEnd)
+		if stop < 0 {
+			return nil, nil, fmt.Errorf("%w: line %d: %q has no %s", ErrBadMarker, i+1, b.Name, end)
 		}
-		table, err := renderBlock(b, history, historyName)
-		if err != nil {
-			return nil, nil, fmt.Errorf("README line %d, table %q: %w", i+1, b.Name, err)
+		var body string
+		if section {
+			text, ok := src.Sections[b.Name]
+			if !ok {
+				return nil, nil, fmt.Errorf("%w: line %d: no generated section %q (known: %s)", ErrBadMarker, i+1, b.Name, strings.Join(sortedKeys(src.Sections), " "))
+			}
+			if text != "" && !strings.HasSuffix(text, "\n") {
+				text += "\n"
+			}
+			body = text
+		} else if body, err = renderBlock(b, src); err != nil {
+			return nil, nil, fmt.Errorf("line %d, table %q: %w", i+1, b.Name, err)
 		}
 		out.WriteString(l)
-		out.WriteString(table)
-		out.WriteString(lines[end])
+		out.WriteString(body)
+		out.WriteString(lines[stop])
 		blocks = append(blocks, b)
-		i = end
+		i = stop
 	}
 	return []byte(out.String()), blocks, nil
 }
 
-// CheckReadme reports ErrStale, naming the tables that differ, when
-// folding history into readme would change it.
-func CheckReadme(readme []byte, history []Line, historyName string) error {
-	folded, blocks, err := FoldReadme(readme, history, historyName)
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// ReadLabels reads a label file: one `LABEL<TAB>RUN_ID` per line, blank
+// lines and lines starting with # ignored. A missing file is no labels.
+func ReadLabels(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read labels: %w", err)
+	}
+	defer f.Close()
+	m := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		t := strings.TrimSpace(sc.Text())
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		fs := strings.Fields(t)
+		if len(fs) != 2 {
+			return nil, fmt.Errorf("%w: %s:%d: want LABEL and RUN_ID", ErrBadMarker, path, n)
+		}
+		if _, dup := m[fs[0]]; dup {
+			return nil, fmt.Errorf("%w: %s:%d: label %q given twice", ErrBadMarker, path, n, fs[0])
+		}
+		m[fs[0]] = fs[1]
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read labels %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// SelectLabel returns the lines of the newest run labelled label: the runs
+// whose lines carry it and the run labels maps it to, whichever started
+// last. from says where the label was found ("" for the lines themselves).
+func SelectLabel(history []Line, label string, labels map[string]string, labelsName string) (lines []Line, from string, err error) {
+	best := ""
+	var bestInfo RunInfo
+	for _, ri := range Runs(history) {
+		if ri.First.Label == label && (best == "" || !ri.First.TS.Before(bestInfo.First.TS)) {
+			best, bestInfo = ri.ID, ri
+		}
+	}
+	if id, ok := labels[label]; ok {
+		mapped, err := SelectRef(history, id)
+		if err != nil {
+			return nil, "", fmt.Errorf("label %q in %s: %w", label, labelsName, err)
+		}
+		if best == "" || mapped[0].TS.After(bestInfo.First.TS) {
+			return mapped, labelsName, nil
+		}
+	}
+	if best == "" {
+		return nil, "", fmt.Errorf("%w: no run is labelled %q (record one with `--label %s`, or name its run id in %s)", ErrNoLines, label, label, labelsName)
+	}
+	var out []Line
+	for _, l := range history {
+		if l.RunID == best {
+			out = append(out, l)
+		}
+	}
+	return out, "", nil
+}
+
+// CheckReadme reports ErrStale, naming the blocks that differ, when
+// folding src into readme would change it.
+func CheckReadme(readme []byte, src Sources) error {
+	folded, blocks, err := FoldReadme(readme, src)
 	if err != nil {
 		return err
 	}
@@ -118,12 +244,16 @@ func splitBlocks(readme []byte) map[string]string {
 	for _, l := range strings.SplitAfter(string(readme), "\n") {
 		t := strings.TrimSpace(l)
 		switch {
-		case strings.HasPrefix(t, blockStart):
-			if b, err := parseMarker(t, 0); err == nil {
+		case strings.HasPrefix(t, blockStart) || strings.HasPrefix(t, sectionStart):
+			start := blockStart
+			if strings.HasPrefix(t, sectionStart) {
+				start = sectionStart
+			}
+			if b, err := parseMarker(t, start, 0); err == nil {
 				name = b.Name
 				body.Reset()
 			}
-		case t == blockEnd && name != "":
+		case (t == blockEnd || t == sectionEnd) && name != "":
 			m[name] = body.String()
 			name = ""
 		case name != "":
@@ -133,29 +263,36 @@ func splitBlocks(readme []byte) map[string]string {
 	return m
 }
 
-var knownAttrs = map[string]bool{"run": true, "targets": true, "rows": true, "ratios": true, "control": true,
-	"where": true, "layout": true, "a": true, "b": true, "cmd": true}
+var knownAttrs = map[string]bool{"label": true, "run": true, "targets": true, "rows": true, "ratios": true, "control": true,
+	"where": true, "layout": true, "a": true, "b": true, "by": true, "cmd": true}
 
-// parseMarker reads `<!-- katbench:table NAME k=v k="v w" -->`.
-func parseMarker(s string, line int) (Block, error) {
-	inner := strings.TrimSuffix(strings.TrimPrefix(s, blockStart), "-->")
+// parseMarker reads `<!-- katbench:table NAME k=v k="v w" -->` (or a
+// katbench:generated NAME marker, which takes no attributes).
+func parseMarker(s, start string, line int) (Block, error) {
+	inner := strings.TrimSuffix(strings.TrimPrefix(s, start), "-->")
 	toks, err := splitQuoted(strings.TrimSpace(inner))
 	if err != nil {
 		return Block{}, fmt.Errorf("%w: line %d: %w", ErrBadMarker, line, err)
 	}
 	if len(toks) == 0 || strings.Contains(toks[0], "=") {
-		return Block{}, fmt.Errorf("%w: line %d: the table needs a name before its attributes", ErrBadMarker, line)
+		return Block{}, fmt.Errorf("%w: line %d: the block needs a name before its attributes", ErrBadMarker, line)
 	}
 	b := Block{Name: toks[0], Attrs: map[string]string{}, Line: line}
+	if start == sectionStart && len(toks) > 1 {
+		return Block{}, fmt.Errorf("%w: line %d: a generated section takes no attributes", ErrBadMarker, line)
+	}
 	for _, t := range toks[1:] {
 		k, v, ok := strings.Cut(t, "=")
 		if !ok || !knownAttrs[k] {
-			return Block{}, fmt.Errorf("%w: line %d: attribute %q (known: run targets rows ratios control where layout a b cmd)", ErrBadMarker, line, t)
+			return Block{}, fmt.Errorf("%w: line %d: attribute %q (known: label run targets rows ratios control where layout a b by cmd)", ErrBadMarker, line, t)
+		}
+		if _, dup := b.Attrs[k]; dup {
+			return Block{}, fmt.Errorf("%w: line %d: attribute %q given twice", ErrBadMarker, line, k)
 		}
 		b.Attrs[k] = v
 	}
-	if b.Attrs["run"] == "" {
-		return Block{}, fmt.Errorf("%w: line %d: table %q has no run=", ErrBadMarker, line, b.Name)
+	if b.Attrs["run"] != "" && b.Attrs["label"] != "" {
+		return Block{}, fmt.Errorf("%w: line %d: table %q has both run= and label=", ErrBadMarker, line, b.Name)
 	}
 	return b, nil
 }
@@ -192,8 +329,22 @@ func splitQuoted(s string) ([]string, error) {
 
 // renderBlock builds the markdown of one block: a provenance line and the
 // table.
-func renderBlock(b Block, history []Line, historyName string) (string, error) {
-	run, err := SelectRef(history, b.Attrs["run"])
+func renderBlock(b Block, src Sources) (string, error) {
+	var (
+		run  []Line
+		from string
+		err  error
+	)
+	label := ""
+	if ref := b.Attrs["run"]; ref != "" {
+		run, err = SelectRef(src.History, ref)
+	} else {
+		label = b.Name
+		if l := b.Attrs["label"]; l != "" {
+			label = l
+		}
+		run, from, err = SelectLabel(src.History, label, src.Labels, src.LabelsName)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -215,7 +366,7 @@ func renderBlock(b Block, history []Line, historyName string) (string, error) {
 	}
 	info := Runs(run)[0]
 	var sb strings.Builder
-	sb.WriteString(provenance(info, b, historyName, run))
+	sb.WriteString(provenance(info, b, src.HistoryName, label, from, run))
 	sb.WriteString("\n")
 	var body string
 	if b.Attrs["layout"] == "ab" {
@@ -230,7 +381,7 @@ func renderBlock(b Block, history []Line, historyName string) (string, error) {
 	return sb.String(), nil
 }
 
-func provenance(info RunInfo, b Block, historyName string, run []Line) string {
+func provenance(info RunInfo, b Block, historyName, label, from string, run []Line) string {
 	f := info.First
 	cmd := "command `" + f.Command + "`"
 	switch {
@@ -256,8 +407,15 @@ func provenance(info RunInfo, b Block, historyName string, run []Line) string {
 	if errs > 0 {
 		e = fmt.Sprintf(" **%d errors in these lines.**", errs)
 	}
-	return fmt.Sprintf("_Generated by `katbench readme` from run `%s` in `%s`: %s; host %s; %s; commit `%s` (%s).%s_\n",
-		info.ID, historyName, cmd, f.HostLabel(), f.TS.UTC().Format("2006-01-02 15:04 UTC"), sha, state, e)
+	lab := ""
+	switch {
+	case label != "" && from != "":
+		lab = fmt.Sprintf(" (label `%s` in `%s`)", label, from)
+	case label != "":
+		lab = fmt.Sprintf(" (label `%s`)", label)
+	}
+	return fmt.Sprintf("_Generated by `katbench readme` from run `%s`%s in `%s`: %s; host %s; %s; commit `%s` (%s).%s_\n",
+		info.ID, lab, historyName, cmd, f.HostLabel(), f.TS.UTC().Format("2006-01-02 15:04 UTC"), sha, state, e)
 }
 
 type rowSpec struct {
@@ -432,7 +590,18 @@ func abTable(b Block, run []Line) (string, error) {
 	}
 	cell := map[[2]string]Line{}
 	for _, l := range run {
-		cell[[2]string{l.Target, l.Scenario}] = l
+		side := l.Target
+		if by := b.Attrs["by"]; by != "" {
+			v, ok := l.Params[by]
+			if !ok {
+				continue
+			}
+			side = fmt.Sprint(v)
+		}
+		if _, dup := cell[[2]string{side, l.Scenario}]; dup {
+			return "", fmt.Errorf("%w: two lines of %s for %s (narrow with where= or by=)", ErrBadMarker, side, l.Scenario)
+		}
+		cell[[2]string{side, l.Scenario}] = l
 	}
 	var sb strings.Builder
 	if len(run[0].Rounds) == 0 {

@@ -2,10 +2,13 @@ package analysis
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func readmeHistory(t testing.TB) []Line {
@@ -36,7 +39,7 @@ The end.
 
 func TestFoldReadme(t *testing.T) {
 	h := readmeHistory(t)
-	folded, blocks, err := FoldReadme([]byte(readmeText), h, "history.jsonl")
+	folded, blocks, err := FoldReadme([]byte(readmeText), Sources{History: h, HistoryName: "history.jsonl"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,15 +74,15 @@ func TestFoldReadme(t *testing.T) {
 	if strings.Contains(got, "| stale | table |") {
 		t.Fatal("old table body kept")
 	}
-	again, _, err := FoldReadme(folded, h, "history.jsonl")
+	again, _, err := FoldReadme(folded, Sources{History: h, HistoryName: "history.jsonl"})
 	if err != nil || string(again) != got {
 		t.Fatalf("folding twice changed the README (err %v)", err)
 	}
-	if err := CheckReadme(folded, h, "history.jsonl"); err != nil {
+	if err := CheckReadme(folded, Sources{History: h, HistoryName: "history.jsonl"}); err != nil {
 		t.Fatalf("fresh README reported stale: %v", err)
 	}
 	edited := strings.Replace(got, "| load_table.latency p50 µs | 0.", "| load_table.latency p50 µs | 1.", 1)
-	if err := CheckReadme([]byte(edited), h, "history.jsonl"); !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), "stale: fronts (") {
+	if err := CheckReadme([]byte(edited), Sources{History: h, HistoryName: "history.jsonl"}); !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), "stale: fronts (") {
 		t.Fatalf("hand-edited number: %v", err)
 	}
 }
@@ -90,7 +93,12 @@ func TestFoldReadmeBadMarkers(t *testing.T) {
 		name, text string
 		want       error
 	}{
-		{"no run", "<!-- katbench:table x targets=a -->\n<!-- /katbench:table -->\n", ErrBadMarker},
+		{"no run labelled x", "<!-- katbench:table x targets=a -->\n<!-- /katbench:table -->\n", ErrNoLines},
+		{"run and label", "<!-- katbench:table x run=feed label=y -->\n<!-- /katbench:table -->\n", ErrBadMarker},
+		{"two blocks, one name", "<!-- katbench:table x run=feed -->\n<!-- /katbench:table -->\n<!-- katbench:table x run=feed -->\n<!-- /katbench:table -->\n", ErrBadMarker},
+		{"unknown section", "<!-- katbench:generated nope -->\n<!-- /katbench:generated -->\n", ErrBadMarker},
+		{"section with attributes", "<!-- katbench:generated list run=feed -->\n<!-- /katbench:generated -->\n", ErrBadMarker},
+		{"section closed as a table", "<!-- katbench:generated list -->\n<!-- /katbench:table -->\n", ErrBadMarker},
 		{"unknown attribute", "<!-- katbench:table x run=feed colour=red -->\n<!-- /katbench:table -->\n", ErrBadMarker},
 		{"no name", "<!-- katbench:table run=feed -->\n<!-- /katbench:table -->\n", ErrBadMarker},
 		{"unclosed", "<!-- katbench:table x run=feed -->\ntext\n", ErrBadMarker},
@@ -103,7 +111,7 @@ func TestFoldReadmeBadMarkers(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := FoldReadme([]byte(tc.text), h, "h")
+			_, _, err := FoldReadme([]byte(tc.text), Sources{History: h, HistoryName: "h"})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
@@ -117,17 +125,96 @@ func FuzzFoldReadme(f *testing.F) {
 	f.Add(readmeText)
 	f.Add("<!-- katbench:table x run=feed cmd=\"a -->\n<!-- /katbench:table -->\n")
 	f.Add("<!-- katbench:table -->")
+	f.Add("<!-- katbench:generated list -->\nold\n<!-- /katbench:generated -->\n<!-- katbench:table fronts -->\n<!-- /katbench:table -->\n")
 	h := readmeHistory(f)
+	src := Sources{History: h, HistoryName: "h", Labels: map[string]string{"fronts": "feed"}, Sections: map[string]string{"list": "| a |\n"}}
 	f.Fuzz(func(t *testing.T, text string) {
-		out, _, err := FoldReadme([]byte(text), h, "h")
+		out, _, err := FoldReadme([]byte(text), src)
 		if err != nil {
 			return
 		}
-		again, _, err := FoldReadme(out, h, "h")
+		again, _, err := FoldReadme(out, src)
 		if err != nil || string(again) != string(out) {
 			t.Fatalf("folding is not stable: %v", err)
 		}
 	})
+}
+
+// TestFoldReadmeByLabel: a table named NAME shows the newest run labelled
+// NAME, whether the label is on its lines or in the label file; label=
+// lets two tables show one run; generated sections come from Sources.
+func TestFoldReadmeByLabel(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	mk := func(id string, label string, at time.Duration, us float64) []byte {
+		f := newFixture(id, "vm", uint64(at))
+		f.label, f.ts = label, t0.Add(at)
+		return f.line(t, "rest", "load_table.latency", us)
+	}
+	h := parse(t,
+		mk("01d0000000000001", "", 0, 100),                    // unlabelled; named in the label file
+		mk("1abe000000000002", "fronts", time.Hour, 200),      // labelled
+		mk("1abe000000000003", "fronts", 2*time.Hour, 300),    // labelled, newer: shown
+		mk("1abe000000000004", "other", 3*time.Hour, 400),     // another label
+		mk("1abe000000000005", "fronts", 90*time.Minute, 500)) // labelled, older than 0003 though later in the file
+	src := Sources{History: h, HistoryName: "h.jsonl", LabelsName: "labels.tsv",
+		Labels:   map[string]string{"old": "01d0", "fronts": "01d0"},
+		Sections: map[string]string{"list": "| a | b |\n"}}
+	text := "<!-- katbench:table fronts rows=load_table.latency:p50 -->\n<!-- /katbench:table -->\n" +
+		"<!-- katbench:table old rows=load_table.latency:p50 -->\n<!-- /katbench:table -->\n" +
+		"<!-- katbench:table again label=fronts rows=load_table.latency:p50 -->\n<!-- /katbench:table -->\n" +
+		"<!-- katbench:generated list -->\nstale\n<!-- /katbench:generated -->\n"
+	out, blocks, err := FoldReadme([]byte(text), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(out)
+	if len(blocks) != 4 || !blocks[3].Section {
+		t.Fatalf("blocks %+v", blocks)
+	}
+	for _, want := range []string{
+		"from run `1abe000000000003` (label `fronts`) in `h.jsonl`",
+		"from run `01d0000000000001` (label `old` in `labels.tsv`)",
+		"<!-- katbench:table again label=fronts rows=load_table.latency:p50 -->\n_Generated by `katbench readme` from run `1abe000000000003`",
+		"<!-- katbench:generated list -->\n| a | b |\n<!-- /katbench:generated -->",
+	} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("folded text lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "stale") || strings.Contains(got, "1abe000000000005") || strings.Contains(got, "1abe000000000002") {
+		t.Fatalf("an older run or the old section body is shown:\n%s", got)
+	}
+	if err := CheckReadme(out, src); err != nil {
+		t.Fatalf("fresh text reported stale: %v", err)
+	}
+	src.Sections = map[string]string{"list": "| a | c |\n"}
+	if err := CheckReadme(out, src); !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), "stale: list") {
+		t.Fatalf("changed section: %v", err)
+	}
+	// A label file naming a run that is not in the history is an error.
+	src.Labels = map[string]string{"old": "dead"}
+	if _, _, err := FoldReadme([]byte(text), src); !errors.Is(err, ErrNoLines) || !strings.Contains(err.Error(), "labels.tsv") {
+		t.Fatalf("unknown mapped run: %v", err)
+	}
+}
+
+func TestReadLabels(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "labels.tsv")
+	if m, err := ReadLabels(p); err != nil || len(m) != 0 {
+		t.Fatalf("missing file: %v %v", m, err)
+	}
+	os.WriteFile(p, []byte("# label\trun\n\npeers\tab2cc68313c751d5\nfronts  d01abec351ac87d3\n"), 0o644)
+	m, err := ReadLabels(p)
+	if err != nil || len(m) != 2 || m["peers"] != "ab2cc68313c751d5" || m["fronts"] != "d01abec351ac87d3" {
+		t.Fatalf("labels %v, %v", m, err)
+	}
+	for _, bad := range []string{"peers\n", "peers a b\n", "peers a\npeers b\n"} {
+		os.WriteFile(p, []byte(bad), 0o644)
+		if _, err := ReadLabels(p); !errors.Is(err, ErrBadMarker) {
+			t.Fatalf("%q: %v", bad, err)
+		}
+	}
 }
 
 func atoi(t *testing.T, s string) int {

@@ -17,14 +17,17 @@ import (
 const SchemaVersion = 2
 
 // Record is one result line: one (target, scenario, variant) of one run. Its
-// JSON form is the contract documented in the README. A value that was not
+// JSON form is the contract documented in docs/methodology.md. A value that was not
 // measured is absent, never 0: the percentiles and mean when no operation
 // succeeded, ops_sec when nothing was timed; a skipped line carries no
 // numbers at all.
 type Record struct {
-	Schema   int    `json:"schema"`
-	TS       string `json:"ts"`
-	RunID    string `json:"run_id"`
+	Schema int    `json:"schema"`
+	TS     string `json:"ts"`
+	RunID  string `json:"run_id"`
+	// Label names the run for the tables that are generated from it
+	// (`--label`, read by `katbench readme`); absent when none was given.
+	Label    string `json:"label,omitempty"`
 	Target   string `json:"target"`
 	Scenario string `json:"scenario"`
 	Loop     string `json:"loop"`
