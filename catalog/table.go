@@ -189,7 +189,7 @@ func (c *Catalog) install(ctx context.Context, ident table.Identifier, base *tab
 	}
 	defer s.release()
 	if err := c.commit(s.op()); err != nil {
-		s.discard(ctx)
+		s.discard()
 		return nil, err
 	}
 	return s.table(), nil
@@ -203,8 +203,7 @@ type staged struct {
 	key   []byte
 	base  *tableEntry // nil: the table must not exist yet
 	entry *tableEntry // the new pointer, with its metadata attached
-	props iceberg.Properties
-	file  *fileSync // nil: durable already
+	file  *fileSync   // nil: durable already
 }
 
 // stage writes meta as version's metadata file for ident, computed from
@@ -213,7 +212,11 @@ func (c *Catalog) stage(ctx context.Context, ident table.Identifier, base *table
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	loc, err := newMetadataLocation(meta, version)
+	loc, err := c.newMetadataLocation(meta, version)
+	if err != nil {
+		return nil, err
+	}
+	_, fsF, err := c.fsFor(loc)
 	if err != nil {
 		return nil, err
 	}
@@ -221,19 +224,13 @@ func (c *Catalog) stage(ctx context.Context, ident table.Identifier, base *table
 	if err != nil {
 		return nil, fmt.Errorf("encode metadata: %w", err)
 	}
-	file, err := c.writeMetadata(ctx, loc, raw, meta.Properties())
+	file, err := c.writeMetadata(ctx, loc, raw)
 	if err != nil {
-		return nil, err
-	}
-	_, fsF, err := c.fsFor(ctx, loc, meta.Properties())
-	if err != nil {
-		releaseFiles(nonNil(file))
-		c.removeMetadata(ctx, loc, meta.Properties())
 		return nil, err
 	}
 	entry := &tableEntry{location: loc}
 	entry.loaded.Store(newLoaded(ident, loc, meta, raw, fsF, c))
-	return &staged{c: c, ident: ident, key: keyOf(ident), base: base, entry: entry, props: meta.Properties(), file: file}, nil
+	return &staged{c: c, ident: ident, key: keyOf(ident), base: base, entry: entry, file: file}, nil
 }
 
 // op is the pointer swing: check compares ident's pointer with base (and,
@@ -250,6 +247,9 @@ func (s *staged) op() *writeOp {
 				ns := s.ident[:len(s.ident)-1]
 				if tx.Bucket(bucketNamespaces).Get(keyOf(ns)) == nil {
 					return fmt.Errorf("namespace %s: %w", identString(ns), icecatalog.ErrNoSuchNamespace)
+				}
+				if viewPointer(tx, s.key) != nil {
+					return errViewHasName
 				}
 			case cur == nil:
 				return fmt.Errorf("%w: table was dropped concurrently: %w", table.ErrCommitFailed, icecatalog.ErrNoSuchTable)
@@ -271,9 +271,7 @@ func (s *staged) op() *writeOp {
 func (s *staged) release() { releaseFiles(nonNil(s.file)) }
 
 // discard removes the staged file after its op failed.
-func (s *staged) discard(ctx context.Context) {
-	s.c.removeMetadata(ctx, s.entry.location, s.props)
-}
+func (s *staged) discard() { s.c.removeMetadata(s.entry.location) }
 
 // table is the committed table, a copy of the cached prototype.
 func (s *staged) table() *table.Table {
@@ -338,7 +336,7 @@ func (c *Catalog) DropTable(ctx context.Context, ident table.Identifier) error {
 // RenameTable moves from's pointer to to, which may be in another
 // namespace; the table keeps its location and metadata. Errors wrap
 // ErrNoSuchTable (from), ErrNoSuchNamespace (to's namespace) or
-// ErrTableAlreadyExists (to).
+// ErrTableAlreadyExists (to is a table, or — with ErrNameTaken — a view).
 func (c *Catalog) RenameTable(ctx context.Context, from, to table.Identifier) (*table.Table, error) {
 	if err := validateTableIdent(from); err != nil {
 		return nil, fmt.Errorf("rename table: %w", err)
@@ -360,6 +358,9 @@ func (c *Catalog) RenameTable(ctx context.Context, from, to table.Identifier) (*
 		}
 		if tables.Get(toKey) != nil {
 			return fmt.Errorf("%s: %w", identString(to), icecatalog.ErrTableAlreadyExists)
+		}
+		if viewPointer(tx, toKey) != nil {
+			return fmt.Errorf("%s: %w", identString(to), errViewHasName)
 		}
 		loc = string(cur)
 		if err := tables.Delete(fromKey); err != nil {

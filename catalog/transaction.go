@@ -41,7 +41,7 @@ func (c *Catalog) CommitTransaction(ctx context.Context, commits []table.TableCo
 	defer func() { releaseFiles(files) }()
 	cleanup := func() {
 		for _, s := range staged {
-			c.removeMetadata(ctx, s.loc, s.meta.Properties())
+			c.removeMetadata(s.loc)
 		}
 	}
 	seen := make(map[string]bool, len(commits))
@@ -91,7 +91,12 @@ func (c *Catalog) CommitTransaction(ctx context.Context, commits []table.TableCo
 			cleanup()
 			return fmt.Errorf("commit transaction: table %s: cannot parse the version of %s", name, l.location)
 		}
-		loc, err := newMetadataLocation(next, version)
+		loc, err := c.newMetadataLocation(next, version)
+		if err != nil {
+			cleanup()
+			return fmt.Errorf("commit transaction: table %s: %w", name, err)
+		}
+		_, fsF, err := c.fsFor(loc)
 		if err != nil {
 			cleanup()
 			return fmt.Errorf("commit transaction: table %s: %w", name, err)
@@ -101,19 +106,13 @@ func (c *Catalog) CommitTransaction(ctx context.Context, commits []table.TableCo
 			cleanup()
 			return fmt.Errorf("commit transaction: table %s: encode metadata: %w", name, err)
 		}
-		file, err := c.writeMetadata(ctx, loc, raw, next.Properties())
+		file, err := c.writeMetadata(ctx, loc, raw)
 		if err != nil {
 			cleanup()
 			return fmt.Errorf("commit transaction: table %s: %w", name, err)
 		}
 		files = append(files, nonNil(file)...)
-		_, fsF, err := c.fsFor(ctx, loc, next.Properties())
-		s := stagedCommit{ident: tc.Identifier, key: keyOf(tc.Identifier), base: base, loc: loc, meta: next}
-		staged = append(staged, s)
-		if err != nil {
-			cleanup()
-			return fmt.Errorf("commit transaction: table %s: %w", name, err)
-		}
+		staged = append(staged, stagedCommit{ident: tc.Identifier, key: keyOf(tc.Identifier), base: base, loc: loc, meta: next})
 		e := &tableEntry{location: loc}
 		e.loaded.Store(newLoaded(tc.Identifier, loc, next, raw, fsF, c))
 		staged[len(staged)-1].entry = e
