@@ -55,6 +55,12 @@ type Options struct {
 	// AllowedLocations are extra roots (absolute URIs) under which a table
 	// or view location may lie besides the warehouse; see CheckLocation.
 	AllowedLocations []string
+	// MetadataCacheBytes bounds the table metadata kept parsed in memory,
+	// counted as the bytes of the metadata JSON files (the parsed form held
+	// beside them is not counted and costs a multiple of that). Tables read
+	// least recently lose theirs first and read their file again on the
+	// next load. Zero or less means DefaultMetadataCacheBytes.
+	MetadataCacheBytes int64
 }
 
 // Catalog is the embedded bbolt Iceberg catalog. It implements
@@ -75,6 +81,9 @@ type Catalog struct {
 	// ios holds the IO of each root's "scheme://host" (see fsFor); it is
 	// set at Open and never changes.
 	ios map[string]rootIO
+
+	// cache bounds the metadata attached to mirror entries.
+	cache metaCache
 
 	// wmu serialises every bbolt write transaction with the mirror update
 	// that follows it, so the mirror changes in bbolt's commit order.
@@ -164,6 +173,10 @@ func Open(ctx context.Context, opts Options) (*Catalog, error) {
 
 	c := &Catalog{db: db, path: path, durability: durability, ioProps: opts.IOProps}
 	c.gc.commit = c.commitBatch
+	c.cache.limit = opts.MetadataCacheBytes
+	if c.cache.limit <= 0 {
+		c.cache.limit = DefaultMetadataCacheBytes
+	}
 	c.commits = newCommitLocks()
 	if err := c.init(ctx, dir, opts.Warehouse); err != nil {
 		_ = db.Close()

@@ -73,6 +73,7 @@ func (c *Catalog) RegisterTable(ctx context.Context, ident table.Identifier, met
 	if err != nil {
 		return nil, fmt.Errorf("register table %s: %w", identString(ident), err)
 	}
+	c.cache.admit(entry, l)
 	t := *l.proto
 	return &t, nil
 }

@@ -34,6 +34,7 @@ func (c *Catalog) lookup(ident table.Identifier) (*tableEntry, error) {
 // Open. Concurrent first readers may both read; one result is kept.
 func (c *Catalog) loaded(ctx context.Context, ident table.Identifier, e *tableEntry) (*loadedMetadata, error) {
 	if l := e.loaded.Load(); l != nil {
+		l.touch()
 		return l, nil
 	}
 	meta, raw, fsF, err := c.readMetadata(ctx, e.location)
@@ -42,9 +43,13 @@ func (c *Catalog) loaded(ctx context.Context, ident table.Identifier, e *tableEn
 	}
 	l := newLoaded(ident, e.location, meta, raw, fsF, c)
 	if e.loaded.CompareAndSwap(nil, l) {
+		c.cache.admit(e, l)
 		return l, nil
 	}
-	return e.loaded.Load(), nil
+	if cur := e.loaded.Load(); cur != nil {
+		return cur, nil
+	}
+	return l, nil // evicted in between: this read's copy serves the caller
 }
 
 func newLoaded(ident table.Identifier, loc string, meta table.Metadata, raw []byte, fsF table.FSysF, c *Catalog) *loadedMetadata {
@@ -54,6 +59,7 @@ func newLoaded(ident table.Identifier, loc string, meta table.Metadata, raw []by
 		raw:      raw,
 		fsF:      fsF,
 		proto:    table.New(ident, meta, loc, fsF, c),
+		size:     int64(len(raw)),
 	}
 }
 
@@ -192,6 +198,7 @@ func (c *Catalog) install(ctx context.Context, ident table.Identifier, base *tab
 		s.discard()
 		return nil, err
 	}
+	c.cache.admit(s.entry, s.loaded)
 	return s.table(), nil
 }
 
@@ -202,8 +209,9 @@ type staged struct {
 	ident table.Identifier
 	key   []byte
 	base  *tableEntry // nil: the table must not exist yet
-	entry *tableEntry // the new pointer, with its metadata attached
-	file  *fileSync   // nil: durable already
+	entry  *tableEntry     // the new pointer, with its metadata attached
+	loaded *loadedMetadata // entry's metadata (the cache may detach it)
+	file   *fileSync       // nil: durable already
 }
 
 // stage writes meta as version's metadata file for ident, computed from
@@ -229,8 +237,9 @@ func (c *Catalog) stage(ctx context.Context, ident table.Identifier, base *table
 		return nil, err
 	}
 	entry := &tableEntry{location: loc}
-	entry.loaded.Store(newLoaded(ident, loc, meta, raw, fsF, c))
-	return &staged{c: c, ident: ident, key: keyOf(ident), base: base, entry: entry, file: file}, nil
+	l := newLoaded(ident, loc, meta, raw, fsF, c)
+	entry.loaded.Store(l)
+	return &staged{c: c, ident: ident, key: keyOf(ident), base: base, entry: entry, loaded: l, file: file}, nil
 }
 
 // op is the pointer swing: check compares ident's pointer with base (and,
@@ -275,7 +284,7 @@ func (s *staged) discard() { s.c.removeMetadata(s.entry.location) }
 
 // table is the committed table, a copy of the cached prototype.
 func (s *staged) table() *table.Table {
-	t := *s.entry.loaded.Load().proto
+	t := *s.loaded.proto
 	return &t
 }
 
@@ -346,7 +355,10 @@ func (c *Catalog) RenameTable(ctx context.Context, from, to table.Identifier) (*
 	}
 	fromKey, toKey := keyOf(from), keyOf(to)
 	toNs := to[:len(to)-1]
-	var loc string
+	var (
+		loc   string
+		moved *tableEntry
+	)
 	err := c.write(func(tx *bolt.Tx) error {
 		tables := tx.Bucket(bucketTables)
 		cur := tables.Get(fromKey)
@@ -368,7 +380,7 @@ func (c *Catalog) RenameTable(ctx context.Context, from, to table.Identifier) (*
 		}
 		return tables.Put(toKey, []byte(loc))
 	}, func() {
-		moved := &tableEntry{location: loc}
+		moved = &tableEntry{location: loc}
 		if old := c.tables.get(fromKey); old != nil {
 			if l := old.loaded.Load(); l != nil {
 				moved.loaded.Store(newLoaded(to, loc, l.meta, l.raw, l.fsF, c))
@@ -379,6 +391,9 @@ func (c *Catalog) RenameTable(ctx context.Context, from, to table.Identifier) (*
 	})
 	if err != nil {
 		return nil, fmt.Errorf("rename table %s to %s: %w", identString(from), identString(to), err)
+	}
+	if l := moved.loaded.Load(); l != nil {
+		c.cache.admit(moved, l)
 	}
 	return c.LoadTable(ctx, to)
 }

@@ -19,8 +19,9 @@ type stagedCommit struct {
 	key   []byte
 	base  *tableEntry
 	loc   string
-	entry *tableEntry
-	meta  table.Metadata
+	entry  *tableEntry
+	loaded *loadedMetadata
+	meta   table.Metadata
 }
 
 // CommitTransaction commits changes to several existing tables atomically
@@ -112,10 +113,10 @@ func (c *Catalog) CommitTransaction(ctx context.Context, commits []table.TableCo
 			return fmt.Errorf("commit transaction: table %s: %w", name, err)
 		}
 		files = append(files, nonNil(file)...)
-		staged = append(staged, stagedCommit{ident: tc.Identifier, key: keyOf(tc.Identifier), base: base, loc: loc, meta: next})
 		e := &tableEntry{location: loc}
-		e.loaded.Store(newLoaded(tc.Identifier, loc, next, raw, fsF, c))
-		staged[len(staged)-1].entry = e
+		nl := newLoaded(tc.Identifier, loc, next, raw, fsF, c)
+		e.loaded.Store(nl)
+		staged = append(staged, stagedCommit{ident: tc.Identifier, key: keyOf(tc.Identifier), base: base, loc: loc, entry: e, loaded: nl, meta: next})
 	}
 	if len(staged) == 0 {
 		return nil
@@ -150,6 +151,9 @@ func (c *Catalog) CommitTransaction(ctx context.Context, commits []table.TableCo
 	if err != nil {
 		cleanup()
 		return fmt.Errorf("commit transaction: %w", err)
+	}
+	for _, s := range staged {
+		c.cache.admit(s.entry, s.loaded)
 	}
 	return nil
 }

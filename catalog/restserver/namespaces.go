@@ -58,13 +58,15 @@ func (s *Server) handleCreateNamespace(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.cat.CreateNamespace(r.Context(), req.Namespace, req.Properties); err != nil {
-		if len(req.Namespace) > 1 && errors.Is(err, icecatalog.ErrNoSuchNamespace) {
-			// The spec lists no 404 for this route: a missing parent is a
-			// bad request.
-			parent := table.Identifier(req.Namespace[:len(req.Namespace)-1])
-			err = fmt.Errorf("%w: parent namespace does not exist: %s: %w", ErrBadRequest, dotted(parent), err)
+		ns := req.Namespace
+		if len(ns) > 1 && errors.Is(err, icecatalog.ErrNoSuchNamespace) {
+			// A missing parent is 404 NoSuchNamespaceException naming the
+			// parent, as the reference server answers (RESTCatalogAdapter
+			// maps NoSuchNamespaceException to 404 on every route) and the
+			// reference client expects.
+			ns = ns[:len(ns)-1]
 		}
-		s.writeError(w, r, about(fmt.Errorf("create namespace %v: %w", req.Namespace, err), nil, req.Namespace, nil))
+		s.writeError(w, r, about(fmt.Errorf("create namespace %v: %w", req.Namespace, err), nil, ns, nil))
 		return
 	}
 	props := req.Properties
