@@ -86,7 +86,9 @@ func TestLocationPropertiesRefused(t *testing.T) {
 		for what, val := range h.hostileValues() {
 			props := iceberg.Properties{prop: val}
 			n++
-			name := func(s string) table.Identifier { return table.Identifier{"ns", s + strings.ReplaceAll(prop, ".", "_") + "_" + strings.ReplaceAll(what, " ", "_")} }
+			name := func(s string) table.Identifier {
+				return table.Identifier{"ns", s + strings.ReplaceAll(prop, ".", "_") + "_" + strings.ReplaceAll(what, " ", "_")}
+			}
 			t.Run(prop+"/"+what, func(t *testing.T) {
 				_, err := h.c.CreateTable(ctx, name("create_"), testSchema, icecatalog.WithProperties(props))
 				assertRefused(t, err, prop)

@@ -205,10 +205,10 @@ func (c *Catalog) install(ctx context.Context, ident table.Identifier, base *tab
 // staged is a table's next metadata file, written (and durable as the mode
 // promises), whose pointer is not committed yet. Its op commits it.
 type staged struct {
-	c     *Catalog
-	ident table.Identifier
-	key   []byte
-	base  *tableEntry // nil: the table must not exist yet
+	c      *Catalog
+	ident  table.Identifier
+	key    []byte
+	base   *tableEntry     // nil: the table must not exist yet
 	entry  *tableEntry     // the new pointer, with its metadata attached
 	loaded *loadedMetadata // entry's metadata (the cache may detach it)
 	file   *fileSync       // nil: durable already

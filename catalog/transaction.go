@@ -15,10 +15,10 @@ var _ icecatalog.TransactionalCatalog = (*Catalog)(nil)
 // stagedCommit is one table's part of a multi-table commit: the entry it
 // was computed from and the metadata file written for it.
 type stagedCommit struct {
-	ident table.Identifier
-	key   []byte
-	base  *tableEntry
-	loc   string
+	ident  table.Identifier
+	key    []byte
+	base   *tableEntry
+	loc    string
 	entry  *tableEntry
 	loaded *loadedMetadata
 	meta   table.Metadata
