@@ -61,9 +61,11 @@ func (s *Server) handleCreateNamespace(w http.ResponseWriter, r *http.Request) {
 		ns := req.Namespace
 		if len(ns) > 1 && errors.Is(err, icecatalog.ErrNoSuchNamespace) {
 			// A missing parent is 404 NoSuchNamespaceException naming the
-			// parent, as the reference server answers (RESTCatalogAdapter
-			// maps NoSuchNamespaceException to 404 on every route) and the
-			// reference client expects.
+			// parent. The route's OpenAPI entry lists no 404, but the
+			// clients map a 404 here to their no-such-namespace error
+			// (iceberg-go's ErrNoSuchNamespace, Java's
+			// NoSuchNamespaceException), where a 400 would be a bare bad
+			// request carrying a "does not exist" message.
 			ns = ns[:len(ns)-1]
 		}
 		s.writeError(w, r, about(fmt.Errorf("create namespace %v: %w", req.Namespace, err), nil, ns, nil))
