@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/apache/iceberg-go/table"
@@ -13,12 +14,17 @@ const mirrorShards = 256
 
 // tableEntry is one table pointer: the location of the table's current
 // metadata file, as committed in bbolt. The location never changes; a commit,
-// create or rename installs a new entry. The parsed metadata is attached once,
+// create or rename installs a new entry. The parsed metadata is attached
 // either at write time (the writer has it in hand) or by the first reader
-// after Open; since metadata files are immutable it can never go stale.
+// that finds none; since metadata files are immutable it can never go
+// stale. The metadata cache (metaCache) may detach it again to stay within
+// its byte budget; the next reader reads the file once more.
 type tableEntry struct {
 	location string
 	loaded   atomic.Pointer[loadedMetadata]
+	// retired is set once the mirror no longer holds the entry (a commit,
+	// rename or drop replaced it), so the cache lets its metadata go.
+	retired atomic.Bool
 }
 
 // loadedMetadata is the parsed content of the metadata file at location,
@@ -35,6 +41,89 @@ type loadedMetadata struct {
 	// reads nothing; the copies share the metadata, the identifier slice, the
 	// FS function and the (concurrency-safe) manifest cache.
 	proto *table.Table
+	// size is what the entry costs the cache's budget: len(raw).
+	size int64
+	// ref is the cache's "used since the hand last passed" bit.
+	ref atomic.Bool
+}
+
+// touch marks l as used, for the cache's eviction. It writes only when the
+// bit is clear, so warm readers of one table do not contend on it.
+func (l *loadedMetadata) touch() {
+	if !l.ref.Load() {
+		l.ref.Store(true)
+	}
+}
+
+// DefaultMetadataCacheBytes is the metadata cache budget when
+// Options.MetadataCacheBytes is zero.
+const DefaultMetadataCacheBytes = 128 << 20
+
+// metaCache bounds the metadata kept parsed in memory: the sum of the
+// metadata JSON sizes of the entries it has admitted stays at most limit
+// (an entry alone larger than limit is still admitted, and is the next to
+// go). It evicts with the CLOCK algorithm: the hand passes over the
+// admitted entries, an entry read since the last pass (ref set) gets a
+// second chance, any other is detached from its tableEntry; an entry the
+// mirror retired is dropped at once. Readers only set ref, without a lock;
+// admit takes the cache's mutex. Safe for concurrent use.
+type metaCache struct {
+	limit int64
+
+	mu    sync.Mutex
+	ring  []cachedMeta
+	hand  int
+	bytes int64
+}
+
+// cachedMeta is one admitted entry and the metadata it was admitted with.
+type cachedMeta struct {
+	e *tableEntry
+	l *loadedMetadata
+}
+
+// admit accounts for l, attached to e, and evicts other entries until the
+// cache is within its limit. Call it once per attachment, after e is
+// published (or found) in the mirror.
+func (m *metaCache) admit(e *tableEntry, l *loadedMetadata) {
+	l.ref.Store(true)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ring = append(m.ring, cachedMeta{e, l})
+	m.bytes += l.size
+	for m.bytes > m.limit && len(m.ring) > 1 {
+		if m.hand >= len(m.ring) {
+			m.hand = 0
+		}
+		c := m.ring[m.hand]
+		switch {
+		case c.l == l:
+			m.hand++ // the entry just admitted stays
+		case c.e.retired.Load() || c.e.loaded.Load() != c.l:
+			m.drop()
+		case c.l.ref.Swap(false):
+			m.hand++
+		default:
+			c.e.loaded.CompareAndSwap(c.l, nil)
+			m.drop()
+		}
+	}
+}
+
+// drop removes the entry under the hand. Callers hold mu.
+func (m *metaCache) drop() {
+	last := len(m.ring) - 1
+	m.bytes -= m.ring[m.hand].l.size
+	m.ring[m.hand] = m.ring[last]
+	m.ring[last] = cachedMeta{}
+	m.ring = m.ring[:last]
+}
+
+// resident returns the bytes and entries the cache accounts for now.
+func (m *metaCache) resident() (bytes int64, entries int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.bytes, len(m.ring)
 }
 
 // mirror is the in-memory copy of bbolt's table pointers.
@@ -84,6 +173,9 @@ func (m *mirror) set(key []byte, e *tableEntry) {
 		for k, v := range *old {
 			next[k] = v
 		}
+	}
+	if old := next[string(key)]; old != nil && old != e {
+		old.retired.Store(true)
 	}
 	if e == nil {
 		delete(next, string(key))

@@ -1,9 +1,16 @@
 package catalog
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/apache/iceberg-go"
+	icecatalog "github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
 )
 
 // BenchmarkMirrorLookup compares the sharded copy-on-write mirror with
@@ -44,4 +51,104 @@ func BenchmarkMirrorLookup(b *testing.B) {
 			m.set(key, e)
 		}
 	})
+}
+
+// TestMetadataCacheBounded loads more metadata than the cache may hold:
+// the bytes it holds stay within the budget after every load, every load
+// still returns the table's metadata, and a table read between every other
+// load keeps its metadata (CLOCK's second chance) while cold ones go.
+func TestMetadataCacheBounded(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	c, err := Open(ctx, Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateNamespace(ctx, table.Identifier{"ns"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	pad := strings.Repeat("x", 64<<10)
+	sc := iceberg.NewSchema(0, iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true})
+	const n = 20
+	var size int64
+	for i := range n {
+		tbl, err := c.CreateTable(ctx, table.Identifier{"ns", fmt.Sprintf("t%02d", i)}, sc,
+			icecatalog.WithProperties(iceberg.Properties{"pad": pad}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(strings.TrimPrefix(tbl.MetadataLocation(), "file://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		size = st.Size()
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	limit := 4*size + size/2
+	c, err = Open(ctx, Options{Dir: dir, MetadataCacheBytes: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	hot := table.Identifier{"ns", "t00"}
+	for i := range n {
+		for _, id := range []table.Identifier{{"ns", fmt.Sprintf("t%02d", i)}, hot} {
+			tbl, err := c.LoadTable(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tbl.Properties()["pad"]; got != pad {
+				t.Fatalf("%v: metadata lost its properties after eviction (%d bytes of pad)", id, len(got))
+			}
+		}
+		if b, entries := c.cache.resident(); b > limit {
+			t.Fatalf("after %d loads the cache holds %d bytes in %d entries, over its %d-byte budget", i+1, b, entries, limit)
+		}
+	}
+	attached := 0
+	for i := range n {
+		if c.tables.get(keyOf(table.Identifier{"ns", fmt.Sprintf("t%02d", i)})).loaded.Load() != nil {
+			attached++
+		}
+	}
+	if attached > 4 || attached == 0 {
+		t.Errorf("%d of %d tables keep parsed metadata; the budget holds 4", attached, n)
+	}
+	if c.tables.get(keyOf(hot)).loaded.Load() == nil {
+		t.Error("the table read between every load lost its metadata")
+	}
+}
+
+// TestMetadataCacheDropsRetired checks that commits do not pile up
+// metadata: a superseded entry leaves the cache's accounting.
+func TestMetadataCacheDropsRetired(t *testing.T) {
+	ctx := context.Background()
+	c, err := Open(ctx, Options{Dir: t.TempDir(), MetadataCacheBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if err := c.CreateNamespace(ctx, table.Identifier{"ns"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	sc := iceberg.NewSchema(0, iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true})
+	id := table.Identifier{"ns", "t"}
+	if _, err := c.CreateTable(ctx, id, sc); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if _, _, err := c.CommitTable(ctx, id, nil, []table.Update{table.NewSetPropertiesUpdate(iceberg.Properties{"i": fmt.Sprint(i)})}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, entries := c.cache.resident(); entries != 1 {
+		t.Errorf("the cache holds %d entries after 10 commits to one table with a 1-byte budget, want 1", entries)
+	}
+	tbl, err := c.LoadTable(ctx, id)
+	if err != nil || tbl.Properties()["i"] != "9" {
+		t.Fatalf("load after commits: %v, props %v", err, tbl.Properties())
+	}
 }

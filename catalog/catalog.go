@@ -15,7 +15,6 @@ import (
 	"github.com/apache/iceberg-go"
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	icebergio "github.com/apache/iceberg-go/io"
-	"github.com/apache/iceberg-go/table"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -56,6 +55,12 @@ type Options struct {
 	// AllowedLocations are extra roots (absolute URIs) under which a table
 	// or view location may lie besides the warehouse; see CheckLocation.
 	AllowedLocations []string
+	// MetadataCacheBytes bounds the table metadata kept parsed in memory,
+	// counted as the bytes of the metadata JSON files (the parsed form held
+	// beside them is not counted and costs a multiple of that). Tables read
+	// least recently lose theirs first and read their file again on the
+	// next load. Zero or less means DefaultMetadataCacheBytes.
+	MetadataCacheBytes int64
 }
 
 // Catalog is the embedded bbolt Iceberg catalog. It implements
@@ -68,14 +73,17 @@ type Catalog struct {
 	durability Durability
 	ioProps    iceberg.Properties
 
-	// whPrefix is "scheme://host" of the warehouse; locations with this
-	// prefix share whFS, loaded once at Open.
-	whPrefix string
-	whFS     icebergio.IO
-	whFSF    table.FSysF
+	// whFS is the warehouse's IO, loaded once at Open from ioProps.
+	whFS icebergio.IO
 
 	// locations is the rule every written table or view location obeys.
 	locations locationPolicy
+	// ios holds the IO of each root's "scheme://host" (see fsFor); it is
+	// set at Open and never changes.
+	ios map[string]rootIO
+
+	// cache bounds the metadata attached to mirror entries.
+	cache metaCache
 
 	// wmu serialises every bbolt write transaction with the mirror update
 	// that follows it, so the mirror changes in bbolt's commit order.
@@ -165,12 +173,20 @@ func Open(ctx context.Context, opts Options) (*Catalog, error) {
 
 	c := &Catalog{db: db, path: path, durability: durability, ioProps: opts.IOProps}
 	c.gc.commit = c.commitBatch
+	c.cache.limit = opts.MetadataCacheBytes
+	if c.cache.limit <= 0 {
+		c.cache.limit = DefaultMetadataCacheBytes
+	}
 	c.commits = newCommitLocks()
 	if err := c.init(ctx, dir, opts.Warehouse); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
 	if c.locations, err = newLocationPolicy(c.warehouse, opts.AllowedLocations); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open catalog: %w", err)
+	}
+	if err := c.loadRootIOs(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open catalog: %w", err)
 	}
@@ -205,13 +221,10 @@ func (c *Catalog) init(ctx context.Context, dir, warehouse string) error {
 		warehouse = (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(dir, "warehouse"))}).String()
 	}
 	c.warehouse = strings.TrimRight(warehouse, "/")
-	c.whPrefix = schemeHost(c.warehouse)
 	c.whFS, err = icebergio.LoadFS(ctx, c.ioProps, c.warehouse)
 	if err != nil {
 		return fmt.Errorf("open catalog: load IO for warehouse %s: %w", c.warehouse, err)
 	}
-	whFS := c.whFS
-	c.whFSF = func(context.Context) (icebergio.IO, error) { return whFS, nil }
 	return nil
 }
 
@@ -312,13 +325,4 @@ func (c *Catalog) read(fn func(tx *bolt.Tx) error) error {
 		return ErrClosed
 	}
 	return c.db.View(fn)
-}
-
-// schemeHost returns "scheme://host" of a URI, or "" for a plain path.
-func schemeHost(loc string) string {
-	u, err := url.Parse(loc)
-	if err != nil || u.Scheme == "" {
-		return ""
-	}
-	return u.Scheme + "://" + u.Host
 }

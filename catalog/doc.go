@@ -68,6 +68,38 @@
 // never read or parse a file. The mirror is replaced under the writer lock
 // right after each bbolt commit, so it is always exactly what bbolt holds.
 //
+// The parsed metadata is bounded by Options.MetadataCacheBytes (default
+// [DefaultMetadataCacheBytes], counted as metadata JSON bytes): past it,
+// the tables read least recently (CLOCK order) let theirs go, and their
+// next load reads and parses the file again, once. A read only sets a bit;
+// eviction runs when metadata is attached, never on the warm path.
+//
+// # Locations and IO
+//
+// The catalog writes, reads and removes files only inside its warehouse
+// and the allowed locations (Options.AllowedLocations), and hands a table
+// only such places to write at: every table and view location, every
+// location property ([LocationProperties]: write.metadata.path,
+// write.data.path, …) and every metadata file location passes one rule
+// ([Catalog.CheckLocation]). A location property outside is refused,
+// naming it, with an error wrapping [ErrInvalidLocation]; one inside is
+// honoured. A pointer that names a file outside (written by an older
+// version, or before the warehouse moved) is refused the same way when
+// it is read.
+//
+// The IO the catalog writes with is configured by Options.IOProps alone,
+// loaded once per root at Open. Table properties never configure it: a
+// table whose properties name another S3 endpoint, keys or region changes
+// nothing about where the catalog connects or what it signs with.
+//
+// # File modes
+//
+// The bbolt file is created 0600. Metadata files are created with mode
+// 0666 and directories with 0755 (iceberg-go's local IO), both reduced by
+// the process umask: with the common umask 022 they are 0644 and 0755,
+// readable by every local user. Set a umask such as 077 before starting a
+// process that owns a catalog to keep its files to its user.
+//
 // # Durability modes and what a crash can lose
 //
 // A crash of the process alone (panic, kill -9, OOM) loses nothing that was

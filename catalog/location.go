@@ -38,12 +38,44 @@ func (l locationRoot) under(r locationRoot) bool {
 
 func (l locationRoot) String() string { return l.scheme + "://" + l.host + l.path }
 
-// locationPolicy is the rule a catalog applies to every table and view
-// location it writes: inside one of roots (the warehouse, then any allowed
-// locations). It is immutable after newLocationPolicy and safe for
-// concurrent use.
+// locationPolicy is the one location rule: every location a catalog
+// writes, reads or deletes a file at, and every location it hands a table
+// to write at, lies strictly inside one of roots (the warehouse, then any
+// allowed locations) and passes ValidateLocation. That covers
+//
+//   - a table's or view's location (requested, the namespace's "location"
+//     property, or the default under the warehouse), on create, staged
+//     create, set-location, register and multi-table commits;
+//   - every location-valued table or view property (LocationProperties:
+//     write.metadata.path, write.data.path and the older data-path names),
+//     which decide where metadata files, manifests and data files go. Such
+//     a property is constrained, not ignored: a value that passes the rule
+//     is kept and honoured; any other value refuses the whole request with
+//     an error naming the property and wrapping ErrInvalidLocation (REST
+//     400 BadRequestException, gRPC InvalidArgument), and nothing is
+//     written;
+//   - every metadata file location, checked again right before the file is
+//     written, read or removed, so no path through the catalog reaches a
+//     file outside the roots even if a caller forgot a check.
+//
+// It is immutable after newLocationPolicy and safe for concurrent use.
 type locationPolicy struct {
 	roots []locationRoot
+}
+
+// LocationProperties are the table and view properties whose values are
+// locations the table's files are written at: iceberg-go's location
+// provider reads write.metadata.path (metadata files, manifests, manifest
+// lists) and write.data.path (data files); write.object-storage.path and
+// write.folder-storage.path are Java's older names for the data path, and
+// write.metadata.location is reserved by iceberg-go. Each one present must
+// pass the location rule (see Catalog.CheckLocation).
+var LocationProperties = []string{
+	table.WriteMetadataPathKey,
+	table.WriteDataPathKey,
+	"write.object-storage.path",
+	"write.folder-storage.path",
+	table.WriteMetadataLocationKey,
 }
 
 // newLocationPolicy parses the warehouse and the allowed roots. A root must
@@ -66,22 +98,48 @@ func newLocationPolicy(warehouse string, allowed []string) (locationPolicy, erro
 // check validates loc against the policy and returns it normalised
 // (trailing slashes removed). field names the request field in the error.
 func (p locationPolicy) check(field, loc string) (string, error) {
+	trimmed, _, err := p.match(field, loc)
+	return trimmed, err
+}
+
+// match is check also returning the parsed location.
+func (p locationPolicy) match(field, loc string) (string, locationRoot, error) {
 	trimmed := strings.TrimRight(loc, "/")
 	l, err := parseLocation(trimmed)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", field, err)
+		return "", l, fmt.Errorf("%s: %w", field, err)
 	}
 	for _, r := range p.roots {
 		if l.under(r) {
-			return trimmed, nil
+			return trimmed, l, nil
 		}
 	}
 	roots := make([]string, len(p.roots))
 	for i, r := range p.roots {
 		roots[i] = r.String()
 	}
-	return "", fmt.Errorf("%s: %w %q: not under the warehouse or an allowed location (%s)",
+	return "", l, fmt.Errorf("%s: %w %q: not under the warehouse or an allowed location (%s)",
 		field, ErrInvalidLocation, loc, strings.Join(roots, ", "))
+}
+
+// checkProperties applies the rule to every location property in props
+// and returns the metadata directory they name ("" when
+// write.metadata.path is absent). A refusal names the property.
+func (p locationPolicy) checkProperties(props iceberg.Properties) (metadataDir string, err error) {
+	for _, k := range LocationProperties {
+		v, ok := props[k]
+		if !ok {
+			continue
+		}
+		got, err := p.check(k, v)
+		if err != nil {
+			return "", fmt.Errorf("property %w", err)
+		}
+		if k == table.WriteMetadataPathKey {
+			metadataDir = got
+		}
+	}
+	return metadataDir, nil
 }
 
 // ValidateLocation reports whether loc is a well-formed absolute location:
@@ -186,6 +244,35 @@ func escapeLocationPart(part string) string { return url.PathEscape(part) }
 // for concurrent use.
 func (c *Catalog) CheckLocation(field, loc string) (string, error) {
 	return c.locations.check(field, loc)
+}
+
+// CheckLocationProperties reports whether every location property of a
+// table or view (LocationProperties) passes the location rule; the error
+// names the first that does not and wraps ErrInvalidLocation. Every write
+// of the catalog applies it; fronts call it to refuse a request (a staged
+// create) before anything else happens. Safe for concurrent use.
+func (c *Catalog) CheckLocationProperties(props iceberg.Properties) error {
+	_, err := c.locations.checkProperties(props)
+	return err
+}
+
+// metadataDir is the directory new metadata files of a table or view with
+// location loc and properties props go to: write.metadata.path when set,
+// else <loc>/metadata. Both the location and every location property must
+// pass the rule.
+func (c *Catalog) metadataDir(loc string, props iceberg.Properties) (string, error) {
+	base, err := c.locations.check("location", loc)
+	if err != nil {
+		return "", err
+	}
+	dir, err := c.locations.checkProperties(props)
+	if err != nil {
+		return "", err
+	}
+	if dir == "" {
+		dir = base + "/metadata"
+	}
+	return dir, nil
 }
 
 // tableLocation is the location a new table gets when the request names

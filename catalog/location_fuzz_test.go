@@ -16,6 +16,7 @@ import (
 //	go test ./catalog -run '^$' -fuzz FuzzTableLocation -fuzztime 10m
 //	go test ./catalog -run '^$' -fuzz FuzzCheckLocation -fuzztime 10m
 //	go test ./catalog -run '^$' -fuzz FuzzValidateIdentifier -fuzztime 10m
+//	go test ./catalog -run '^$' -fuzz FuzzLocationProperties -fuzztime 10m
 
 // fuzzWarehouse is a fixed warehouse for the location fuzzers: no files are
 // written, only locations computed.
@@ -94,5 +95,49 @@ func FuzzCheckLocation(f *testing.F) {
 			return
 		}
 		assertWrittenUnderWarehouse(t, got)
+	})
+}
+
+// FuzzLocationProperties fuzzes a table location and the value of one
+// location property (LocationProperties). When the catalog accepts both,
+// every place a file of the table would be written is inside the
+// warehouse: the metadata files the catalog names itself, and the data
+// files, manifests and manifest lists iceberg-go's location provider names
+// from the same properties (plain and object-storage layouts). A refusal
+// wraps ErrInvalidLocation and names the property or the location.
+func FuzzLocationProperties(f *testing.F) {
+	for i, v := range []string{
+		fuzzWarehouse + "/t/meta", "file:///tmp/outside", "/tmp/outside", fuzzWarehouse + "/p/t/../../../../x",
+		fuzzWarehouse + "/%2e%2e/x", "s3://victim/pwned", fuzzWarehouse, fuzzWarehouse + "/", "", fuzzWarehouse + "/a%252e%252e",
+	} {
+		f.Add(fuzzWarehouse+"/ns/t", uint8(i), v, i%2 == 0)
+	}
+	c := fuzzPolicyCatalog(f)
+	f.Fuzz(func(t *testing.T, loc string, which uint8, val string, objectStore bool) {
+		prop := LocationProperties[int(which)%len(LocationProperties)]
+		props := iceberg.Properties{prop: val}
+		if objectStore {
+			props[table.ObjectStoreEnabledKey] = "true"
+		}
+		dir, err := c.metadataDir(loc, props)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidLocation) {
+				t.Fatalf("metadataDir(%q, %s=%q): %v does not wrap ErrInvalidLocation", loc, prop, val, err)
+			}
+			if !strings.Contains(err.Error(), prop) && !strings.Contains(err.Error(), "location") {
+				t.Fatalf("refusal %q names neither %s nor the location", err, prop)
+			}
+			return
+		}
+		assertWrittenUnderWarehouse(t, dir+"/00000-0.metadata.json")
+		if err := c.CheckLocationProperties(props); err != nil {
+			t.Fatalf("metadataDir accepted %s=%q but CheckLocationProperties refuses it: %v", prop, val, err)
+		}
+		provider, err := table.LoadLocationProvider(strings.TrimRight(loc, "/"), props)
+		if err != nil {
+			return // iceberg-go cannot use it either: nothing is written
+		}
+		assertWrittenUnderWarehouse(t, provider.NewDataLocation("f.parquet"))
+		assertWrittenUnderWarehouse(t, provider.NewMetadataLocation("snap-1.avro"))
 	})
 }

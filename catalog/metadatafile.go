@@ -2,50 +2,77 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"maps"
 	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/apache/iceberg-go"
 	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 	"github.com/google/uuid"
 )
 
 // fsFor returns the IO (and a table.FSysF returning it) for a metadata
-// location. Locations under the warehouse's scheme and host share the IO
-// loaded at Open; others get their own, configured with the catalog's IO
-// properties overlaid with the table's properties.
-func (c *Catalog) fsFor(ctx context.Context, loc string, tableProps iceberg.Properties) (icebergio.IO, table.FSysF, error) {
-	if schemeHost(loc) == c.whPrefix {
-		return c.whFS, c.whFSF, nil
-	}
-	props := maps.Clone(c.ioProps)
-	if props == nil {
-		props = iceberg.Properties{}
-	}
-	maps.Copy(props, tableProps)
-	fsys, err := icebergio.LoadFS(ctx, props, loc)
+// file location, after checking loc against the location rule: a location
+// outside the warehouse and the allowed roots is refused with
+// ErrInvalidLocation, whoever asked. The IO is one of those loaded at Open
+// from the catalog's own IO properties (Options.IOProps), one per scheme
+// and host of the roots; nothing a table or a client says (its properties,
+// an s3.endpoint or a key in them) ever configures it, so the catalog's
+// credentials go only to the store the catalog was configured for.
+func (c *Catalog) fsFor(loc string) (icebergio.IO, table.FSysF, error) {
+	_, r, err := c.locations.match("metadata location", loc)
 	if err != nil {
-		return nil, nil, fmt.Errorf("load IO for %s: %w", loc, err)
+		return nil, nil, err
 	}
-	return fsys, func(context.Context) (icebergio.IO, error) { return fsys, nil }, nil
+	fs, ok := c.ios[r.scheme+"://"+r.host]
+	if !ok {
+		return nil, nil, fmt.Errorf("%w %q: no IO for %s://%s", ErrInvalidLocation, loc, r.scheme, r.host)
+	}
+	return fs.io, fs.f, nil
+}
+
+// rootIO is an IO loaded at Open and its table.FSysF.
+type rootIO struct {
+	io icebergio.IO
+	f  table.FSysF
+}
+
+// loadRootIOs loads one IO per scheme and host of the policy's roots, from
+// the catalog's own IO properties; the warehouse's is c.whFS.
+func (c *Catalog) loadRootIOs(ctx context.Context) error {
+	c.ios = make(map[string]rootIO, len(c.locations.roots))
+	for i, r := range c.locations.roots {
+		key := r.scheme + "://" + r.host
+		if _, ok := c.ios[key]; ok {
+			continue
+		}
+		fsys := c.whFS
+		if i > 0 {
+			var err error
+			if fsys, err = icebergio.LoadFS(ctx, c.ioProps, r.String()); err != nil {
+				return fmt.Errorf("load IO for allowed location %s: %w", r, err)
+			}
+		}
+		c.ios[key] = rootIO{io: fsys, f: func(context.Context) (icebergio.IO, error) { return fsys, nil }}
+	}
+	return nil
 }
 
 // newMetadataLocation names version's metadata file for meta:
 // <metadata dir>/<5-digit version>-<uuid>.metadata.json, where the metadata
-// dir honours the table's write.metadata.path property. Files are always
-// plain JSON, whatever the compression property says, so that the stored
-// bytes can be served as they are.
-func newMetadataLocation(meta table.Metadata, version int) (string, error) {
-	provider, err := table.LoadLocationProvider(meta.Location(), meta.Properties())
+// dir is write.metadata.path when set, else <location>/metadata; the
+// location and every location property must pass the location rule (see
+// metadataDir). Files are always plain JSON, whatever the compression
+// property says, so that the stored bytes can be served as they are.
+func (c *Catalog) newMetadataLocation(meta table.Metadata, version int) (string, error) {
+	dir, err := c.metadataDir(meta.Location(), meta.Properties())
 	if err != nil {
-		return "", fmt.Errorf("location provider for %s: %w", meta.Location(), err)
+		return "", err
 	}
-	return provider.NewMetadataLocation(fmt.Sprintf("%05d-%s.metadata.json", version, uuid.New())), nil
+	return fmt.Sprintf("%s/%05d-%s.metadata.json", dir, version, uuid.New()), nil
 }
 
 // metadataVersion parses the version from a metadata file name written by
@@ -74,8 +101,8 @@ func metadataVersion(loc string) int {
 // releases it once the commit returned; it is nil when there is nothing to
 // sync. In Eventual mode the paths are handed to the syncer. Non-local IOs
 // (S3) are durable when Close returns.
-func (c *Catalog) writeMetadata(ctx context.Context, loc string, raw []byte, tableProps iceberg.Properties) (file *fileSync, err error) {
-	fsys, _, err := c.fsFor(ctx, loc, tableProps)
+func (c *Catalog) writeMetadata(ctx context.Context, loc string, raw []byte) (file *fileSync, err error) {
+	fsys, _, err := c.fsFor(loc)
 	if err != nil {
 		return nil, err
 	}
@@ -124,8 +151,8 @@ func (c *Catalog) writeMetadata(ctx context.Context, loc string, raw []byte, tab
 
 // removeMetadata deletes a metadata file that will never be committed. It is
 // best effort: a leftover file is harmless because no pointer names it.
-func (c *Catalog) removeMetadata(ctx context.Context, loc string, tableProps iceberg.Properties) {
-	fsys, _, err := c.fsFor(context.WithoutCancel(ctx), loc, tableProps)
+func (c *Catalog) removeMetadata(loc string) {
+	fsys, _, err := c.fsFor(loc)
 	if err == nil {
 		_ = fsys.Remove(loc)
 	}
@@ -133,7 +160,7 @@ func (c *Catalog) removeMetadata(ctx context.Context, loc string, tableProps ice
 
 // readMetadata reads and parses the metadata file at loc.
 func (c *Catalog) readMetadata(ctx context.Context, loc string) (table.Metadata, []byte, table.FSysF, error) {
-	fsys, fsF, err := c.fsFor(ctx, loc, nil)
+	fsys, fsF, err := c.fsFor(loc)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -149,10 +176,13 @@ func (c *Catalog) readMetadata(ctx context.Context, loc string) (table.Metadata,
 	}
 	meta, err := table.ParseMetadataBytes(raw)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("parse metadata %s: %w", loc, err)
+		return nil, nil, nil, fmt.Errorf("parse metadata %s: %w: %w", loc, errNotMetadata, err)
 	}
 	return meta, raw, fsF, nil
 }
+
+// errNotMetadata is a file that does not parse as table metadata.
+var errNotMetadata = errors.New("not table metadata")
 
 func readAll(fsys icebergio.IO, loc string) ([]byte, error) {
 	f, err := fsys.Open(loc)

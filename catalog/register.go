@@ -3,8 +3,11 @@ package catalog
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strconv"
+	"syscall"
 
 	"github.com/apache/iceberg-go"
 
@@ -18,9 +21,13 @@ import (
 // this or another catalog (the REST "register table" route). The metadata
 // file and the table location it names must both pass CheckLocation; the
 // file is read and parsed before anything is committed, so a pointer never
-// names a missing or unreadable file. Nothing is written but the pointer.
-// Errors wrap ErrTableAlreadyExists, ErrNoSuchNamespace, ErrInvalidLocation
-// or ErrInvalidIdentifier. Safe for concurrent use.
+// names a missing or unreadable file. The metadata's location properties
+// must pass the rule too (see LocationProperties), since later commits and
+// writers honour them. A metadata-location that names no metadata file (a
+// directory, nothing, a file that does not parse) wraps
+// iceberg.ErrInvalidArgument. Nothing is written but the pointer. Errors
+// wrap ErrTableAlreadyExists, ErrNoSuchNamespace, ErrInvalidLocation or
+// ErrInvalidIdentifier. Safe for concurrent use.
 func (c *Catalog) RegisterTable(ctx context.Context, ident table.Identifier, metadataLocation string) (*table.Table, error) {
 	e, err := c.lookup(ident)
 	if err != nil {
@@ -35,9 +42,14 @@ func (c *Catalog) RegisterTable(ctx context.Context, ident table.Identifier, met
 	}
 	meta, raw, fsF, err := c.readMetadata(ctx, loc)
 	if err != nil {
+		if notMetadataFile(err) {
+			// The client named something that is no metadata file: a
+			// directory, nothing at all, or a file that is not metadata.
+			err = fmt.Errorf("metadata-location: %w: %w", iceberg.ErrInvalidArgument, err)
+		}
 		return nil, fmt.Errorf("register table %s: %w", identString(ident), err)
 	}
-	if _, err := c.CheckLocation("location", meta.Location()); err != nil {
+	if _, err := c.metadataDir(meta.Location(), meta.Properties()); err != nil {
 		return nil, fmt.Errorf("register table %s: metadata names %w", identString(ident), err)
 	}
 	entry := &tableEntry{location: loc}
@@ -53,13 +65,24 @@ func (c *Catalog) RegisterTable(ctx context.Context, ident table.Identifier, met
 		if tables.Get(key) != nil {
 			return icecatalog.ErrTableAlreadyExists
 		}
+		if viewPointer(tx, key) != nil {
+			return errViewHasName
+		}
 		return tables.Put(key, []byte(loc))
 	}, func() { c.tables.set(key, entry) })
 	if err != nil {
 		return nil, fmt.Errorf("register table %s: %w", identString(ident), err)
 	}
+	c.cache.admit(entry, l)
 	t := *l.proto
 	return &t, nil
+}
+
+// notMetadataFile reports whether err, from readMetadata, says that the
+// location is no readable metadata file (missing, a directory, not
+// metadata JSON), as opposed to a failure of the store.
+func notMetadataFile(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EISDIR) || errors.Is(err, errNotMetadata)
 }
 
 // TableLocation is the location CreateTable would give ident without a

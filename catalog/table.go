@@ -34,6 +34,7 @@ func (c *Catalog) lookup(ident table.Identifier) (*tableEntry, error) {
 // Open. Concurrent first readers may both read; one result is kept.
 func (c *Catalog) loaded(ctx context.Context, ident table.Identifier, e *tableEntry) (*loadedMetadata, error) {
 	if l := e.loaded.Load(); l != nil {
+		l.touch()
 		return l, nil
 	}
 	meta, raw, fsF, err := c.readMetadata(ctx, e.location)
@@ -42,9 +43,13 @@ func (c *Catalog) loaded(ctx context.Context, ident table.Identifier, e *tableEn
 	}
 	l := newLoaded(ident, e.location, meta, raw, fsF, c)
 	if e.loaded.CompareAndSwap(nil, l) {
+		c.cache.admit(e, l)
 		return l, nil
 	}
-	return e.loaded.Load(), nil
+	if cur := e.loaded.Load(); cur != nil {
+		return cur, nil
+	}
+	return l, nil // evicted in between: this read's copy serves the caller
 }
 
 func newLoaded(ident table.Identifier, loc string, meta table.Metadata, raw []byte, fsF table.FSysF, c *Catalog) *loadedMetadata {
@@ -54,6 +59,7 @@ func newLoaded(ident table.Identifier, loc string, meta table.Metadata, raw []by
 		raw:      raw,
 		fsF:      fsF,
 		proto:    table.New(ident, meta, loc, fsF, c),
+		size:     int64(len(raw)),
 	}
 }
 
@@ -189,22 +195,23 @@ func (c *Catalog) install(ctx context.Context, ident table.Identifier, base *tab
 	}
 	defer s.release()
 	if err := c.commit(s.op()); err != nil {
-		s.discard(ctx)
+		s.discard()
 		return nil, err
 	}
+	c.cache.admit(s.entry, s.loaded)
 	return s.table(), nil
 }
 
 // staged is a table's next metadata file, written (and durable as the mode
 // promises), whose pointer is not committed yet. Its op commits it.
 type staged struct {
-	c     *Catalog
-	ident table.Identifier
-	key   []byte
-	base  *tableEntry // nil: the table must not exist yet
-	entry *tableEntry // the new pointer, with its metadata attached
-	props iceberg.Properties
-	file  *fileSync // nil: durable already
+	c      *Catalog
+	ident  table.Identifier
+	key    []byte
+	base   *tableEntry     // nil: the table must not exist yet
+	entry  *tableEntry     // the new pointer, with its metadata attached
+	loaded *loadedMetadata // entry's metadata (the cache may detach it)
+	file   *fileSync       // nil: durable already
 }
 
 // stage writes meta as version's metadata file for ident, computed from
@@ -213,7 +220,11 @@ func (c *Catalog) stage(ctx context.Context, ident table.Identifier, base *table
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	loc, err := newMetadataLocation(meta, version)
+	loc, err := c.newMetadataLocation(meta, version)
+	if err != nil {
+		return nil, err
+	}
+	_, fsF, err := c.fsFor(loc)
 	if err != nil {
 		return nil, err
 	}
@@ -221,19 +232,14 @@ func (c *Catalog) stage(ctx context.Context, ident table.Identifier, base *table
 	if err != nil {
 		return nil, fmt.Errorf("encode metadata: %w", err)
 	}
-	file, err := c.writeMetadata(ctx, loc, raw, meta.Properties())
+	file, err := c.writeMetadata(ctx, loc, raw)
 	if err != nil {
-		return nil, err
-	}
-	_, fsF, err := c.fsFor(ctx, loc, meta.Properties())
-	if err != nil {
-		releaseFiles(nonNil(file))
-		c.removeMetadata(ctx, loc, meta.Properties())
 		return nil, err
 	}
 	entry := &tableEntry{location: loc}
-	entry.loaded.Store(newLoaded(ident, loc, meta, raw, fsF, c))
-	return &staged{c: c, ident: ident, key: keyOf(ident), base: base, entry: entry, props: meta.Properties(), file: file}, nil
+	l := newLoaded(ident, loc, meta, raw, fsF, c)
+	entry.loaded.Store(l)
+	return &staged{c: c, ident: ident, key: keyOf(ident), base: base, entry: entry, loaded: l, file: file}, nil
 }
 
 // op is the pointer swing: check compares ident's pointer with base (and,
@@ -250,6 +256,9 @@ func (s *staged) op() *writeOp {
 				ns := s.ident[:len(s.ident)-1]
 				if tx.Bucket(bucketNamespaces).Get(keyOf(ns)) == nil {
 					return fmt.Errorf("namespace %s: %w", identString(ns), icecatalog.ErrNoSuchNamespace)
+				}
+				if viewPointer(tx, s.key) != nil {
+					return errViewHasName
 				}
 			case cur == nil:
 				return fmt.Errorf("%w: table was dropped concurrently: %w", table.ErrCommitFailed, icecatalog.ErrNoSuchTable)
@@ -271,13 +280,11 @@ func (s *staged) op() *writeOp {
 func (s *staged) release() { releaseFiles(nonNil(s.file)) }
 
 // discard removes the staged file after its op failed.
-func (s *staged) discard(ctx context.Context) {
-	s.c.removeMetadata(ctx, s.entry.location, s.props)
-}
+func (s *staged) discard() { s.c.removeMetadata(s.entry.location) }
 
 // table is the committed table, a copy of the cached prototype.
 func (s *staged) table() *table.Table {
-	t := *s.entry.loaded.Load().proto
+	t := *s.loaded.proto
 	return &t
 }
 
@@ -338,7 +345,7 @@ func (c *Catalog) DropTable(ctx context.Context, ident table.Identifier) error {
 // RenameTable moves from's pointer to to, which may be in another
 // namespace; the table keeps its location and metadata. Errors wrap
 // ErrNoSuchTable (from), ErrNoSuchNamespace (to's namespace) or
-// ErrTableAlreadyExists (to).
+// ErrTableAlreadyExists (to is a table, or — with ErrNameTaken — a view).
 func (c *Catalog) RenameTable(ctx context.Context, from, to table.Identifier) (*table.Table, error) {
 	if err := validateTableIdent(from); err != nil {
 		return nil, fmt.Errorf("rename table: %w", err)
@@ -348,7 +355,10 @@ func (c *Catalog) RenameTable(ctx context.Context, from, to table.Identifier) (*
 	}
 	fromKey, toKey := keyOf(from), keyOf(to)
 	toNs := to[:len(to)-1]
-	var loc string
+	var (
+		loc   string
+		moved *tableEntry
+	)
 	err := c.write(func(tx *bolt.Tx) error {
 		tables := tx.Bucket(bucketTables)
 		cur := tables.Get(fromKey)
@@ -361,13 +371,16 @@ func (c *Catalog) RenameTable(ctx context.Context, from, to table.Identifier) (*
 		if tables.Get(toKey) != nil {
 			return fmt.Errorf("%s: %w", identString(to), icecatalog.ErrTableAlreadyExists)
 		}
+		if viewPointer(tx, toKey) != nil {
+			return fmt.Errorf("%s: %w", identString(to), errViewHasName)
+		}
 		loc = string(cur)
 		if err := tables.Delete(fromKey); err != nil {
 			return err
 		}
 		return tables.Put(toKey, []byte(loc))
 	}, func() {
-		moved := &tableEntry{location: loc}
+		moved = &tableEntry{location: loc}
 		if old := c.tables.get(fromKey); old != nil {
 			if l := old.loaded.Load(); l != nil {
 				moved.loaded.Store(newLoaded(to, loc, l.meta, l.raw, l.fsF, c))
@@ -378,6 +391,9 @@ func (c *Catalog) RenameTable(ctx context.Context, from, to table.Identifier) (*
 	})
 	if err != nil {
 		return nil, fmt.Errorf("rename table %s to %s: %w", identString(from), identString(to), err)
+	}
+	if l := moved.loaded.Load(); l != nil {
+		c.cache.admit(moved, l)
 	}
 	return c.LoadTable(ctx, to)
 }

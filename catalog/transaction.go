@@ -15,12 +15,13 @@ var _ icecatalog.TransactionalCatalog = (*Catalog)(nil)
 // stagedCommit is one table's part of a multi-table commit: the entry it
 // was computed from and the metadata file written for it.
 type stagedCommit struct {
-	ident table.Identifier
-	key   []byte
-	base  *tableEntry
-	loc   string
-	entry *tableEntry
-	meta  table.Metadata
+	ident  table.Identifier
+	key    []byte
+	base   *tableEntry
+	loc    string
+	entry  *tableEntry
+	loaded *loadedMetadata
+	meta   table.Metadata
 }
 
 // CommitTransaction commits changes to several existing tables atomically
@@ -41,7 +42,7 @@ func (c *Catalog) CommitTransaction(ctx context.Context, commits []table.TableCo
 	defer func() { releaseFiles(files) }()
 	cleanup := func() {
 		for _, s := range staged {
-			c.removeMetadata(ctx, s.loc, s.meta.Properties())
+			c.removeMetadata(s.loc)
 		}
 	}
 	seen := make(map[string]bool, len(commits))
@@ -91,7 +92,12 @@ func (c *Catalog) CommitTransaction(ctx context.Context, commits []table.TableCo
 			cleanup()
 			return fmt.Errorf("commit transaction: table %s: cannot parse the version of %s", name, l.location)
 		}
-		loc, err := newMetadataLocation(next, version)
+		loc, err := c.newMetadataLocation(next, version)
+		if err != nil {
+			cleanup()
+			return fmt.Errorf("commit transaction: table %s: %w", name, err)
+		}
+		_, fsF, err := c.fsFor(loc)
 		if err != nil {
 			cleanup()
 			return fmt.Errorf("commit transaction: table %s: %w", name, err)
@@ -101,22 +107,16 @@ func (c *Catalog) CommitTransaction(ctx context.Context, commits []table.TableCo
 			cleanup()
 			return fmt.Errorf("commit transaction: table %s: encode metadata: %w", name, err)
 		}
-		file, err := c.writeMetadata(ctx, loc, raw, next.Properties())
+		file, err := c.writeMetadata(ctx, loc, raw)
 		if err != nil {
 			cleanup()
 			return fmt.Errorf("commit transaction: table %s: %w", name, err)
 		}
 		files = append(files, nonNil(file)...)
-		_, fsF, err := c.fsFor(ctx, loc, next.Properties())
-		s := stagedCommit{ident: tc.Identifier, key: keyOf(tc.Identifier), base: base, loc: loc, meta: next}
-		staged = append(staged, s)
-		if err != nil {
-			cleanup()
-			return fmt.Errorf("commit transaction: table %s: %w", name, err)
-		}
 		e := &tableEntry{location: loc}
-		e.loaded.Store(newLoaded(tc.Identifier, loc, next, raw, fsF, c))
-		staged[len(staged)-1].entry = e
+		nl := newLoaded(tc.Identifier, loc, next, raw, fsF, c)
+		e.loaded.Store(nl)
+		staged = append(staged, stagedCommit{ident: tc.Identifier, key: keyOf(tc.Identifier), base: base, loc: loc, entry: e, loaded: nl, meta: next})
 	}
 	if len(staged) == 0 {
 		return nil
@@ -151,6 +151,9 @@ func (c *Catalog) CommitTransaction(ctx context.Context, commits []table.TableCo
 	if err != nil {
 		cleanup()
 		return fmt.Errorf("commit transaction: %w", err)
+	}
+	for _, s := range staged {
+		c.cache.admit(s.entry, s.loaded)
 	}
 	return nil
 }

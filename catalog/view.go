@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/apache/iceberg-go"
 	icecatalog "github.com/apache/iceberg-go/catalog"
@@ -29,6 +28,9 @@ var bucketViews = []byte("views")
 // of object (a table where a view is made, or the reverse). It wraps
 // ErrTableAlreadyExists or ErrViewAlreadyExists as the caller's kind needs.
 var ErrNameTaken = errors.New("name held by another kind of object")
+
+// errViewHasName is a table create or rename onto a name a view holds.
+var errViewHasName = fmt.Errorf("%w: %w: a view has that name", icecatalog.ErrTableAlreadyExists, ErrNameTaken)
 
 // viewBucket returns the views bucket inside a write transaction, creating
 // it on first use (catalogs made before views existed have none).
@@ -90,7 +92,7 @@ func (c *Catalog) LoadView(ctx context.Context, ident table.Identifier) (view.Me
 }
 
 func (c *Catalog) readViewMetadata(ctx context.Context, loc string) (view.Metadata, []byte, error) {
-	fsys, _, err := c.fsFor(ctx, loc, nil)
+	fsys, _, err := c.fsFor(loc)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -200,15 +202,12 @@ func (c *Catalog) installView(ctx context.Context, ident table.Identifier, base 
 	if err != nil {
 		return "", fmt.Errorf("encode view metadata: %w", err)
 	}
-	dir := strings.TrimRight(meta.Location(), "/") + "/metadata"
-	if p := meta.Properties()["write.metadata.path"]; p != "" {
-		// A custom metadata directory obeys the same location rule.
-		if dir, err = c.CheckLocation("write.metadata.path", p); err != nil {
-			return "", err
-		}
+	dir, err := c.metadataDir(meta.Location(), meta.Properties())
+	if err != nil {
+		return "", err
 	}
 	loc := dir + fmt.Sprintf("/%05d-%s.metadata.json", version, uuid.New())
-	file, err := c.writeMetadata(ctx, loc, raw, meta.Properties())
+	file, err := c.writeMetadata(ctx, loc, raw)
 	if err != nil {
 		return "", err
 	}
@@ -239,7 +238,7 @@ func (c *Catalog) installView(ctx context.Context, ident table.Identifier, base 
 		return views.Put(key, []byte(loc))
 	}, nil, nonNil(file)...)
 	if err != nil {
-		c.removeMetadata(ctx, loc, meta.Properties())
+		c.removeMetadata(loc)
 		return "", err
 	}
 	return loc, nil

@@ -58,13 +58,17 @@ func (s *Server) handleCreateNamespace(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.cat.CreateNamespace(r.Context(), req.Namespace, req.Properties); err != nil {
-		if len(req.Namespace) > 1 && errors.Is(err, icecatalog.ErrNoSuchNamespace) {
-			// The spec lists no 404 for this route: a missing parent is a
-			// bad request.
-			parent := table.Identifier(req.Namespace[:len(req.Namespace)-1])
-			err = fmt.Errorf("%w: parent namespace does not exist: %s: %w", ErrBadRequest, dotted(parent), err)
+		ns := req.Namespace
+		if len(ns) > 1 && errors.Is(err, icecatalog.ErrNoSuchNamespace) {
+			// A missing parent is 404 NoSuchNamespaceException naming the
+			// parent. The route's OpenAPI entry lists no 404, but the
+			// clients map a 404 here to their no-such-namespace error
+			// (iceberg-go's ErrNoSuchNamespace, Java's
+			// NoSuchNamespaceException), where a 400 would be a bare bad
+			// request carrying a "does not exist" message.
+			ns = ns[:len(ns)-1]
 		}
-		s.writeError(w, r, about(fmt.Errorf("create namespace %v: %w", req.Namespace, err), nil, req.Namespace, nil))
+		s.writeError(w, r, about(fmt.Errorf("create namespace %v: %w", req.Namespace, err), nil, ns, nil))
 		return
 	}
 	props := req.Properties

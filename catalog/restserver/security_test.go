@@ -129,14 +129,18 @@ func TestInvalidEscapeNamesGetOwnLocations(t *testing.T) {
 	}
 }
 
-// TestSpecStatuses covers what schema-driven fuzzing against the 1.10
-// OpenAPI spec reported: a nested namespace create with a missing parent
-// answers a status the route lists (400, not 404), and HEAD 404s carry no
-// Content-Type (they have no body).
+// TestSpecStatuses covers what schema-driven and model-based fuzzing
+// reported: a nested namespace create with a missing parent answers 404
+// NoSuchNamespaceException naming the parent (what iceberg-go's and the
+// Java client map to their no-such-namespace error), and HEAD 404s carry
+// no Content-Type (they have no body).
 func TestSpecStatuses(t *testing.T) {
 	_, base := startServer(t, newEmbedded(t), Options{})
-	if code, body, _ := do(t, "POST", base+"/v1/namespaces", "", `{"namespace":["nope","child"]}`); code != http.StatusBadRequest {
-		t.Errorf("nested create under a missing parent: %d %s, want 400", code, body)
+	code, body, _ := do(t, "POST", base+"/v1/namespaces", "", `{"namespace":["nope","child"]}`)
+	var er errorResponse
+	if err := json.Unmarshal([]byte(body), &er); err != nil || code != http.StatusNotFound ||
+		er.Error.Type != "NoSuchNamespaceException" || er.Error.Message != "Namespace does not exist: nope" {
+		t.Errorf("nested create under a missing parent: %d %s, want 404 NoSuchNamespaceException naming nope", code, body)
 	}
 	for _, p := range []string{"/v1/namespaces/nope", "/v1/namespaces/nope/tables/t", "/v1/namespaces/nope/views/v", "/v1/nothing"} {
 		code, body, hdr := do(t, "HEAD", base+p, "", "")

@@ -15,6 +15,7 @@ import (
 type locator interface {
 	TableLocation(ctx context.Context, ident table.Identifier) (string, error)
 	CheckLocation(field, loc string) (string, error)
+	CheckLocationProperties(props iceberg.Properties) error
 }
 
 // registrar is the optional ability to register an existing metadata file.
@@ -40,6 +41,12 @@ func (s *Server) stageCreate(w http.ResponseWriter, r *http.Request, ident table
 	}
 	ctx := r.Context()
 	ns := ident[:len(ident)-1]
+	if s.viewNamed(ctx, ident) {
+		// An early answer only: the commit that creates the table checks
+		// the name again, atomically, in the catalog.
+		s.writeError(w, r, about(fmt.Errorf("stage create table %v: %w", ident, errTableIsView), ident, ns, ident))
+		return
+	}
 	if exists, err := s.cat.CheckTableExists(ctx, ident); err != nil || exists {
 		if err == nil {
 			err = icecatalog.ErrTableAlreadyExists
@@ -55,6 +62,9 @@ func (s *Server) stageCreate(w http.ResponseWriter, r *http.Request, ident table
 		location, err = loc.CheckLocation("location", *req.Location)
 	} else {
 		location, err = loc.TableLocation(ctx, ident)
+	}
+	if err == nil {
+		err = loc.CheckLocationProperties(req.Properties)
 	}
 	if err != nil {
 		s.writeError(w, r, about(fmt.Errorf("stage create table %v: %w", ident, err), ident, ns, ident))
@@ -124,7 +134,7 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request, rt route
 	ident := append(ns, *req.Name)
 	tbl, err := reg.RegisterTable(r.Context(), ident, *req.MetadataLocation)
 	if err != nil {
-		s.writeError(w, r, about(fmt.Errorf("register table %v: %w", ident, err), ident, ns, ident))
+		s.writeError(w, r, about(fmt.Errorf("register table %v: %w", ident, viewTaken(err)), ident, ns, ident))
 		return
 	}
 	s.writeJSON(w, http.StatusOK, loadTableResponse{MetadataLocation: tbl.MetadataLocation(), Metadata: tbl.Metadata()})
