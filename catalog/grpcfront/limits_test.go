@@ -162,7 +162,20 @@ func TestGetTokenCallsBounded(t *testing.T) {
 	pollUntil(t, "a GetToken past the limit to be refused", func() bool {
 		return status.Code(getToken()) == codes.ResourceExhausted
 	})
+	// A client dialling now is refused its token while the slots are
+	// held, and retries until one frees.
+	dialed := make(chan error, 1)
+	go func() {
+		cl, err := grpcfront.Dial(ctx, s.addr, grpcfront.ClientOptions{Credential: benchCred})
+		if err == nil {
+			cl.Close()
+		}
+		dialed <- err
+	}()
 	held[0]()
+	if err := <-dialed; err != nil {
+		t.Fatalf("dial with a credential while GetToken was busy: %v", err)
+	}
 	pollUntil(t, "a GetToken to be admitted after one ended", func() bool { return getToken() == nil })
 }
 

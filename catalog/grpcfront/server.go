@@ -44,8 +44,9 @@ const (
 	// MaxTokenCalls bounds the GetToken calls in flight at once. GetToken
 	// is the one call read before its caller is known, so this (times the
 	// receive limit) bounds what unauthenticated callers can make the
-	// server hold; a GetToken past it fails with ResourceExhausted.
-	MaxTokenCalls = 8
+	// server hold; a GetToken past it fails with ResourceExhausted (the
+	// client retries it with backoff).
+	MaxTokenCalls = 4
 )
 
 // ServerOptions configures a Server. The zero value serves without auth,
