@@ -198,13 +198,27 @@ kb_print_exports() {
 	cat "$1/exports"
 }
 
-# kb_write_exports DIR K=V... writes `export K='V'` lines to DIR/exports.
+# kb_shell_quote V prints V single-quoted for any POSIX shell: each ' in V
+# becomes '\'' (close, an escaped quote, reopen), and nothing else inside
+# single quotes is special, so $(...), backquotes, spaces and newlines stay
+# literal when the line is eval'd.
+kb_shell_quote() {
+	local q="'\\''"
+	printf "'%s'" "${1//\'/$q}"
+}
+
+# kb_write_exports DIR K=V... writes `export K='V'` lines to DIR/exports, V
+# quoted by kb_shell_quote. K must be a shell name.
 kb_write_exports() {
-	local dir=$1 kv
+	local dir=$1 kv k
 	shift
 	: >"$dir/exports.tmp"
 	for kv in "$@"; do
-		printf "export %s='%s'\n" "${kv%%=*}" "${kv#*=}" >>"$dir/exports.tmp"
+		k=${kv%%=*}
+		case $k in
+		'' | [0-9]* | *[!A-Za-z0-9_]*) kb_die "kb_write_exports: $k is not a variable name" ;;
+		esac
+		printf 'export %s=%s\n' "$k" "$(kb_shell_quote "${kv#*=}")" >>"$dir/exports.tmp"
 	done
 	mv "$dir/exports.tmp" "$dir/exports"
 }

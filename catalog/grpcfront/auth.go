@@ -9,12 +9,13 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/tap"
 
 	"github.com/nordisk/katbench/catalog/grpcfront/catalogv1"
 )
@@ -61,6 +62,8 @@ type tokenStore struct {
 
 	mu     sync.RWMutex
 	tokens map[string]time.Time // token → expiry
+
+	tokenCalls atomic.Int32 // GetToken calls in flight (≤ MaxTokenCalls)
 }
 
 func newTokenStore(creds []Credential, ttl time.Duration) *tokenStore {
@@ -102,11 +105,7 @@ func (s *tokenStore) issue(id, secret string) (string, time.Time, error) {
 }
 
 // check validates the "authorization" metadata of an incoming call.
-func (s *tokenStore) check(ctx context.Context) error {
-	md, ok := metadata.FromIncomingContext(ctx)
-	if !ok {
-		return status.Error(codes.Unauthenticated, "missing authorization metadata")
-	}
+func (s *tokenStore) check(md metadata.MD) error {
 	vals := md["authorization"]
 	if len(vals) == 0 {
 		return status.Error(codes.Unauthenticated, "missing authorization metadata")
@@ -127,12 +126,21 @@ func (s *tokenStore) check(ctx context.Context) error {
 	return nil
 }
 
-// unaryInterceptor refuses every call but GetToken without a valid token.
-func (s *tokenStore) unaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if info.FullMethod != catalogv1.CatalogService_GetToken_FullMethodName {
-		if err := s.check(ctx); err != nil {
-			return nil, err
-		}
+// tap admits a new call on its headers alone, before grpc reads its
+// message: every call but GetToken needs a valid token, and GetToken, the
+// one call read from an unknown caller, is admitted only while fewer than
+// MaxTokenCalls are in flight. grpc runs it on the connection's reader
+// holding the transport's lock, so it never blocks.
+func (s *tokenStore) tap(ctx context.Context, info *tap.Info) (context.Context, error) {
+	if info.FullMethodName != catalogv1.CatalogService_GetToken_FullMethodName {
+		return ctx, s.check(info.Header)
 	}
-	return handler(ctx, req)
+	if s.tokenCalls.Add(1) > MaxTokenCalls {
+		s.tokenCalls.Add(-1)
+		return ctx, status.Errorf(codes.ResourceExhausted, "too many GetToken calls in flight (limit %d); retry", MaxTokenCalls)
+	}
+	// The stream's context ends with the call, however it ends (reply,
+	// decode error, reset by the client, server stop).
+	context.AfterFunc(ctx, func() { s.tokenCalls.Add(-1) })
+	return ctx, nil
 }

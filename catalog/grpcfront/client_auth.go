@@ -3,6 +3,7 @@ package grpcfront
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -73,13 +74,36 @@ func (a *bearerAuth) refresh(ctx context.Context, seen *tokenState) error {
 	if cur := a.state.Load(); cur != seen && !a.stale(cur) {
 		return nil
 	}
-	resp, err := a.rpc.GetToken(ctx, &catalogv1.GetTokenRequest{Id: a.cred.ID, Secret: a.cred.Secret})
+	resp, err := a.getToken(ctx)
 	if err != nil {
 		return fmt.Errorf("get token for %q: %w", a.cred.ID, err)
 	}
 	a.setToken(resp.GetToken(), time.Unix(0, resp.GetExpiresAtUnixNano()))
 	return nil
 }
+
+// getToken calls GetToken, retrying with backoff while the server refuses
+// it as busy (ResourceExhausted: more than MaxTokenCalls in flight, as when
+// many clients start at once), until ctx ends or tokenRetries are spent.
+func (a *bearerAuth) getToken(ctx context.Context) (*catalogv1.GetTokenResponse, error) {
+	wait := 20 * time.Millisecond
+	for try := 1; ; try++ {
+		resp, err := a.rpc.GetToken(ctx, &catalogv1.GetTokenRequest{Id: a.cred.ID, Secret: a.cred.Secret})
+		if status.Code(err) != codes.ResourceExhausted || try == tokenRetries {
+			return resp, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(wait + rand.N(wait)):
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
+
+// tokenRetries bounds the GetToken attempts of one refresh (about 10 s of
+// backoff in all).
+const tokenRetries = 15
 
 // retryUnauthenticated is a unary client interceptor: a call refused as
 // Unauthenticated (the server restarted and forgot its tokens, or expired

@@ -16,5 +16,11 @@
 //     does against the served catalog in-process.
 //   - Optional bearer-token auth: the server is given credentials (id:secret),
 //     GetToken exchanges one for a random, expiring token, and every other RPC
-//     must carry "authorization: Bearer <token>".
+//     must carry "authorization: Bearer <token>", checked on the call's
+//     headers before its message is read.
+//   - Limits (ServerOptions): one message is at most DefaultMaxRecvBytes, a
+//     connection carries at most DefaultMaxConcurrentStreams calls, at most
+//     DefaultMaxConnections connections are open, and at most MaxTokenCalls
+//     GetToken calls — the one call read before its caller is known — run
+//     at once.
 package grpcfront

@@ -1,6 +1,7 @@
 package grpcfront
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,18 +23,52 @@ import (
 // ErrNilCatalog is returned by NewServer when given no catalog.
 var ErrNilCatalog = errors.New("grpcfront: nil catalog")
 
-// maxServerRecvBytes bounds one request (a commit with many updates is the
-// largest); grpc's 4 MiB default is too tight for big schemas.
-const maxServerRecvBytes = 64 << 20
+// ErrBadOptions is returned by NewServer for an invalid ServerOptions value.
+var ErrBadOptions = errors.New("invalid server options")
 
-// ServerOptions configures a Server. The zero value serves without auth.
+// Limits of a Server; the Default ones apply when the ServerOptions field
+// is zero.
+const (
+	// DefaultMaxRecvBytes bounds one request message. The largest legitimate
+	// requests are CreateTable and CommitTable: a commit that adds a
+	// 10,000-column schema is 0.67 MB of JSON (measured), a snapshot commit
+	// a few KB. 16 MiB is the REST front's commit body limit too.
+	DefaultMaxRecvBytes = 16 << 20
+	// DefaultMaxConcurrentStreams bounds the calls in flight on one
+	// connection; a client past it waits for a free stream (grpc queues the
+	// call client-side), it is not refused.
+	DefaultMaxConcurrentStreams = 1024
+	// DefaultMaxConnections bounds the open connections; a connection past
+	// it is closed as soon as it is accepted.
+	DefaultMaxConnections = 256
+	// MaxTokenCalls bounds the GetToken calls in flight at once. GetToken
+	// is the one call read before its caller is known, so this (times the
+	// receive limit) bounds what unauthenticated callers can make the
+	// server hold; a GetToken past it fails with ResourceExhausted (the
+	// client retries it with backoff).
+	MaxTokenCalls = 4
+)
+
+// ServerOptions configures a Server. The zero value serves without auth,
+// with the default limits.
 type ServerOptions struct {
 	// Credentials, when non-empty, turn on bearer-token auth: GetToken
 	// exchanges one of them for a token, and every other RPC needs
-	// "authorization: Bearer <token>".
+	// "authorization: Bearer <token>". The token is checked when the call's
+	// headers arrive, before its message is read: a call without a valid
+	// token fails with Unauthenticated and its message is never decoded.
 	Credentials []Credential
 	// TokenTTL is how long an issued token is valid (0 = DefaultTokenTTL).
 	TokenTTL time.Duration
+	// MaxRecvBytes bounds one request message (0 = DefaultMaxRecvBytes); a
+	// larger one fails with ResourceExhausted before it is read.
+	MaxRecvBytes int
+	// MaxConcurrentStreams bounds the calls in flight per connection
+	// (0 = DefaultMaxConcurrentStreams).
+	MaxConcurrentStreams uint32
+	// MaxConnections bounds the open connections (0 =
+	// DefaultMaxConnections).
+	MaxConnections int
 	// GRPCOptions are appended to the server's own options.
 	GRPCOptions []grpc.ServerOption
 }
@@ -49,8 +84,9 @@ type metadataJSONLoader interface {
 // several listeners; Stop and GracefulStop end them all. Safe for concurrent
 // use; the served catalog must be too. The Server never closes the catalog.
 type Server struct {
-	gs  *grpc.Server
-	svc *service
+	gs       *grpc.Server
+	svc      *service
+	maxConns int
 
 	// onAccept, when set (by tests, before Serve), sees every accepted TCP
 	// connection after TCP_NODELAY is set.
@@ -67,10 +103,15 @@ func NewServer(cat icecatalog.Catalog, opts ServerOptions) (*Server, error) {
 			return nil, fmt.Errorf("grpcfront: credential %d: %w: id and secret must be non-empty", i, ErrBadCredential)
 		}
 	}
+	if opts.MaxRecvBytes < 0 || opts.MaxConnections < 0 {
+		return nil, fmt.Errorf("grpcfront: %w: negative MaxRecvBytes or MaxConnections", ErrBadOptions)
+	}
+	maxRecv := cmp.Or(opts.MaxRecvBytes, DefaultMaxRecvBytes)
 	svc := &service{cat: cat}
 	svc.fast, _ = cat.(metadataJSONLoader)
 	gopts := []grpc.ServerOption{
-		grpc.MaxRecvMsgSize(maxServerRecvBytes),
+		grpc.MaxRecvMsgSize(maxRecv),
+		grpc.MaxConcurrentStreams(cmp.Or(opts.MaxConcurrentStreams, DefaultMaxConcurrentStreams)),
 		// As on the client: fixed windows, no BDP pings.
 		grpc.InitialWindowSize(streamWindow),
 		grpc.InitialConnWindowSize(connWindow),
@@ -79,22 +120,24 @@ func NewServer(cat icecatalog.Catalog, opts ServerOptions) (*Server, error) {
 		// call; grpc spawns extra goroutines when all workers are busy.
 		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
 	}
-	interceptors := []grpc.UnaryServerInterceptor{recoverPanics}
+	gopts = append(gopts, grpc.UnaryInterceptor(recoverPanics))
 	if len(opts.Credentials) > 0 {
 		svc.tokens = newTokenStore(opts.Credentials, opts.TokenTTL)
-		interceptors = append(interceptors, svc.tokens.unaryInterceptor)
+		// Checked on the headers, before grpc reads (and allocates) the
+		// message: a unary interceptor would run only after decoding.
+		gopts = append(gopts, grpc.InTapHandle(svc.tokens.tap))
 	}
-	gopts = append(gopts, grpc.ChainUnaryInterceptor(interceptors...))
 	gopts = append(gopts, opts.GRPCOptions...)
 	gs := grpc.NewServer(gopts...)
 	catalogv1.RegisterCatalogServiceServer(gs, svc)
-	return &Server{gs: gs, svc: svc}, nil
+	return &Server{gs: gs, svc: svc, maxConns: cmp.Or(opts.MaxConnections, DefaultMaxConnections)}, nil
 }
 
 // Serve accepts connections on l until Stop or GracefulStop, setting
-// TCP_NODELAY on each. It returns nil after a stop, else the accept error.
+// TCP_NODELAY on each and closing those past the connection limit (counted
+// per Serve call). It returns nil after a stop, else the accept error.
 func (s *Server) Serve(l net.Listener) error {
-	err := s.gs.Serve(&noDelayListener{Listener: l, onAccept: s.onAccept})
+	err := s.gs.Serve(&noDelayListener{Listener: l, onAccept: s.onAccept, slots: make(chan struct{}, s.maxConns)})
 	if errors.Is(err, grpc.ErrServerStopped) {
 		return nil
 	}

@@ -93,7 +93,7 @@ type tokenResponse struct {
 // or HTTP Basic auth. When the server has no credential configured, any
 // client gets a token (auth is off, so tokens are never checked).
 func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(w, r, s.maxBody)
+	body, err := readBody(w, r, TokenBodyBytes)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

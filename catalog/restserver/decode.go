@@ -12,8 +12,8 @@ import (
 	"github.com/apache/iceberg-go/table"
 )
 
-// readBody reads the whole request body, at most limit bytes; more is
-// ErrBodyTooLarge.
+// readBody reads the whole request body, at most limit bytes (or the
+// route's limit set by ServeHTTP, if smaller); more is ErrBodyTooLarge.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
 		return nil, fmt.Errorf("%w: %d bytes > limit %d", ErrBodyTooLarge, r.ContentLength, limit)
@@ -22,7 +22,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, fmt.Errorf("%w: limit %d bytes", ErrBodyTooLarge, limit)
+			return nil, fmt.Errorf("%w: limit %d bytes for this route", ErrBodyTooLarge, mbe.Limit)
 		}
 		return nil, fmt.Errorf("%w: read body: %v", ErrBadRequest, err)
 	}

@@ -15,6 +15,13 @@
 // it, and no malformed request reaches the catalog: bad input gets a 4xx and
 // leaves the catalog untouched.
 //
+// Bodies are bounded before they are read (limits.go): per route (a token
+// request TokenBodyBytes, names and properties SmallBodyBytes, metadata
+// Options.MaxBodyBytes; more is 413), after authorization (a request without
+// a valid token is 401 with its body unread), and all together by an
+// in-flight budget (Options.MaxInflightBodyBytes; a request finding no room
+// waits, then gets 503).
+//
 // Hot paths are kept cheap: the config response is encoded once, GET of a
 // table splices the catalog's stored metadata JSON into the response when the
 // catalog offers it (LoadMetadataJSON), and routing is a split of the path,

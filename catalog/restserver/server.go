@@ -19,11 +19,9 @@ import (
 	"github.com/apache/iceberg-go/table"
 )
 
-// Defaults for zero Options fields.
-const (
-	DefaultTokenTTL     = time.Hour
-	DefaultMaxBodyBytes = 16 << 20
-)
+// DefaultTokenTTL is the token lifetime when Options.TokenTTL is 0. The
+// body limits' defaults are in limits.go.
+const DefaultTokenTTL = time.Hour
 
 // ErrBadOptions is returned by New for an invalid Options value.
 var ErrBadOptions = errors.New("restserver: invalid options")
@@ -40,9 +38,20 @@ type Options struct {
 	RequiredScope string
 	// TokenTTL is how long a minted token stays valid (DefaultTokenTTL if 0).
 	TokenTTL time.Duration
-	// MaxBodyBytes caps every request body (DefaultMaxBodyBytes if 0);
-	// larger bodies get 413.
+	// MaxBodyBytes caps the body of the routes that carry metadata (create,
+	// commit, register, transactions, metrics; DefaultMaxBodyBytes if 0).
+	// The token route takes at most TokenBodyBytes and the name-and-property
+	// routes SmallBodyBytes (or MaxBodyBytes if smaller). Larger bodies get
+	// 413, before the handler runs when Content-Length says so.
 	MaxBodyBytes int64
+	// MaxInflightBodyBytes bounds the body bytes of all requests in flight
+	// (DefaultMaxInflightBodyBytes if 0); see bodyBudget. A request that
+	// finds no room waits up to BodyBudgetWait, then gets 503 with
+	// Retry-After.
+	MaxInflightBodyBytes int64
+	// BodyBudgetWait is how long a request waits for room in the budget
+	// (DefaultBodyBudgetWait if 0; negative: answer 503 at once).
+	BodyBudgetWait time.Duration
 	// Prefix, when set, is advertised in /v1/config overrides and routes are
 	// served under /v1/{Prefix}/ as well as /v1/.
 	Prefix string
@@ -78,6 +87,7 @@ type Server struct {
 	prefix    string // escaped
 	warehouse string
 	log       *slog.Logger
+	budget    *bodyBudget
 	tokens    *tokenStore
 	now       func() time.Time // the tokens' clock: time.Now, a fake in tests
 
@@ -106,6 +116,12 @@ func New(cat icecatalog.Catalog, opts Options) (*Server, error) {
 	if opts.MaxBodyBytes == 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if opts.MaxInflightBodyBytes == 0 {
+		opts.MaxInflightBodyBytes = DefaultMaxInflightBodyBytes
+	}
+	if opts.BodyBudgetWait == 0 {
+		opts.BodyBudgetWait = DefaultBodyBudgetWait
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
@@ -117,6 +133,7 @@ func New(cat icecatalog.Catalog, opts Options) (*Server, error) {
 		prefix:    url.PathEscape(opts.Prefix),
 		warehouse: opts.Warehouse,
 		log:       log,
+		budget:    newBodyBudget(opts.MaxInflightBodyBytes, opts.BodyBudgetWait),
 		tokens:    newTokenStore(opts.TokenTTL),
 		now:       time.Now,
 	}
@@ -147,8 +164,8 @@ func New(cat icecatalog.Catalog, opts Options) (*Server, error) {
 // Validate reports the first invalid field of o (wrapping ErrBadOptions),
 // so a caller can reject bad options before it creates anything.
 func (o Options) Validate() error {
-	if o.TokenTTL < 0 || o.MaxBodyBytes < 0 {
-		return fmt.Errorf("%w: negative TokenTTL or MaxBodyBytes", ErrBadOptions)
+	if o.TokenTTL < 0 || o.MaxBodyBytes < 0 || o.MaxInflightBodyBytes < 0 {
+		return fmt.Errorf("%w: negative TokenTTL, MaxBodyBytes or MaxInflightBodyBytes", ErrBadOptions)
 	}
 	switch o.Prefix {
 	case "config", "oauth", "namespaces", "tables", "views", "transactions":
@@ -235,8 +252,10 @@ func (s *Server) configResponse() configResponse {
 }
 
 // ServeHTTP routes one request. Order: route (404), method (405), auth
-// (401), then the handler, which validates its input before touching the
-// catalog.
+// (401), body limit (413) and budget (503), then the handler, which
+// validates its input before touching the catalog. No byte of the body is
+// read before the body is admitted, nor, but on the token route, before
+// the caller is authorized.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rt, err := parseRoute(r.URL.EscapedPath(), s.prefix)
 	if err != nil {
@@ -247,15 +266,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeMethodNotAllowed(w, r, allowed[rt.kind])
 		return
 	}
-	if rt.kind == routeToken {
-		s.handleToken(w, r)
+	if rt.kind != routeToken {
+		if err := s.authorize(r); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	release, ok := s.admitBody(w, r, rt.kind)
+	if !ok {
 		return
 	}
-	if err := s.authorize(r); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
+	defer release()
 	switch rt.kind {
+	case routeToken:
+		s.handleToken(w, r)
 	case routeConfig:
 		s.handleConfig(w, r)
 	case routeNamespaces:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 
 	"github.com/nordisk/katbench/catalog"
@@ -38,6 +40,36 @@ func checkAllowedLocations(locs []string) error {
 		if err := catalog.ValidateLocation(l); err != nil {
 			return usagef("--allowed-location: %v", err)
 		}
+	}
+	return nil
+}
+
+// exposedHelp is the paragraph of each serve front's --help on binding to
+// other interfaces than loopback.
+const exposedHelp = `The default --addr listens on loopback (127.0.0.1) only: only this host
+can connect. Binding to all interfaces (0.0.0.0 or [::]) or to any
+non-loopback address serves every host that can reach this one; without
+--credential anyone there can read, change and drop the catalog, so the
+server then prints a warning on stderr. There is no TLS: put a TLS proxy in
+front of a server reachable over an untrusted network.`
+
+// warnIfExposed warns on w when the server listens on a non-loopback
+// address with auth off. bound is the listener's address (a host name was
+// resolved by Listen, so "localhost" counts as loopback).
+func warnIfExposed(w io.Writer, bound net.Addr, auth bool) {
+	if auth {
+		return
+	}
+	if ta, ok := bound.(*net.TCPAddr); ok && ta.IP.IsLoopback() {
+		return
+	}
+	fmt.Fprintf(w, "katbench: WARNING: listening on %s, which is not loopback, with auth off: any host that can reach it can read, change and drop the catalog (use --credential, or --addr 127.0.0.1:PORT)\n", bound)
+}
+
+// byteLimit checks a byte-limit flag: 0 or more (0 = the front's default).
+func byteLimit(name string, v int64) error {
+	if v < 0 {
+		return usagef("--%s %d: want a byte count ≥ 0 (0 = default)", name, v)
 	}
 	return nil
 }

@@ -3,9 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -25,6 +27,8 @@ type serveGRPCFlags struct {
 	credentials           []string
 	storage               storageFlags
 	allowedLocations      []string
+	maxMessageBytes       int64
+	maxConnections        int
 }
 
 func init() {
@@ -36,7 +40,17 @@ func init() {
 SIGTERM, then stop gracefully and close the catalog file. Without --dir the
 catalog lives in a temp dir removed on exit. With --credential id:secret
 (repeatable) every RPC but GetToken needs "authorization: Bearer <token>",
-the token coming from GetToken. Benchmark it with ` + "`katbench grpc HOST:PORT`" + `.`,
+the token coming from GetToken; a call without a valid token is refused on
+its headers, before its message is read. Benchmark it with
+` + "`katbench grpc HOST:PORT`" + `.
+
+Limits: one request message is at most --max-message-bytes (a larger one
+fails with ResourceExhausted unread), a connection carries at most ` + strconv.Itoa(grpcfront.DefaultMaxConcurrentStreams) + `
+concurrent calls (more wait client-side), at most --max-connections
+connections are open (more are closed on accept), and at most ` + strconv.Itoa(grpcfront.MaxTokenCalls) + ` GetToken
+calls are in flight.
+
+` + exposedHelp,
 		Example: `  katbench serve grpc --addr 127.0.0.1:50051
   katbench serve grpc --dir /tmp/cat --durability eventual --credential bench:s3cr3t`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -53,6 +67,8 @@ the token coming from GetToken. Benchmark it with ` + "`katbench grpc HOST:PORT`
 	fl.StringVar(&f.durability, "durability", os.Getenv("BENCH_DURABILITY"), "immediate|eventual|none; env BENCH_DURABILITY")
 	fl.StringArrayVar(&f.allowedLocations, "allowed-location", nil, "absolute URI under which table and view locations may lie besides the warehouse (repeatable)")
 	fl.StringArrayVar(&f.credentials, "credential", nil, "require a bearer token from GetToken with this id:secret (repeatable)")
+	fl.Int64Var(&f.maxMessageBytes, "max-message-bytes", grpcfront.DefaultMaxRecvBytes, "largest request message accepted, in bytes (raise it for commits of very wide schemas)")
+	fl.IntVar(&f.maxConnections, "max-connections", grpcfront.DefaultMaxConnections, "most connections open at once; more are closed on accept")
 	f.storage.register(fl)
 	serveCmd.AddCommand(cmd)
 }
@@ -63,7 +79,16 @@ func serveGRPC(cmd *cobra.Command, f serveGRPCFlags) (err error) {
 	if err != nil {
 		return usagef("--durability: %v", err)
 	}
-	var opts grpcfront.ServerOptions
+	if err := byteLimit("max-message-bytes", f.maxMessageBytes); err != nil {
+		return err
+	}
+	if f.maxMessageBytes > math.MaxInt32 {
+		return usagef("--max-message-bytes %d: at most %d (gRPC's limit)", f.maxMessageBytes, math.MaxInt32)
+	}
+	if f.maxConnections < 0 {
+		return usagef("--max-connections %d: want ≥ 0 (0 = default)", f.maxConnections)
+	}
+	opts := grpcfront.ServerOptions{MaxRecvBytes: int(f.maxMessageBytes), MaxConnections: f.maxConnections}
 	for _, s := range f.credentials {
 		c, err := grpcfront.ParseCredential(s)
 		if err != nil {
@@ -105,6 +130,7 @@ func serveGRPC(cmd *cobra.Command, f serveGRPCFlags) (err error) {
 		auth = "bearer token"
 	}
 	fmt.Fprintf(stderr, "katbench: serving gRPC at %s (catalog %s, warehouse %s, durability %s, auth %s)\n", l.Addr(), dir, st.describe(dir), dur, auth)
+	warnIfExposed(stderr, l.Addr(), len(opts.Credentials) > 0)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()

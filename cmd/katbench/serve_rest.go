@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -22,6 +23,7 @@ type serveRestFlags struct {
 	storage                                          storageFlags
 	vend                                             bool
 	allowedLocations                                 []string
+	maxBodyBytes, maxInflightBodyBytes               int64
 }
 
 func init() {
@@ -33,7 +35,16 @@ func init() {
 protocol until Ctrl-C or SIGTERM, then shut down gracefully and close the
 catalog file. Without --dir the catalog lives in a temp dir removed on exit.
 With --credential id:secret every route needs a bearer token from
-POST /v1/oauth/tokens (client_credentials).`,
+POST /v1/oauth/tokens (client_credentials); a request without one is
+refused before its body is read.
+
+Limits: a token request body is at most ` + strconv.Itoa(restserver.TokenBodyBytes>>10) + ` KiB, a namespace or rename body
+` + strconv.Itoa(restserver.SmallBodyBytes>>20) + ` MiB, a create, commit, register, transaction or metrics body
+--max-body-bytes; a larger one gets 413 unread. Bodies in flight together
+are held to --max-inflight-body-bytes: a request finding no room waits up
+to ` + restserver.DefaultBodyBudgetWait.String() + `, then gets 503 with Retry-After.
+
+` + exposedHelp,
 		Example: `  katbench serve rest --addr 127.0.0.1:8181
   katbench serve rest --dir /tmp/cat --durability eventual --credential bench:s3cr3t`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -54,6 +65,8 @@ POST /v1/oauth/tokens (client_credentials).`,
 	f.storage.register(fl)
 	fl.BoolVar(&f.vend, "vend-storage-credentials", false, "hand clients the s3:// warehouse's endpoint, keys and region in /v1/config and every LoadTableResult (off: clients bring their own)")
 	fl.StringArrayVar(&f.allowedLocations, "allowed-location", nil, "absolute URI under which table and view locations may lie besides the warehouse (repeatable)")
+	fl.Int64Var(&f.maxBodyBytes, "max-body-bytes", restserver.DefaultMaxBodyBytes, "largest create/commit/register/transaction body accepted, in bytes")
+	fl.Int64Var(&f.maxInflightBodyBytes, "max-inflight-body-bytes", restserver.DefaultMaxInflightBodyBytes, "request body bytes held at once across all requests")
 	serveCmd.AddCommand(cmd)
 }
 
@@ -63,10 +76,15 @@ func serveRest(cmd *cobra.Command, f serveRestFlags) (err error) {
 	if err != nil {
 		return usagef("--durability: %v", err)
 	}
+	if err := errors.Join(byteLimit("max-body-bytes", f.maxBodyBytes), byteLimit("max-inflight-body-bytes", f.maxInflightBodyBytes)); err != nil {
+		return err
+	}
 	sopts := restserver.Options{
-		Credential:    f.credential,
-		RequiredScope: f.scope,
-		Prefix:        f.prefix,
+		Credential:           f.credential,
+		RequiredScope:        f.scope,
+		Prefix:               f.prefix,
+		MaxBodyBytes:         f.maxBodyBytes,
+		MaxInflightBodyBytes: f.maxInflightBodyBytes,
 	}
 	if err := sopts.Validate(); err != nil {
 		return usagef("%v", err)
@@ -110,6 +128,7 @@ func serveRest(cmd *cobra.Command, f serveRestFlags) (err error) {
 	}
 	stderr := cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "katbench: serving Iceberg REST at http://%s (catalog %s, warehouse %s, durability %s)\n", l.Addr(), dir, st.describe(dir), dur)
+	warnIfExposed(stderr, l.Addr(), f.credential != "")
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()

@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -179,37 +178,107 @@ func ProcessAlive(pid int) bool {
 	return s[i+2] != 'Z' && s[i+2] != 'X'
 }
 
-// ParseExports reads `export K=V` lines (V optionally single- or
-// double-quoted) as printed by the up scripts. Any other non-empty line is an
-// error: the scripts' contract is that stdout holds only export lines.
+// ParseExports reads `export K=V` lines as printed by the up scripts. V is
+// one shell word: single-quoted ('…', a quote in it written as close
+// quote, backslash-quote, open quote, as kb_write_exports writes it; it may
+// span lines), double-quoted ("…", with
+// \" \\ \$ \` escapes), bare, or a concatenation of those. An unquoted or
+// double-quoted $ or backquote is an error: the value would need a shell
+// to expand it. Any other non-empty line is an error too: the scripts'
+// contract is that stdout holds only export lines.
 func ParseExports(out string) (map[string]string, error) {
 	env := map[string]string{}
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
+	p := out
+	for {
+		p = strings.TrimLeft(p, " \t\r\n")
+		if p == "" {
+			break
 		}
-		rest, ok := strings.CutPrefix(line, "export ")
+		line, _, _ := strings.Cut(p, "\n")
+		rest, ok := strings.CutPrefix(p, "export ")
 		if !ok {
 			return nil, fmt.Errorf("not an export line: %q", line)
 		}
-		k, v, ok := strings.Cut(rest, "=")
-		if !ok || k == "" {
+		k, after, ok := strings.Cut(rest, "=")
+		if !ok || !isShellName(k) {
 			return nil, fmt.Errorf("malformed export line: %q", line)
 		}
-		if len(v) >= 2 && (v[0] == '\'' && v[len(v)-1] == '\'' || v[0] == '"' && v[len(v)-1] == '"') {
-			v = v[1 : len(v)-1]
+		v, tail, err := shellWord(after)
+		if err != nil {
+			return nil, fmt.Errorf("export line %q: %w", line, err)
+		}
+		tail = strings.TrimLeft(tail, " \t\r")
+		if tail != "" && tail[0] != '\n' {
+			return nil, fmt.Errorf("malformed export line (more than one word): %q", line)
 		}
 		env[k] = v
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read exports: %w", err)
+		p = tail
 	}
 	if len(env) == 0 {
 		return nil, ErrNoExports
 	}
 	return env, nil
+}
+
+// isShellName reports whether k is a shell variable name.
+func isShellName(k string) bool {
+	for i, r := range k {
+		if r != '_' && (r < 'A' || r > 'Z') && (r < 'a' || r > 'z') && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return k != ""
+}
+
+// shellWord reads one shell word from the start of s and returns its value
+// and what follows it (starting at the blank or newline that ended it).
+func shellWord(s string) (word, rest string, err error) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case ' ', '\t', '\r', '\n':
+			return b.String(), s[i:], nil
+		case '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return "", "", errors.New("unterminated single quote")
+			}
+			b.WriteString(s[i+1 : i+1+j])
+			i += 1 + j
+		case '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				switch s[i] {
+				case '$', '`':
+					return "", "", fmt.Errorf("%c in double quotes needs a shell to expand", s[i])
+				case '\\':
+					if i+1 < len(s) && strings.IndexByte("\"\\$`\n", s[i+1]) >= 0 {
+						i++
+						if s[i] == '\n' {
+							continue
+						}
+					}
+				}
+				b.WriteByte(s[i])
+			}
+			if i == len(s) {
+				return "", "", errors.New("unterminated double quote")
+			}
+		case '\\':
+			if i+1 == len(s) {
+				return "", "", errors.New("trailing backslash")
+			}
+			i++
+			if s[i] != '\n' {
+				b.WriteByte(s[i])
+			}
+		case '$', '`':
+			return "", "", fmt.Errorf("unquoted %c needs a shell to expand", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), "", nil
 }
 
 // Environ returns os.Environ() with this Service's exports added (overriding),

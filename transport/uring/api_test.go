@@ -17,7 +17,7 @@ import (
 // exported name here is a decision, so it must be added to this list.
 func TestExportedSurface(t *testing.T) {
 	want := []string{
-		"Available", "CheckWaitEnv", "DefaultIdleTimeout", "DefaultPoolSize", "ErrPoolClosed", "ErrServerClosed", "ErrUnavailable",
+		"Available", "CheckWaitEnv", "DefaultIdleTimeout", "DefaultMaxResponseHeaderBytes", "DefaultPoolSize", "ErrPoolClosed", "ErrResponseHeaderTooLarge", "ErrServerClosed", "ErrUnavailable",
 		"ForceFail", "ForceFailEnv", "NewTransport", "Options", "Transport",
 		"WaitAuto", "WaitBlock", "WaitEnv", "WaitMode", "WaitPoll",
 	}

@@ -65,14 +65,19 @@ type conn struct {
 	idleSince time.Time // when it last went back to the pool; pool only
 
 	// Per-request state, owner only.
-	ctx      context.Context
-	nread    int64       // bytes received since the request began
-	reused   bool        // served a request before this one
-	broken   bool        // must be closed, never pooled
-	tainted  bool        // a watcher or timer fired: the ring may still be interrupted
-	err      error       // the step error that broke it, if one did
-	stopWake func() bool // stops the context watcher; nil when none
-	timer    *time.Timer // the armed phase timeout (dial, response header); nil when none
+	ctx   context.Context
+	nread int64 // bytes received since the request began
+	// hdrLimited is set while the response headers are read: each Read
+	// may then receive at most hdrLeft more bytes, and fails with
+	// errHeaderBudget when none are left.
+	hdrLimited bool
+	hdrLeft    int64
+	reused     bool        // served a request before this one
+	broken     bool        // must be closed, never pooled
+	tainted    bool        // a watcher or timer fired: the ring may still be interrupted
+	err        error       // the step error that broke it, if one did
+	stopWake   func() bool // stops the context watcher; nil when none
+	timer      *time.Timer // the armed phase timeout (dial, response header); nil when none
 }
 
 // errTimeout is the error of a step ended by a timeout that is not the
@@ -287,9 +292,11 @@ func (c *conn) stepOnce(kind stepKind, p []byte) (int, error) {
 	if mainRes < 0 {
 		return 0, fmt.Errorf("uring: %s: %w", kind, unix.Errno(-mainRes))
 	}
-	if kind == stepSend && int(mainRes) != len(p) {
-		return 0, fmt.Errorf("uring: send: %w (%d of %d bytes)", io.ErrShortWrite, mainRes, len(p))
+	if kind == stepSend && mainRes == 0 && len(p) > 0 {
+		return 0, fmt.Errorf("uring: send: %w (0 of %d bytes)", io.ErrShortWrite, len(p))
 	}
+	// A send may be short when the peer resets the connection midway; the
+	// caller (sendAll) sends the rest, which meets the reset's error.
 	return int(mainRes), nil
 }
 
@@ -339,7 +346,18 @@ func (c *conn) submitAndWait(want uint32) error {
 // with its own buffer, and response bodies of known length call it with the
 // caller's slice, so GET bodies land in place.
 func (c *conn) Read(p []byte) (int, error) {
-	return c.recv(stepRecv, p)
+	if !c.hdrLimited {
+		return c.recv(stepRecv, p)
+	}
+	if c.hdrLeft <= 0 {
+		return 0, ErrResponseHeaderTooLarge
+	}
+	if int64(len(p)) > c.hdrLeft {
+		p = p[:c.hdrLeft]
+	}
+	n, err := c.recv(stepRecv, p)
+	c.hdrLeft -= int64(n)
+	return n, err
 }
 
 // readFull receives bytes the server owes us (the rest of a Content-Length
@@ -385,10 +403,22 @@ func (c *conn) Write(p []byte) (int, error) {
 	if err := c.flush(); err != nil {
 		return 0, err
 	}
-	if _, err := c.step(stepSend, p); err != nil {
+	if err := c.sendAll(p); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// sendAll sends p in as many send steps as it takes.
+func (c *conn) sendAll(p []byte) error {
+	for len(p) > 0 {
+		n, err := c.step(stepSend, p)
+		if err != nil {
+			return err
+		}
+		p = p[n:]
+	}
+	return nil
 }
 
 // WriteString is Write for strings, without a conversion copy for small
@@ -423,7 +453,7 @@ func (c *conn) flush() error {
 	if len(c.wbuf) == 0 {
 		return nil
 	}
-	if _, err := c.step(stepSend, c.wbuf); err != nil {
+	if err := c.sendAll(c.wbuf); err != nil {
 		return err
 	}
 	c.wbuf = c.wbuf[:0]

@@ -43,5 +43,11 @@
 // flight. Against servers that close connections, a closed connection's
 // quiet ring and buffers are reused by the next dial.
 //
+// Limits, as net/http's: the bytes of a response's headers, every 1xx
+// response before it included, are bounded by
+// Options.MaxResponseHeaderBytes (ErrResponseHeaderTooLarge past it), and a
+// server that answers before reading the whole request body (a 413) and
+// then resets the connection gets its answer returned, not the send error.
+//
 // Plaintext http:// only; transport.New sends https:// to net/http.
 package uring

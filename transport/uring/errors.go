@@ -20,6 +20,11 @@ var (
 	// rewound). Rewindable requests are retried once on a fresh connection.
 	ErrServerClosed = errors.New("server closed the keep-alive connection before responding")
 
+	// ErrResponseHeaderTooLarge means the server sent more header bytes
+	// (1xx responses included) than Options.MaxResponseHeaderBytes; net/http
+	// fails the same way ("server response headers exceeded").
+	ErrResponseHeaderTooLarge = errors.New("server response headers exceeded the limit")
+
 	// ErrPoolClosed is returned by a Transport's RoundTrip after Close.
 	ErrPoolClosed = errors.New("uring transport closed")
 )

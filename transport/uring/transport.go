@@ -20,6 +20,10 @@ const DefaultPoolSize = 8
 // DefaultIdleTimeout is Options.IdleTimeout's default, net/http's too.
 const DefaultIdleTimeout = 90 * time.Second
 
+// DefaultMaxResponseHeaderBytes is Options.MaxResponseHeaderBytes' default:
+// the limit katbench's net/http transport is given (transport.NewHTTP).
+const DefaultMaxResponseHeaderBytes = 1 << 20
+
 // Options configures a Transport.
 type Options struct {
 	// PoolSize caps the connections per host, open and idle alike; 0 means
@@ -35,6 +39,13 @@ type Options struct {
 	// connection idle for a millisecond or more is checked before reuse
 	// with a non-blocking peek, so one the server has closed is not used.
 	IdleTimeout time.Duration
+	// MaxResponseHeaderBytes bounds the bytes received while reading a
+	// response's headers, every 1xx informational response before the final
+	// one included — so an endless stream of "100 Continue" fails too —
+	// like net/http's field of the same name without a Got1xxResponse
+	// trace. 0 means DefaultMaxResponseHeaderBytes. Past it a request fails
+	// with an error wrapping ErrResponseHeaderTooLarge.
+	MaxResponseHeaderBytes int64
 	// Wait picks how requests wait for completions; the zero value
 	// (WaitAuto) is right outside of experiments, and lets the environment
 	// variable WaitEnv pick a mode.
@@ -68,6 +79,9 @@ func NewTransport(opts Options) (*Transport, error) {
 	}
 	if opts.IdleTimeout == 0 {
 		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	if opts.MaxResponseHeaderBytes <= 0 {
+		opts.MaxResponseHeaderBytes = DefaultMaxResponseHeaderBytes
 	}
 	opts.Wait = resolveWait(opts.Wait)
 	if opts.Wait == waitSQPoll {
@@ -204,6 +218,11 @@ func (t *Transport) check(req *http.Request) (string, error) {
 // exchange writes req on c and reads the response headers. On error c has
 // been given back (closed) and the error wraps ErrServerClosed when c was a
 // reused connection the server had closed before answering.
+//
+// A server may answer before it has read the whole request (a 413 for a
+// body it will not take) and close the connection, so sending the rest
+// fails with a reset or a broken pipe. As net/http does, that answer is
+// returned instead of the send error, with the connection closed after it.
 func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request) (*http.Response, error) {
 	c.nread = 0
 	c.watch(ctx)
@@ -223,29 +242,65 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request) (*
 			// type when the body is copied with WriterTo; ours says why.
 			err = c.err
 		}
-		return fail("write request", err)
+		if !peerGone(err) || ctx.Err() != nil {
+			return fail("write request", err)
+		}
+		// The peer is gone: the socket holds whatever it sent before, and
+		// a recv cannot block. Read an early answer from it, if any.
+		c.broken, c.err, c.wbuf = false, nil, c.wbuf[:0]
+		resp, rerr := t.readHeader(c, req)
+		if rerr != nil || c.broken {
+			return fail("write request", err)
+		}
+		return t.respond(c, req, resp, false)
 	}
 	// Written, as far as a caller can tell: what is left in wbuf (under
 	// 64 KiB) goes out with the first recv, which the timeout bounds too.
-	c.arm(t.opts.ResponseHeaderTimeout)
-	var resp *http.Response
-	for {
-		var err error
-		resp, err = http.ReadResponse(c.br, req)
-		if err != nil {
-			return fail("read response", err)
-		}
-		// 1xx informational responses precede the real one (101 ends HTTP).
-		if resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
-			continue
-		}
-		break
+	resp, err := t.readHeader(c, req)
+	if err != nil {
+		return fail("read response", err)
 	}
-	c.disarm()
 	if c.broken { // the timeout fired as the headers arrived
 		return fail("read response", c.stopErr(stepRecv))
 	}
-	reusable := !resp.Close && !req.Close
+	return t.respond(c, req, resp, true)
+}
+
+// readHeader reads the response headers on c, skipping 1xx informational
+// responses, within ResponseHeaderTimeout and MaxResponseHeaderBytes. A
+// read the context or the timeout stopped returns the step's error (which
+// wraps the context's error or os.ErrDeadlineExceeded), not what the parser
+// made of the bytes received before it.
+func (t *Transport) readHeader(c *conn, req *http.Request) (*http.Response, error) {
+	c.arm(t.opts.ResponseHeaderTimeout)
+	c.hdrLimited, c.hdrLeft = true, t.opts.MaxResponseHeaderBytes
+	defer func() { c.hdrLimited = false }()
+	for {
+		resp, err := http.ReadResponse(c.br, req)
+		if err != nil {
+			if c.hdrLeft <= 0 {
+				return nil, fmt.Errorf("%w: more than %d bytes; aborted", ErrResponseHeaderTooLarge, t.opts.MaxResponseHeaderBytes)
+			}
+			if c.err != nil {
+				return nil, c.err
+			}
+			return nil, err
+		}
+		// 1xx informational responses precede the real one (101 ends HTTP);
+		// they count against the same header budget.
+		if resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
+			continue
+		}
+		c.disarm()
+		return resp, nil
+	}
+}
+
+// respond sets up resp's body over c. keep is false when c must close after
+// the response (the request was not fully sent).
+func (t *Transport) respond(c *conn, req *http.Request, resp *http.Response, keep bool) (*http.Response, error) {
+	c.disarm()
+	reusable := keep && !resp.Close && !req.Close
 	if resp.Body == http.NoBody || resp.Body == nil {
 		resp.Body = http.NoBody
 		c.finish(reusable)
@@ -280,6 +335,13 @@ func peerClosed(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, syscall.ECONNABORTED)
+}
+
+// peerGone reports whether a send failed because the peer reset or closed
+// the connection: after either, its socket holds only what was received,
+// so a recv returns at once.
+func peerGone(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // bodyMark remembers where a seekable request body started.
