@@ -610,23 +610,8 @@ func openDataLanes(ctx context.Context, fac competitors.Factory, spec targetSpec
 		}
 		opened = append(opened, c)
 		lane.Catalog = c.Catalog()
-		lane.Params = publicParams(c.Params())
+		lane.Params = results.RedactParams(c.Params())
 		lanes = append(lanes, lane)
 	}
 	return lanes, closeAll, nil
-}
-
-// publicParams drops every param that could hold a secret (a competitor
-// may copy client properties into its params).
-func publicParams(p map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range p {
-		lk := strings.ToLower(k)
-		if strings.Contains(lk, "secret") || strings.Contains(lk, "access-key") || strings.Contains(lk, "token") ||
-			strings.Contains(lk, "credential") || strings.Contains(lk, "password") {
-			continue
-		}
-		out[k] = v
-	}
-	return out
 }

@@ -148,6 +148,7 @@ func ParseLine(b []byte) (Line, error) {
 	case []any:
 		l.Command = joinArgs(c)
 	}
+	redactLine(&l, w.Command)
 	if f, ok := w.Schema.(float64); ok {
 		l.Schema = int(f)
 	}

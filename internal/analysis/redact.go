@@ -1,0 +1,84 @@
+package analysis
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/nordisk/katbench/internal/results"
+)
+
+// redactLine redacts a decoded line the way results redacts a line it
+// writes (results.RedactArgs, RedactParams, RedactText), so a secret in a
+// line written before redaction existed reaches no report, table or
+// merged line. The raw fields a merge carries on are redacted too.
+func redactLine(l *Line, command any) {
+	params := results.RedactParams(l.Params)
+	changed := !reflect.DeepEqual(params, l.Params)
+	l.Params = params
+	if changed {
+		l.setRaw("params", params)
+	}
+	switch c := command.(type) {
+	case string:
+		if r := results.RedactCommand(c); r != c {
+			l.Command = r
+			l.setRaw("command", r)
+		}
+	case []any:
+		words := make([]string, len(c))
+		for i, w := range c {
+			words[i] = fmt.Sprint(w)
+		}
+		red := results.RedactArgs(words)
+		l.Command = strings.Join(red, " ")
+		if !slices.Equal(red, words) {
+			l.setRaw("command", red)
+		}
+	}
+	if r := results.RedactText(l.Skipped); r != l.Skipped {
+		l.Skipped = r
+		l.setRaw("skipped", r)
+	}
+	if fe, ok := l.raw["first_error"]; ok {
+		var s string
+		if json.Unmarshal(fe, &s) == nil {
+			if r := results.RedactText(s); r != s {
+				l.setRaw("first_error", r)
+			}
+		}
+	}
+}
+
+// setRaw replaces one raw field with v's JSON, copying the map first so a
+// caller's view of it never changes underneath.
+func (l *Line) setRaw(k string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		delete(l.raw, k)
+		return
+	}
+	l.raw = maps.Clone(l.raw)
+	if l.raw == nil {
+		l.raw = map[string]json.RawMessage{}
+	}
+	l.raw[k] = b
+}
+
+// redactLines returns lines redacted as ParseLine redacts them, for views
+// (the HTML report) that may be handed lines not read by ParseLine.
+func redactLines(lines []Line) []Line {
+	out := make([]Line, len(lines))
+	for i, l := range lines {
+		var cmd any
+		if l.Command != "" {
+			cmd = l.Command
+		}
+		redactLine(&l, cmd)
+		out[i] = l
+	}
+	return out
+}
