@@ -349,20 +349,17 @@ func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Con
 
 // props merges client properties, later winning: BENCH_REST_PROPS,
 // KATBENCH_<NAME>_PROPS, then cfg.Props (--prop). Malformed entries are
-// reported on cfg.Log by position (their text may be a secret) and
-// skipped.
+// reported on cfg.Log (redacted: results.RedactProp) and skipped.
 func props(cfg Config, name string) map[string]string {
 	p := map[string]string{}
 	for _, env := range []string{"BENCH_REST_PROPS", "KATBENCH_" + strings.ToUpper(name) + "_PROPS"} {
-		n := 0
 		for kv := range strings.SplitSeq(os.Getenv(env), ",") {
-			n++
 			if kv = strings.TrimSpace(kv); kv == "" {
 				continue
 			}
 			k, v, ok := strings.Cut(kv, "=")
 			if !ok || k == "" {
-				cfg.Logf("%s: ignoring entry %d of %s (want k=v; not shown, it may hold a secret)", name, n, env)
+				cfg.Logf("%s: ignoring %s entry %q (want k=v)", name, env, results.RedactProp(kv))
 				continue
 			}
 			p[strings.TrimSpace(k)] = strings.TrimSpace(v)

@@ -276,10 +276,10 @@ func workDir(dir string) (string, bool, error) {
 // parseProps reads repeated k=v flags.
 func parseProps(kvs []string) (map[string]string, error) {
 	props := map[string]string{}
-	for i, kv := range kvs {
+	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return nil, usagef("--prop #%d: want key=value (the entry is not shown: it may hold a secret)", i+1)
+			return nil, usagef("--prop %q: want key=value", results.RedactProp(kv))
 		}
 		props[k] = v
 	}

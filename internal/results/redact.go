@@ -72,14 +72,36 @@ func RedactValue(name, value string) string {
 }
 
 // RedactProp returns a client property entry "k=v" as it may be shown:
-// "k=REDACTED" when k names a secret. An entry that is not k=v cannot be
-// told apart from a secret and comes back as Redacted.
+// "k=REDACTED" when k names a secret. An entry that is not k=v (so a
+// message can say which one was malformed) keeps its text up to the first
+// name of a secret in it, then Redacted ("credential a:b" shows as
+// "credential REDACTED"), or gets RedactText when it names none; "=v"
+// shows as "=REDACTED".
 func RedactProp(kv string) string {
 	k, v, ok := strings.Cut(kv, "=")
-	if !ok || k == "" {
-		return Redacted
+	switch {
+	case ok && k != "":
+		return k + "=" + RedactValue(k, v)
+	case ok:
+		return "=" + Redacted
 	}
-	return k + "=" + RedactValue(k, v)
+	if r := RedactText(kv); r != kv {
+		return r
+	}
+	for i := 0; i < len(kv); {
+		j := i
+		for j < len(kv) && isNameByte(kv[j]) {
+			j++
+		}
+		if j > i && SecretName(kv[i:j]) {
+			if j == len(kv) {
+				return kv
+			}
+			return kv[:j] + " " + Redacted
+		}
+		i = j + 1
+	}
+	return kv
 }
 
 // RedactArgs returns a copy of a command line (program name, then its
