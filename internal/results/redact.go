@@ -72,11 +72,13 @@ func RedactValue(name, value string) string {
 }
 
 // RedactProp returns a client property entry "k=v" as it may be shown:
-// "k=REDACTED" when k names a secret. An entry that is not k=v (so a
-// message can say which one was malformed) keeps its text up to the first
-// name of a secret in it, then Redacted ("credential a:b" shows as
-// "credential REDACTED"), or gets RedactText when it names none; "=v"
-// shows as "=REDACTED".
+// "k=REDACTED" when k names a secret, else k=v with RedactText applied. An
+// entry that is not k=v is shown so a message can say which one was
+// malformed, but only its leading name: the rest is Redacted
+// ("credential a:b" shows as "credential REDACTED", "broken:x" as
+// "broken:REDACTED"), and a bare word is shown only when it looks like a
+// property name (lowercase letters, '.', '-' and '_'), not like a pasted
+// token; "=v" shows as "=REDACTED".
 func RedactProp(kv string) string {
 	k, v, ok := strings.Cut(kv, "=")
 	switch {
@@ -85,23 +87,33 @@ func RedactProp(kv string) string {
 	case ok:
 		return "=" + Redacted
 	}
-	if r := RedactText(kv); r != kv {
-		return r
+	i := 0
+	for i < len(kv) && isNameByte(kv[i]) {
+		i++
 	}
-	for i := 0; i < len(kv); {
-		j := i
-		for j < len(kv) && isNameByte(kv[j]) {
-			j++
-		}
-		if j > i && SecretName(kv[i:j]) {
-			if j == len(kv) {
-				return kv
-			}
-			return kv[:j] + " " + Redacted
-		}
-		i = j + 1
+	switch {
+	case i == len(kv) && isPropName(kv):
+		return kv
+	case i == len(kv) || i == 0:
+		return Redacted
+	case kv[i+1:] == Redacted:
+		return kv
 	}
-	return kv
+	return kv[:i+1] + Redacted
+}
+
+// isPropName reports whether s looks like a property name rather than a
+// secret: lowercase letters and '.', '-', '_', at most 40 bytes.
+func isPropName(s string) bool {
+	if s == "" || len(s) > 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c == '.' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // RedactArgs returns a copy of a command line (program name, then its
