@@ -105,7 +105,9 @@ type wire struct {
 var roundFields = []string{"rounds", "round_samples", "per_round", "samples"}
 
 // ParseLine decodes one JSONL line. Unknown fields are kept (see Raw) so a
-// merged line can carry them on.
+// merged line can carry them on. Its command, params, skip reason and
+// first error are redacted as results redacts the lines it writes, so a
+// line written before redaction existed shows no secret to any reader.
 func ParseLine(b []byte) (Line, error) {
 	var w wire
 	if err := json.Unmarshal(b, &w); err != nil {
