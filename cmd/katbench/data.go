@@ -164,7 +164,7 @@ func (f *dataFlags) parseStore(run *results.Run) (*dataStore, error) {
 		if st.env.AccessKey == "" || st.env.SecretKey == "" {
 			return nil, usagef("--s3-endpoint %s needs S3 keys: set %s and %s", f.endpoint, s3.EnvAccessKey, s3.EnvSecretKey)
 		}
-		st.endpoint, st.name = f.endpoint, f.endpoint
+		st.endpoint, st.name = f.endpoint, results.RedactText(f.endpoint) // name is a label: stderr and params
 	}
 	return st, nil
 }
