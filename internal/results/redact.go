@@ -348,34 +348,16 @@ func redactSchemes(s string) string {
 		if sc.fold {
 			hay = asciiLower(s) // same length as s, unlike strings.ToLower
 		}
-		var b strings.Builder
-		last := 0
-		for from := 0; ; {
-			i := strings.Index(hay[from:], sc.word)
-			if i < 0 {
-				break
-			}
-			i += from
+		s = replaceValues(s, func(i int) (int, int, bool) {
 			j := i + len(sc.word)
-			from = j
-			if i > 0 && isAlnum(rune(s[i-1])) || j >= len(s) || !isSpace(rune(s[j])) {
-				continue
+			if !strings.HasPrefix(hay[i:], sc.word) || i > 0 && isAlnum(rune(s[i-1])) || j >= len(s) || !isSpace(rune(s[j])) {
+				return 0, 0, false
 			}
 			for j < len(s) && isSpace(rune(s[j])) {
 				j++
 			}
-			k := valueEnd(s, j)
-			if k == j || s[j:k] == Redacted {
-				continue
-			}
-			b.WriteString(s[last:j])
-			b.WriteString(Redacted)
-			last, from = k, k
-		}
-		if last > 0 {
-			b.WriteString(s[last:])
-			s = b.String()
-		}
+			return j, valueEnd(s, j), true
+		})
 	}
 	return s
 }
@@ -383,46 +365,27 @@ func redactSchemes(s string) string {
 // redactPairs replaces the value of name=value and name:value when the
 // name names a secret.
 func redactPairs(s string) string {
-	var b strings.Builder
-	last := 0
-	for i := 0; i < len(s); i++ {
+	return replaceValues(s, func(i int) (int, int, bool) {
 		c := s[i]
-		if c != '=' && c != ':' {
-			continue
+		if c != '=' && c != ':' || c == ':' && strings.HasPrefix(s[i:], "://") {
+			return 0, 0, false
 		}
 		start := i
 		for start > 0 && isNameByte(s[start-1]) {
 			start--
 		}
-		name := s[start:i]
-		if name == "" || !SecretName(name) || c == ':' && strings.HasPrefix(s[i:], "://") {
-			continue
+		if start == i || !SecretName(s[start:i]) {
+			return 0, 0, false
 		}
-		end := valueEnd(s, i+1)
-		if end == i+1 {
-			continue
-		}
-		if v := s[i+1 : end]; v == "true" || v == "false" {
-			continue
-		}
-		b.WriteString(s[last : i+1])
-		b.WriteString(Redacted)
-		last, i = end, end-1
-	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
+		return i + 1, valueEnd(s, i+1), true
+	})
 }
 
 // redactTextFlags replaces the word after a flag that takes a secret.
 func redactTextFlags(s string) string {
-	var b strings.Builder
-	last := 0
-	for i := 0; i < len(s); i++ {
+	return replaceValues(s, func(i int) (int, int, bool) {
 		if s[i] != '-' || i > 0 && !isSpace(rune(s[i-1])) && !strings.ContainsRune("\"'`(", rune(s[i-1])) {
-			continue
+			return 0, 0, false
 		}
 		j := i
 		for j < len(s) && s[j] == '-' {
@@ -433,21 +396,36 @@ func redactTextFlags(s string) string {
 			k++
 		}
 		if !valueFlags[strings.ToLower(s[j:k])] || k >= len(s) || !isSpace(rune(s[k])) {
-			i = k
+			return 0, 0, false
+		}
+		for k < len(s) && isSpace(rune(s[k])) {
+			k++
+		}
+		return k, valueEnd(s, k), true
+	})
+}
+
+// replaceValues returns s with the values found replaced by Redacted:
+// find(i) reports whether a value to hide starts after position i and
+// where it lies, [v, end). Empty values, values already Redacted and the
+// switch values true and false are left as they are; scanning resumes
+// after each value.
+func replaceValues(s string, find func(i int) (v, end int, ok bool)) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		v, end, ok := find(i)
+		if !ok {
 			continue
 		}
-		v := k
-		for v < len(s) && isSpace(rune(s[v])) {
-			v++
+		switch s[v:end] {
+		case "", Redacted, "true", "false":
+		default:
+			b.WriteString(s[last:v])
+			b.WriteString(Redacted)
+			last = end
 		}
-		end := valueEnd(s, v)
-		if end == v || s[v:end] == Redacted {
-			i = end
-			continue
-		}
-		b.WriteString(s[last:v])
-		b.WriteString(Redacted)
-		last, i = end, end-1
+		i = max(i, end-1)
 	}
 	if last == 0 {
 		return s
