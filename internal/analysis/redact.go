@@ -17,11 +17,10 @@ import (
 // merged line. The raw fields a merge carries on are redacted too.
 func redactLine(l *Line, command any) {
 	params := results.RedactParams(l.Params)
-	changed := !reflect.DeepEqual(params, l.Params)
-	l.Params = params
-	if changed {
+	if !sameParams(params, l.Params) {
 		l.setRaw("params", params)
 	}
+	l.Params = params
 	switch c := command.(type) {
 	case string:
 		if r := results.RedactCommand(c); r != c {
@@ -66,6 +65,29 @@ func (l *Line) setRaw(k string, v any) {
 		l.raw = map[string]json.RawMessage{}
 	}
 	l.raw[k] = b
+}
+
+// sameParams reports whether redaction left params as they were: it
+// keeps every key, so comparing values suffices (strings directly, the
+// rare nested value by reflection).
+func sameParams(red, orig map[string]any) bool {
+	for k, v := range red {
+		switch v := v.(type) {
+		case string:
+			if s, ok := orig[k].(string); !ok || s != v {
+				return false
+			}
+		case float64, bool, nil:
+			if orig[k] != v {
+				return false
+			}
+		default:
+			if !reflect.DeepEqual(v, orig[k]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // redactLines returns lines redacted as ParseLine redacts them, for views

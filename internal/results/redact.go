@@ -1,6 +1,8 @@
 package results
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 )
 
@@ -25,35 +27,68 @@ var secretParts = []string{
 	"signature", "sigv4", "oauth2",
 }
 
-// secretWords are the name components (split at any character that is not
-// a letter or a digit) that make a name a secret's name on their own:
-// "key" names a secret in signing-key but keys (a count) does not.
-var secretWords = map[string]bool{"key": true, "pwd": true, "pass": true, "headers": true}
+// isSecretWord reports whether a name component (split at any character
+// that is not a letter or a digit) makes a name a secret's name on its
+// own: "key" names a secret in signing-key, but keys (a count) does not.
+func isSecretWord(w string) bool {
+	switch len(w) {
+	case 3:
+		return strings.EqualFold(w, "key") || strings.EqualFold(w, "pwd")
+	case 4:
+		return strings.EqualFold(w, "pass")
+	case 7:
+		return strings.EqualFold(w, "headers")
+	}
+	return false
+}
 
-var separators = strings.NewReplacer("-", "", "_", "", ".", "")
+// secretPartBytes are secretParts as byte slices, for SecretName's
+// allocation-free search.
+var secretPartBytes = func() [][]byte {
+	out := make([][]byte, len(secretParts))
+	for i, p := range secretParts {
+		out[i] = []byte(p)
+	}
+	return out
+}()
 
 // SecretName reports whether a flag, property or param name names a
 // secret: credential, token, any header.* property, and any name holding
 // a secret, password, key or token (s3.secret-access-key,
 // s3.session-token, s3.access-key-id, rest.sigv4-enabled,
 // oauth2-server-uri, --secret-key). Leading dashes and a "prop." prefix
-// (how client properties appear in params) are ignored.
+// (how client properties appear in params) are ignored; letters are
+// compared without regard to ASCII case. It allocates nothing for names
+// of up to 128 bytes.
 func SecretName(name string) bool {
-	n := strings.ToLower(strings.TrimLeft(name, "-"))
-	n = strings.TrimPrefix(n, "prop.")
-	if n == "credential" || n == "token" || strings.HasPrefix(n, "header.") {
+	n := strings.TrimLeft(name, "-")
+	if len(n) >= 5 && strings.EqualFold(n[:5], "prop.") {
+		n = n[5:]
+	}
+	if strings.EqualFold(n, "credential") || strings.EqualFold(n, "token") || len(n) >= 7 && strings.EqualFold(n[:7], "header.") {
 		return true
 	}
-	compact := separators.Replace(n)
-	for _, p := range secretParts {
-		if strings.Contains(compact, p) {
+	var buf [128]byte
+	compact := buf[:0] // n in lowercase, without '-', '_' and '.'
+	for i := 0; i < len(n); i++ {
+		if c := n[i]; c != '-' && c != '_' && c != '.' {
+			compact = append(compact, asciiLowerByte(c))
+		}
+	}
+	for _, p := range secretPartBytes {
+		if bytes.Contains(compact, p) {
 			return true
 		}
 	}
-	for _, w := range strings.FieldsFunc(n, func(r rune) bool { return !isAlnum(r) }) {
-		if secretWords[w] {
+	for i := 0; i < len(n); {
+		j := i
+		for j < len(n) && isAlnum(rune(n[j])) {
+			j++
+		}
+		if isSecretWord(n[i:j]) {
 			return true
 		}
+		i = j + 1
 	}
 	return false
 }
@@ -140,7 +175,12 @@ func RedactArgs(args []string) []string {
 	// Each word is read both ways, as a shell word and as a raw argument
 	// ('' is an empty shell word but a two-character raw one): a value
 	// that is a secret under either reading is redacted.
-	red, asIs := redactWords(raw), redactWords(args)
+	red, asIs := redactWords(raw), []string(nil)
+	if slices.Contains(quoted, true) {
+		asIs = redactWords(args)
+	} else {
+		asIs = red // no word is quoted: both readings are the same
+	}
 	out := make([]string, len(args))
 	for i := range args {
 		switch {
@@ -290,10 +330,20 @@ func RedactText(s string) string {
 	if s == "" {
 		return s
 	}
-	s = redactURLs(s)
-	s = redactSchemes(s)
-	s = redactPairs(s)
-	return redactTextFlags(s)
+	// Each rule runs only where its trigger is, as most text has none.
+	if strings.Contains(s, "://") && strings.IndexByte(s, '@') >= 0 {
+		s = redactURLs(s)
+	}
+	if strings.IndexAny(s, "bB") >= 0 {
+		s = redactSchemes(s)
+	}
+	if strings.IndexAny(s, "=:") >= 0 {
+		s = redactPairs(s)
+	}
+	if strings.IndexByte(s, '-') >= 0 {
+		s = redactTextFlags(s)
+	}
+	return s
 }
 
 // redactURLs replaces the password of every scheme://user:password@host.
@@ -344,13 +394,12 @@ var authSchemes = []struct {
 // redactSchemes replaces the credential after an HTTP auth scheme word.
 func redactSchemes(s string) string {
 	for _, sc := range authSchemes {
-		hay := s
-		if sc.fold {
-			hay = asciiLower(s) // same length as s, unlike strings.ToLower
-		}
 		s = replaceValues(s, func(i int) (int, int, bool) {
 			j := i + len(sc.word)
-			if !strings.HasPrefix(hay[i:], sc.word) || i > 0 && isAlnum(rune(s[i-1])) || j >= len(s) || !isSpace(rune(s[j])) {
+			if j >= len(s) || asciiLowerByte(s[i]) != asciiLowerByte(sc.word[0]) || !isSpace(rune(s[j])) || i > 0 && isAlnum(rune(s[i-1])) {
+				return 0, 0, false
+			}
+			if w := s[i:j]; sc.fold && !strings.EqualFold(w, sc.word) || !sc.fold && w != sc.word {
 				return 0, 0, false
 			}
 			for j < len(s) && isSpace(rune(s[j])) {
@@ -452,14 +501,11 @@ func valueEnd(s string, i int) int {
 	return i
 }
 
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
+func asciiLowerByte(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
 	}
-	return string(b)
+	return c
 }
 
 func isAlnum(r rune) bool {
