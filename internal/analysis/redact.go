@@ -11,11 +11,17 @@ import (
 	"github.com/nordisk/katbench/internal/results"
 )
 
+// commandMemo maps a command as read (a string, or its words joined by
+// NUL, marked by a leading 's' or 'w') to its redacted words. Not safe
+// for concurrent use.
+type commandMemo map[string][]string
+
 // redactLine redacts a decoded line the way results redacts a line it
 // writes (results.RedactArgs, RedactParams, RedactText), so a secret in a
 // line written before redaction existed reaches no report, table or
-// merged line. The raw fields a merge carries on are redacted too.
-func redactLine(l *Line, command any) {
+// merged line. The raw fields a merge carries on are redacted too. memo
+// may be nil.
+func redactLine(l *Line, command any, memo commandMemo) {
 	params := results.RedactParams(l.Params)
 	if !sameParams(params, l.Params) {
 		l.setRaw("params", params)
@@ -23,16 +29,30 @@ func redactLine(l *Line, command any) {
 	l.Params = params
 	switch c := command.(type) {
 	case string:
-		if r := results.RedactCommand(c); r != c {
-			l.Command = r
-			l.setRaw("command", r)
+		r, ok := memo["s"+c]
+		if !ok {
+			r = []string{results.RedactCommand(c)}
+			if memo != nil {
+				memo["s"+c] = r
+			}
+		}
+		if r[0] != c {
+			l.Command = r[0]
+			l.setRaw("command", r[0])
 		}
 	case []any:
 		words := make([]string, len(c))
 		for i, w := range c {
 			words[i] = fmt.Sprint(w)
 		}
-		red := results.RedactArgs(words)
+		key := "w" + strings.Join(words, "\x00")
+		red, ok := memo[key]
+		if !ok {
+			red = results.RedactArgs(words)
+			if memo != nil {
+				memo[key] = red
+			}
+		}
 		l.Command = strings.Join(red, " ")
 		if !slices.Equal(red, words) {
 			l.setRaw("command", red)
@@ -99,7 +119,7 @@ func redactLines(lines []Line) []Line {
 		if l.Command != "" {
 			cmd = l.Command
 		}
-		redactLine(&l, cmd)
+		redactLine(&l, cmd, nil)
 		out[i] = l
 	}
 	return out

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Redacted stands in for every secret value a line, a report or a message
 // would otherwise show, so the command that produced a result stays
 // readable (--prop credential=REDACTED) and can be re-run with the secret
-// supplied again.
+// supplied again. The functions of this file never modify their arguments
+// and are safe for concurrent use.
 const Redacted = "REDACTED"
 
 // valueFlags take a secret as their value: the word after them is redacted
@@ -58,9 +60,34 @@ var secretPartBytes = func() [][]byte {
 // s3.session-token, s3.access-key-id, rest.sigv4-enabled,
 // oauth2-server-uri, --secret-key). Leading dashes and a "prop." prefix
 // (how client properties appear in params) are ignored; letters are
-// compared without regard to ASCII case. It allocates nothing for names
-// of up to 128 bytes.
+// compared without regard to ASCII case. It is safe for concurrent use.
 func SecretName(name string) bool {
+	secretNames.mu.RLock()
+	r, ok := secretNames.m[name]
+	secretNames.mu.RUnlock()
+	if ok {
+		return r
+	}
+	r = secretName(name)
+	secretNames.mu.Lock()
+	if len(secretNames.m) < maxSecretNames {
+		secretNames.m[name] = r
+	}
+	secretNames.mu.Unlock()
+	return r
+}
+
+// secretNames caches SecretName's answers: the names of a run's params and
+// flags are few and come back on every line. It holds at most
+// maxSecretNames, so odd input cannot grow it without bound.
+var secretNames = struct {
+	mu sync.RWMutex
+	m  map[string]bool
+}{m: map[string]bool{}}
+
+const maxSecretNames = 4096
+
+func secretName(name string) bool {
 	n := strings.TrimLeft(name, "-")
 	if len(n) >= 5 && strings.EqualFold(n[:5], "prop.") {
 		n = n[5:]
