@@ -341,6 +341,7 @@ func redact(r Record) Record {
 	r.Params = RedactParams(r.Params)
 	r.FirstError = RedactText(r.FirstError)
 	r.Skipped = RedactText(r.Skipped)
+	r.TransportFallback = RedactText(r.TransportFallback)
 	return r
 }
 

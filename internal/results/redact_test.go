@@ -148,7 +148,7 @@ func TestRedactParams(t *testing.T) {
 }
 
 // TestLinesAreRedacted: a line made by a Run, and one whose fields were
-// set after it was made, carry no secret in their JSON.
+// set after it was made, carry no secret in their JSON or the table.
 func TestLinesAreRedacted(t *testing.T) {
 	run := &Run{ID: "r", Command: []string{"katbench", "rest", "--prop", "'header.Authorization=Bearer XTOKEN'", "--secret-key", "YSECRET"}}
 	params := map[string]any{"prop.credential": "a:BSECRET", "tables": 8}
@@ -161,18 +161,32 @@ func TestLinesAreRedacted(t *testing.T) {
 	late := run.Result("rest", "s", Closed, 1, rec, time.Second, nil)
 	late.Params["prop.s3.secret-access-key"] = "WSECRET"
 	late.FirstError = "GET http://u:VSECRET@h/x: 403"
+	late.Errors = 1
 	late.Command = append(late.Command, "--access-key=USECRET")
 	lines = append(lines, late)
 	var buf bytes.Buffer
-	sink := NewJSONL(&buf)
+	var coll Collector
+	sink := Tee{NewJSONL(&buf), &coll}
 	for _, l := range lines {
 		if err := sink.Write(l); err != nil {
 			t.Fatal(err)
 		}
 	}
+	var table bytes.Buffer // the table printed at the end of a run
+	if err := WriteTable(&table, coll.Snapshot()); err != nil {
+		t.Fatal(err)
+	}
 	for _, s := range []string{"XTOKEN", "YSECRET", "BSECRET", "ZTOKEN", "WSECRET", "VSECRET", "USECRET"} {
 		if strings.Contains(buf.String(), s) {
 			t.Errorf("secret %s in line JSON:\n%s", s, buf.String())
+		}
+	}
+	if !strings.Contains(table.String(), "http://u:REDACTED@h/x: 403") {
+		t.Errorf("the table does not show the redacted first error:\n%s", table.String())
+	}
+	for _, s := range []string{"XTOKEN", "YSECRET", "BSECRET", "ZTOKEN", "WSECRET", "VSECRET", "USECRET"} {
+		if strings.Contains(table.String(), s) {
+			t.Errorf("secret %s in the table:\n%s", s, table.String())
 		}
 	}
 	var first Record
