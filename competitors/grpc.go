@@ -15,6 +15,7 @@ import (
 
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/catalog/grpcfront"
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // grpcStopTimeout bounds the in-process server's graceful stop at Close;
@@ -201,9 +202,7 @@ func grpcClientOptions(p map[string]string) (grpcfront.ClientOptions, map[string
 			params["auth"] = "bearer"
 		default:
 			io[k] = v
-			if !secretProps[k] {
-				params["prop."+k] = v
-			}
+			params["prop."+k] = results.RedactValue(k, v)
 		}
 	}
 	if len(io) > 0 {

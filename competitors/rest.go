@@ -22,6 +22,7 @@ import (
 
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/catalog/restserver"
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // RESTTimeout bounds every request a REST competitor makes (headers and
@@ -348,7 +349,7 @@ func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Con
 
 // props merges client properties, later winning: BENCH_REST_PROPS,
 // KATBENCH_<NAME>_PROPS, then cfg.Props (--prop). Malformed entries are
-// reported on cfg.Log and skipped.
+// reported on cfg.Log (redacted: results.RedactProp) and skipped.
 func props(cfg Config, name string) map[string]string {
 	p := map[string]string{}
 	for _, env := range []string{"BENCH_REST_PROPS", "KATBENCH_" + strings.ToUpper(name) + "_PROPS"} {
@@ -358,7 +359,7 @@ func props(cfg Config, name string) map[string]string {
 			}
 			k, v, ok := strings.Cut(kv, "=")
 			if !ok || k == "" {
-				cfg.Logf("%s: ignoring %s entry %q (want k=v)", name, env, kv)
+				cfg.Logf("%s: ignoring %s entry %q (want k=v)", name, env, results.RedactProp(kv))
 				continue
 			}
 			p[strings.TrimSpace(k)] = strings.TrimSpace(v)
@@ -366,12 +367,6 @@ func props(cfg Config, name string) map[string]string {
 	}
 	maps.Copy(p, cfg.Props)
 	return p
-}
-
-// secretProps are never copied into result params.
-var secretProps = map[string]bool{
-	"credential": true, "token": true,
-	"s3.secret-access-key": true, "s3.session-token": true,
 }
 
 // dialREST connects iceberg-go's REST client to base with props mapped to
@@ -389,8 +384,8 @@ func dialREST(ctx context.Context, name, base string, p map[string]string) (*res
 	headers := map[string]string{}
 	params := map[string]any{"url": base, "client": "iceberg-go rest", "timeout": RESTTimeout.String()}
 	for k, v := range p {
-		if !secretProps[k] {
-			params["prop."+k] = v
+		if k != "credential" && k != "token" { // params.auth says how the client authenticates
+			params["prop."+k] = results.RedactValue(k, v)
 		}
 		switch {
 		case k == "credential", k == "token", k == "scope", k == "oauth2-server-uri", k == "audience", k == "resource":

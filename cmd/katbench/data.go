@@ -166,7 +166,7 @@ func (f *dataFlags) parseStore(run *results.Run) (*dataStore, error) {
 		if st.env.AccessKey == "" || st.env.SecretKey == "" {
 			return nil, usagef("--s3-endpoint %s needs S3 keys: set %s and %s", f.endpoint, s3.EnvAccessKey, s3.EnvSecretKey)
 		}
-		st.endpoint, st.name = f.endpoint, f.endpoint
+		st.endpoint, st.name = f.endpoint, results.RedactText(f.endpoint) // name is a label: stderr and params
 	}
 	return st, nil
 }
@@ -613,23 +613,8 @@ func openDataLanes(ctx context.Context, fac competitors.Factory, spec targetSpec
 		}
 		opened = append(opened, c)
 		lane.Catalog = c.Catalog()
-		lane.Params = publicParams(c.Params())
+		lane.Params = results.RedactParams(c.Params())
 		lanes = append(lanes, lane)
 	}
 	return lanes, closeAll, nil
-}
-
-// publicParams drops every param that could hold a secret (a competitor
-// may copy client properties into its params).
-func publicParams(p map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range p {
-		lk := strings.ToLower(k)
-		if strings.Contains(lk, "secret") || strings.Contains(lk, "access-key") || strings.Contains(lk, "token") ||
-			strings.Contains(lk, "credential") || strings.Contains(lk, "password") {
-			continue
-		}
-		out[k] = v
-	}
-	return out
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/transport/uring"
 	"github.com/spf13/cobra"
 )
@@ -68,7 +69,7 @@ func main() {
 	invocation = os.Args[1:]
 	usageArgs(rootCmd)
 	if err := rootCmd.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "katbench:", err)
+		fmt.Fprintln(os.Stderr, "katbench:", results.RedactText(err.Error()))
 		var ue usageError
 		if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
 			os.Exit(2)

@@ -4,12 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"io"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,46 +17,8 @@ import (
 // the address it announced and a stop function that SIGTERMs it and waits.
 func startServe(t *testing.T, front, catDir string) (string, func()) {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", front, "--addr", "127.0.0.1:0", "--dir", catDir)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	re := regexp.MustCompile(`serving (?:gRPC at|Iceberg REST at) (\S+)`)
-	sc := bufio.NewScanner(stderr)
-	var addr string
-	for sc.Scan() {
-		if m := re.FindStringSubmatch(sc.Text()); m != nil {
-			addr = m[1]
-			break
-		}
-	}
-	if addr == "" {
-		t.Fatalf("serve %s announced no address", front)
-	}
-	exited := make(chan error, 1)
-	go func() { _, _ = io.Copy(io.Discard, stderr); exited <- cmd.Wait() }()
-	return addr, func() {
-		t.Helper()
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("serve %s exited with %v", front, err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatalf("serve %s did not stop", front)
-		}
-	}
+	addr, stop := startServeArgs(t, front, "--addr", "127.0.0.1:0", "--dir", catDir)
+	return addr, func() { t.Helper(); stop() }
 }
 
 // TestRemoteRunAgainstServe: `katbench rest URL` and `katbench grpc

@@ -282,7 +282,7 @@ func parseProps(kvs []string) (map[string]string, error) {
 	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return nil, usagef("--prop %q: want key=value", kv)
+			return nil, usagef("--prop %q: want key=value", results.RedactProp(kv))
 		}
 		props[k] = v
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
 	s3io "github.com/nordisk/katbench/transport/s3/icebergio"
@@ -167,7 +168,7 @@ func (st storage) describe(dir string) string {
 		return "file:// under " + dir
 	}
 	if st.s3 {
-		return fmt.Sprintf("%s via %s (transport %v)", st.warehouse, st.ioProps[icebergio.S3EndpointURL], st.params["transport"])
+		return fmt.Sprintf("%s via %s (transport %v)", st.warehouse, results.RedactText(st.ioProps[icebergio.S3EndpointURL]), st.params["transport"])
 	}
 	return st.warehouse
 }

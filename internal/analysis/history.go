@@ -24,10 +24,11 @@ var ErrAmbiguous = errors.New("ambiguous reference")
 func Read(r io.Reader, source string) ([]Line, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var out []Line
+	memo := commandMemo{}
 	for n := 1; ; n++ {
 		b, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(b)) > 0 {
-			l, perr := ParseLine(b)
+			l, perr := parseLine(b, memo)
 			if perr != nil {
 				return nil, fmt.Errorf("%s:%d: %w", source, n, perr)
 			}

@@ -107,8 +107,14 @@ type wire struct {
 var roundFields = []string{"rounds", "round_samples", "per_round", "samples"}
 
 // ParseLine decodes one JSONL line. Unknown fields are kept (see Raw) so a
-// merged line can carry them on.
-func ParseLine(b []byte) (Line, error) {
+// merged line can carry them on. Its command, params, skip reason and
+// first error are redacted as results redacts the lines it writes, so a
+// line written before redaction existed shows no secret to any reader.
+func ParseLine(b []byte) (Line, error) { return parseLine(b, nil) }
+
+// parseLine is ParseLine with a memo of redacted commands (nil for none),
+// which Read shares across a file's lines: a run's lines repeat one.
+func parseLine(b []byte, memo commandMemo) (Line, error) {
 	var w wire
 	if err := json.Unmarshal(b, &w); err != nil {
 		return Line{}, fmt.Errorf("%w: %w", ErrBadLine, err)
@@ -150,6 +156,7 @@ func ParseLine(b []byte) (Line, error) {
 	case []any:
 		l.Command = joinArgs(c)
 	}
+	redactLine(&l, w.Command, memo)
 	if f, ok := w.Schema.(float64); ok {
 		l.Schema = int(f)
 	}

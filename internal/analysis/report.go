@@ -86,6 +86,7 @@ type ratioRow struct {
 }
 
 func buildReport(lines []Line, o ReportOptions) (reportView, error) {
+	lines = redactLines(lines)
 	v := reportView{Title: o.Title, Generated: o.Now.UTC().Format(time.RFC3339), Sources: o.Sources}
 	runs := Runs(lines)
 	multiRun := len(runs) > 1

@@ -106,8 +106,11 @@ type skippedRecord struct {
 	Commit            Commit         `json:"commit"`
 }
 
-// MarshalJSON writes the skipped shape for skipped lines.
+// MarshalJSON writes the skipped shape for skipped lines. Every line is
+// redacted (see RedactArgs, RedactParams) as it is written, so a field set
+// after the line was made cannot carry a secret out either.
 func (r Record) MarshalJSON() ([]byte, error) {
+	r = redact(r)
 	if r.Skipped != "" {
 		return json.Marshal(skippedRecord{
 			Schema: r.Schema, TS: r.TS, RunID: r.RunID, Target: r.Target, Scenario: r.Scenario,
@@ -134,7 +137,8 @@ type Run struct {
 	AllowErrors bool
 	// Command is the command line that started the run (the program's
 	// name, then its arguments), stamped on every line so a result never
-	// comes without the command that produced it. Empty for runs made by
+	// comes without the command that produced it; lines carry it with
+	// secret values redacted (RedactArgs). Empty for runs made by
 	// code rather than a command (tests, library callers).
 	Command []string
 }
@@ -148,16 +152,18 @@ func NewRun() *Run {
 }
 
 // Result builds a measured line from a merged recorder. elapsed is the wall
-// time of the measured phase (warm-up excluded) and gives ops_sec.
+// time of the measured phase (warm-up excluded) and gives ops_sec. The
+// line's command and params are redacted copies: no secret in them
+// reaches a line.
 func (run *Run) Result(target, scenario, loop string, threads int, rec *Recorder, elapsed time.Duration, params map[string]any) Record {
 	h := rec.h
 	r := Record{
 		Schema: SchemaVersion, TS: time.Now().UTC().Format(time.RFC3339Nano), RunID: run.ID,
 		Target: target, Scenario: scenario, Loop: loop, Threads: threads,
 		Ops: h.TotalCount(), Errors: rec.errors, DurationS: elapsed.Seconds(),
-		Params: orEmpty(params), Host: run.Host, Commit: run.Commit,
+		Params: orEmpty(RedactParams(params)), Host: run.Host, Commit: run.Commit,
 		ClockOverheadNS: float64(run.ClockOverhead), AllowErrors: run.AllowErrors,
-		Command: run.Command,
+		Command: RedactArgs(run.Command),
 	}
 	if elapsed > 0 && r.Ops > 0 {
 		r.OpsSec = float64(r.Ops) / elapsed.Seconds()
@@ -175,13 +181,14 @@ func (run *Run) Result(target, scenario, loop string, threads int, rec *Recorder
 	return r
 }
 
-// Skipped builds a skipped line carrying the reason.
+// Skipped builds a skipped line carrying the reason, redacted as Result's
+// lines are.
 func (run *Run) Skipped(target, scenario, reason string, params map[string]any) Record {
 	return Record{
 		Schema: SchemaVersion, TS: time.Now().UTC().Format(time.RFC3339Nano), RunID: run.ID,
-		Target: target, Scenario: scenario, Skipped: reason,
-		Params: orEmpty(params), Host: run.Host, Commit: run.Commit,
-		Command: run.Command,
+		Target: target, Scenario: scenario, Skipped: RedactText(reason),
+		Params: orEmpty(RedactParams(params)), Host: run.Host, Commit: run.Commit,
+		Command: RedactArgs(run.Command),
 	}
 }
 

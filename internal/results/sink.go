@@ -76,14 +76,16 @@ func (h *History) Close() error {
 	return h.f.Close()
 }
 
-// Collector keeps every record in memory for the table printed at the end.
-// It is safe for concurrent use.
+// Collector keeps every record in memory for the table printed at the end,
+// redacted as a written line is (so a field set after the line was made
+// reaches no table either). It is safe for concurrent use.
 type Collector struct {
 	mu      sync.Mutex
 	Records []Record
 }
 
 func (c *Collector) Write(r Record) error {
+	r = redact(r)
 	c.mu.Lock()
 	c.Records = append(c.Records, r)
 	c.mu.Unlock()

@@ -1,0 +1,126 @@
+package analysis
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/nordisk/katbench/internal/results"
+)
+
+// commandMemo maps a command as read (a string, or its words joined by
+// NUL, marked by a leading 's' or 'w') to its redacted words. Not safe
+// for concurrent use.
+type commandMemo map[string][]string
+
+// redactLine redacts a decoded line the way results redacts a line it
+// writes (results.RedactArgs, RedactParams, RedactText), so a secret in a
+// line written before redaction existed reaches no report, table or
+// merged line. The raw fields a merge carries on are redacted too. memo
+// may be nil.
+func redactLine(l *Line, command any, memo commandMemo) {
+	params := results.RedactParams(l.Params)
+	if !sameParams(params, l.Params) {
+		l.setRaw("params", params)
+	}
+	l.Params = params
+	switch c := command.(type) {
+	case string:
+		r, ok := memo["s"+c]
+		if !ok {
+			r = []string{results.RedactCommand(c)}
+			if memo != nil {
+				memo["s"+c] = r
+			}
+		}
+		if r[0] != c {
+			l.Command = r[0]
+			l.setRaw("command", r[0])
+		}
+	case []any:
+		words := make([]string, len(c))
+		for i, w := range c {
+			words[i] = fmt.Sprint(w)
+		}
+		key := "w" + strings.Join(words, "\x00")
+		red, ok := memo[key]
+		if !ok {
+			red = results.RedactArgs(words)
+			if memo != nil {
+				memo[key] = red
+			}
+		}
+		l.Command = strings.Join(red, " ")
+		if !slices.Equal(red, words) {
+			l.setRaw("command", red)
+		}
+	}
+	if r := results.RedactText(l.Skipped); r != l.Skipped {
+		l.Skipped = r
+		l.setRaw("skipped", r)
+	}
+	if fe, ok := l.raw["first_error"]; ok {
+		var s string
+		if json.Unmarshal(fe, &s) == nil {
+			if r := results.RedactText(s); r != s {
+				l.setRaw("first_error", r)
+			}
+		}
+	}
+}
+
+// setRaw replaces one raw field with v's JSON, copying the map first so a
+// caller's view of it never changes underneath.
+func (l *Line) setRaw(k string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		delete(l.raw, k)
+		return
+	}
+	l.raw = maps.Clone(l.raw)
+	if l.raw == nil {
+		l.raw = map[string]json.RawMessage{}
+	}
+	l.raw[k] = b
+}
+
+// sameParams reports whether redaction left params as they were: it
+// keeps every key, so comparing values suffices (strings directly, the
+// rare nested value by reflection).
+func sameParams(red, orig map[string]any) bool {
+	for k, v := range red {
+		switch v := v.(type) {
+		case string:
+			if s, ok := orig[k].(string); !ok || s != v {
+				return false
+			}
+		case float64, bool, nil:
+			if orig[k] != v {
+				return false
+			}
+		default:
+			if !reflect.DeepEqual(v, orig[k]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// redactLines returns lines redacted as ParseLine redacts them, for views
+// (the HTML report) that may be handed lines not read by ParseLine.
+func redactLines(lines []Line) []Line {
+	out := make([]Line, len(lines))
+	for i, l := range lines {
+		var cmd any
+		if l.Command != "" {
+			cmd = l.Command
+		}
+		redactLine(&l, cmd, nil)
+		out[i] = l
+	}
+	return out
+}
