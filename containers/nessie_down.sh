@@ -57,7 +57,7 @@ empty_store() {
 
 state=$(kb_state_dir "$name")
 if [ ! -d "$state" ]; then
-	kb_log "Nessie ($store) is not running (no state in $state); nothing to stop"
+	kb_log "Nessie ($store) is not running (no state in $state); nothing to do"
 	empty_store
 	exit 0
 fi
