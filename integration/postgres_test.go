@@ -93,6 +93,24 @@ func TestPostgresCatalogsEndToEnd(t *testing.T) {
 		}
 	}
 
+	// A server whose catalog is not bootstrapped (here: a warehouse Polaris
+	// does not have) is refused with the competitor's name and what to run.
+	t.Run("not-bootstrapped", func(t *testing.T) {
+		bad := append(append([]string(nil), env...), "KATBENCH_POLARIS_PG_WAREHOUSE=no_such_catalog")
+		res := runKatbench(t, 5*time.Minute, bad, "run", "rest", "polaris-pg", "--quick", "--history", "")
+		if res.err == nil {
+			t.Fatal("katbench run against a missing Polaris catalog succeeded")
+		}
+		if strings.TrimSpace(res.stdout) != "" {
+			t.Errorf("result lines were written: %.300s", res.stdout)
+		}
+		for _, want := range []string{"polaris-pg", "polaris_up.sh --store postgres"} {
+			if !strings.Contains(res.stderr, want) {
+				t.Errorf("stderr does not say %q:\n%s", want, tailLines(res.stderr, 20))
+			}
+		}
+	})
+
 	// Kill and restart: what a server acknowledged survives its crash.
 	for _, s := range servers {
 		t.Run("durable/"+s.target, func(t *testing.T) { checkSurvivesKill(t, pg, s) })
@@ -178,4 +196,31 @@ func taken(ports []int, p int) bool {
 		}
 	}
 	return false
+}
+
+// TestSQLPGUnreachableStopsTheRun: with PostgreSQL not reachable, a run of
+// rest and sql-pg fails before any scenario, names sql-pg and what to run,
+// and writes no result line.
+func TestSQLPGUnreachableStopsTheRun(t *testing.T) {
+	needKatbench(t)
+	port := freePorts(t, 1)[0]
+	env := []string{"KATBENCH_PG_URL=postgres://sqlcat:pw-not-shown@127.0.0.1:" + strconv.Itoa(port) + "/sqlcat?sslmode=disable"}
+	res := runKatbench(t, 5*time.Minute, env, "run", "rest", "sql-pg", "--quick", "--history", "")
+	if res.err == nil {
+		t.Fatal("katbench run with PostgreSQL down succeeded")
+	}
+	if strings.TrimSpace(res.stdout) != "" {
+		t.Errorf("result lines were written: %.300s", res.stdout)
+	}
+	for _, want := range []string{"sql-pg", "not reachable", "postgres_up.sh"} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, tailLines(res.stderr, 20))
+		}
+	}
+	if strings.Contains(res.stderr, "pw-not-shown") {
+		t.Errorf("stderr shows the password:\n%s", tailLines(res.stderr, 20))
+	}
+	if strings.Contains(res.stderr, "building dataset") {
+		t.Errorf("a dataset was built before the failure:\n%s", tailLines(res.stderr, 20))
+	}
 }
