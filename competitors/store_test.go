@@ -2,7 +2,10 @@ package competitors
 
 import (
 	"context"
+	"fmt"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 func TestEveryFactoryNamesItsStore(t *testing.T) {
@@ -50,6 +53,15 @@ func TestEnvPrefix(t *testing.T) {
 	for name, want := range map[string]string{"nessie": "KATBENCH_NESSIE", "nessie-pg": "KATBENCH_NESSIE_PG", "polaris-pg": "KATBENCH_POLARIS_PG"} {
 		if got := envPrefix(name); got != want {
 			t.Errorf("envPrefix(%q) = %q; want %q", name, got, want)
+		}
+	}
+}
+
+func TestTransientPostgresSerializationFailure(t *testing.T) {
+	for code, want := range map[string]bool{"40001": true, "40P01": true, "23505": false} {
+		err := fmt.Errorf("failed to create table: %w", &pgconn.PgError{Code: code})
+		if got := Transient(err); got != want {
+			t.Errorf("Transient(SQLSTATE %s) = %v; want %v", code, got, want)
 		}
 	}
 }
