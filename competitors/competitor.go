@@ -118,6 +118,11 @@ type Factory struct {
 	// the mode asked for is its [Durable] capability: a remote server
 	// reached through the same factory decides its own mode.
 	Durability bool
+	// Store is what the catalog keeps its state in: one of the Store*
+	// constants ("" when it depends on the arguments). Every built
+	// competitor's params carry it as "store" unless the competitor reports
+	// its own (a server given by URL whose store katbench cannot know).
+	Store string
 	// SetupParallel is the most concurrent setup requests (creating and
 	// dropping the dataset) the competitor tolerates; 0 means no limit
 	// beyond --setup-parallel. A server whose store serialises writers
@@ -130,6 +135,17 @@ type Factory struct {
 	// New builds the competitor. It must clean up after itself on error.
 	New func(ctx context.Context, cfg Config) (Competitor, error)
 }
+
+// The stores a competitor's catalog keeps its state in (Factory.Store,
+// params.store).
+const (
+	StoreBbolt      = "bbolt"      // our embedded catalog's file
+	StoreSQLite     = "sqlite"     // a SQLite file
+	StorePostgreSQL = "postgresql" // a PostgreSQL database (containers/postgres_up.sh)
+	StoreRocksDB    = "rocksdb"    // a RocksDB directory
+	StoreInMemory   = "in-memory"  // the server's memory: a restart loses everything
+	StoreUnknown    = "unknown"    // a server reached by URL that does not say
+)
 
 // ErrBadArgs is wrapped by every error of [Factory.Check].
 var ErrBadArgs = errors.New("bad arguments")
@@ -164,6 +180,21 @@ func Register(f Factory) {
 	defer mu.Unlock()
 	if _, dup := factories[f.Name]; dup {
 		panic("competitors: duplicate registration of " + f.Name)
+	}
+	if f.Store != "" && f.New != nil {
+		newFn, store := f.New, f.Store
+		f.New = func(ctx context.Context, cfg Config) (Competitor, error) {
+			c, err := newFn(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			if p := c.Params(); p != nil {
+				if _, set := p["store"]; !set {
+					p["store"] = store
+				}
+			}
+			return c, nil
+		}
 	}
 	factories[f.Name] = f
 }

@@ -60,6 +60,7 @@ func init() {
 		Name:        "embedded",
 		Description: "the bbolt catalog in-process, in a fresh directory (no network)",
 		Durability:  true,
+		Store:       StoreBbolt,
 		Peer:        "sql",
 		New:         newEmbedded,
 	})

@@ -63,6 +63,7 @@ func init() {
 		Usage:       "[HOST:PORT]",
 		Description: "our gRPC front over a fresh embedded catalog, in-process on loopback (or the server at HOST:PORT, env KATBENCH_GRPC_URL)",
 		Durability:  true,
+		Store:       StoreBbolt,
 		CheckArgs:   checkGRPCArgs,
 		New:         newGRPC,
 	})
@@ -110,6 +111,7 @@ func newGRPC(ctx context.Context, cfg Config) (Competitor, error) {
 		}
 		params["addr"] = addr
 		params["server"] = "external"
+		params["store"] = StoreUnknown
 		return &grpcCompetitor{
 			Base:   Base{N: "grpc", Cat: cl, P: params, CloseFn: cl.Close},
 			client: cl,

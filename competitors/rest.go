@@ -100,6 +100,7 @@ func init() {
 		Usage:       "[URL]",
 		Description: "our Iceberg REST server over a fresh embedded catalog, in-process on loopback (or the server at URL)",
 		Durability:  true,
+		Store:       StoreBbolt,
 		CheckArgs:   checkURLArgs(1),
 		New:         newREST,
 	})
@@ -108,6 +109,7 @@ func init() {
 			Name:          s.name,
 			Usage:         s.usage,
 			Description:   s.desc + ", through iceberg-go's REST client",
+			Store:         s.store,
 			SetupParallel: s.setupParallel,
 			CheckArgs:     checkURLArgs(2),
 			New: func(ctx context.Context, cfg Config) (Competitor, error) {
@@ -145,15 +147,51 @@ type remoteRESTServer struct {
 	// on SQLite answers concurrent writers with SQLITE_BUSY, so its dataset
 	// is built by one worker.
 	setupParallel int
+	// store is Factory.Store: what the server keeps its catalog in when
+	// started by up, the command below.
+	store string
+	// up is the command that starts the server and prints its exports.
+	up string
 }
 
 var remoteRESTServers = []remoteRESTServer{
-	{"nessie", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog (containers/nessie_up.sh)", true,
-		"http://HOST:19120/iceberg (Nessie serves Iceberg REST under /iceberg)", jvmWarmup, 0},
-	{"polaris", "URL WAREHOUSE", "Apache Polaris (containers/polaris_up.sh)", true,
-		"http://HOST:8181/api/catalog (Polaris serves Iceberg REST under /api/catalog)", jvmWarmup, 0},
-	{"fixture", "URL [WAREHOUSE]", "Apache Iceberg's REST fixture, the reference server (containers/fixture_up.sh)", false,
-		"http://HOST:8181 (the fixture serves Iceberg REST at the root)", jvmWarmup, 1},
+	{"nessie", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog, in-memory version store (containers/nessie_up.sh)", true,
+		nessieExample, jvmWarmup, 0, StoreInMemory, "containers/nessie_up.sh"},
+	{"nessie-pg", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog, JDBC2 version store on PostgreSQL (containers/nessie_up.sh --store jdbc)", true,
+		nessieExample, jvmWarmup, 0, StorePostgreSQL, "containers/nessie_up.sh --store jdbc"},
+	{"nessie-rocks", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog, RocksDB version store (containers/nessie_up.sh --store rocksdb)", true,
+		nessieExample, jvmWarmup, 0, StoreRocksDB, "containers/nessie_up.sh --store rocksdb"},
+	{"polaris", "URL WAREHOUSE", "Apache Polaris, in-memory persistence (containers/polaris_up.sh)", true,
+		polarisExample, jvmWarmup, 0, StoreInMemory, "containers/polaris_up.sh"},
+	{"polaris-pg", "URL WAREHOUSE", "Apache Polaris, relational-jdbc persistence on PostgreSQL (containers/polaris_up.sh --store postgres)", true,
+		polarisExample, jvmWarmup, 0, StorePostgreSQL, "containers/polaris_up.sh --store postgres"},
+	{"fixture", "URL [WAREHOUSE]", "Apache Iceberg's REST fixture, the reference server, JDBC catalog on SQLite (containers/fixture_up.sh)", false,
+		fixtureExample, jvmWarmup, 1, StoreSQLite, "containers/fixture_up.sh"},
+	{"fixture-pg", "URL [WAREHOUSE]", "Apache Iceberg's REST fixture, JDBC catalog on PostgreSQL (containers/fixture_up.sh --store postgres)", false,
+		fixtureExample, jvmWarmup, 0, StorePostgreSQL, "containers/fixture_up.sh --store postgres"},
+}
+
+const (
+	nessieExample  = "http://HOST:19120/iceberg (Nessie serves Iceberg REST under /iceberg)"
+	polarisExample = "http://HOST:8181/api/catalog (Polaris serves Iceberg REST under /api/catalog)"
+	fixtureExample = "http://HOST:8181 (the fixture serves Iceberg REST at the root)"
+)
+
+// envPrefix is the prefix of a competitor's environment variables:
+// KATBENCH_ and the name upper-cased with '-' as '_' (nessie-pg:
+// KATBENCH_NESSIE_PG_URL).
+func envPrefix(name string) string {
+	return "KATBENCH_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+}
+
+// upCommand is the command that starts the named server ("" when none).
+func upCommand(name string) string {
+	for _, s := range remoteRESTServers {
+		if s.name == name {
+			return s.up
+		}
+	}
+	return ""
 }
 
 // ErrNotRESTCatalog is returned when a URL answers HTTP but GET
@@ -306,8 +344,8 @@ func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 // URL and WAREHOUSE from the arguments, else KATBENCH_<NAME>_URL and
 // KATBENCH_<NAME>_WAREHOUSE.
 func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Config) (Competitor, error) {
-	env := "KATBENCH_" + strings.ToUpper(name)
-	hint := fmt.Sprintf("start one with containers/%s_up.sh and eval its output, or give `katbench %s URL WAREHOUSE`", name, name)
+	env := envPrefix(name)
+	hint := fmt.Sprintf("start one with `eval \"$(%s)\"`, or give `katbench %s URL WAREHOUSE`", upCommand(name), name)
 	if name == "rest" {
 		hint = "give `katbench rest URL`, or no URL to start our server in-process"
 	}
@@ -342,7 +380,17 @@ func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Con
 		if errors.As(err, &opErr) {
 			return nil, fmt.Errorf("%w (is the server up? %s)", err, hint)
 		}
+		if up := upCommand(name); up != "" {
+			return nil, fmt.Errorf("%w (the server answered but refused the catalog: is it the one `%s` started, bootstrapped?)", err, up)
+		}
 		return nil, err
+	}
+	if name == "rest" {
+		c.P["store"] = StoreUnknown // a server of its own: katbench cannot tell
+	}
+	// The up scripts export the version of the server they started.
+	if v := os.Getenv(env + "_SERVER_VERSION"); v != "" {
+		c.P["server_version"] = v
 	}
 	return c, nil
 }
@@ -352,7 +400,7 @@ func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Con
 // reported on cfg.Log (redacted: results.RedactProp) and skipped.
 func props(cfg Config, name string) map[string]string {
 	p := map[string]string{}
-	for _, env := range []string{"BENCH_REST_PROPS", "KATBENCH_" + strings.ToUpper(name) + "_PROPS"} {
+	for _, env := range []string{"BENCH_REST_PROPS", envPrefix(name) + "_PROPS"} {
 		for kv := range strings.SplitSeq(os.Getenv(env), ",") {
 			if kv = strings.TrimSpace(kv); kv == "" {
 				continue

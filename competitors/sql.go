@@ -52,11 +52,13 @@ func init() {
 	Register(Factory{
 		Name:        "sql",
 		Description: "iceberg-go's SQL catalog on SQLite in a fresh directory, SQLite's default rollback journal (the peer)",
+		Store:       StoreSQLite,
 		New:         sqlFactory("sql", sqlitePragmas),
 	})
 	Register(Factory{
 		Name:        "sql-wal",
 		Description: "iceberg-go's SQL catalog on SQLite tuned with WAL journaling (one fsync per commit)",
+		Store:       StoreSQLite,
 		New:         sqlFactory("sql-wal", sqlitePragmas+"&_pragma=journal_mode(WAL)"),
 	})
 }

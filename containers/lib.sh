@@ -406,3 +406,122 @@ kb_install_only() {
 	done
 	return 1
 }
+
+# --- PostgreSQL (postgres_up.sh) and the catalogs that store in it ---
+
+# KB_PG_DATABASES are the databases postgres_up.sh creates, one per catalog
+# that stores in PostgreSQL; each has a login role of the same name.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+KB_PG_DATABASES="nessie polaris fixture sqlcat"
+
+# kb_pg_bin prints the bin dir of this machine's PostgreSQL: KATBENCH_PG_BIN,
+# else the newest /usr/lib/postgresql/VER/bin, else the dir of initdb on PATH.
+# It fails when none holds initdb, postgres and pg_isready.
+kb_pg_bin() {
+	local cand best='' bestv=0 v
+	if [ -n "${KATBENCH_PG_BIN:-}" ]; then
+		[ -x "$KATBENCH_PG_BIN/initdb" ] && [ -x "$KATBENCH_PG_BIN/postgres" ] || return 1
+		printf '%s\n' "$KATBENCH_PG_BIN"
+		return 0
+	fi
+	for cand in /usr/lib/postgresql/*/bin; do
+		if [ ! -x "$cand/initdb" ] || [ ! -x "$cand/postgres" ] || [ ! -x "$cand/pg_isready" ]; then continue; fi
+		v=$(basename -- "$(dirname -- "$cand")" | tr -dc '0-9')
+		if [ "${v:-0}" -gt "$bestv" ]; then
+			best=$cand
+			bestv=$v
+		fi
+	done
+	if [ -z "$best" ] && command -v initdb >/dev/null 2>&1; then
+		cand=$(dirname -- "$(readlink -f -- "$(command -v initdb)")")
+		[ -x "$cand/postgres" ] && [ -x "$cand/pg_isready" ] && best=$cand
+	fi
+	[ -n "$best" ] || return 1
+	printf '%s\n' "$best"
+}
+
+# kb_pg_running succeeds when postgres_up.sh's cluster is recorded and answers.
+kb_pg_running() {
+	local st bin
+	st=$(kb_state_dir postgres)
+	[ -f "$st/exports" ] && kb_pid_alive "$(kb_recorded_pid "$st")" || return 1
+	bin=$(kb_pg_bin) || return 1
+	"$bin/pg_isready" -q -h 127.0.0.1 -p "$(cat "$st/port")" -t 2
+}
+
+# kb_pg_psql DB runs psql on database DB of postgres_up.sh's cluster as its
+# superuser, through the cluster's Unix socket, with SQL from stdin; it stops
+# at the first error.
+kb_pg_psql() {
+	local db=$1 st bin osuser runas=()
+	st=$(kb_state_dir postgres)
+	bin=$(kb_pg_bin) || kb_die "no PostgreSQL found: run containers/postgres_up.sh --install-only"
+	osuser=$(cat "$st/osuser")
+	if [ "$(id -u)" = 0 ] && [ "$osuser" != root ]; then
+		runas=(setpriv "--reuid=$osuser" "--regid=$(id -g "$osuser")" --init-groups --)
+	fi
+	"${runas[@]}" "$bin/psql" -X -q -v ON_ERROR_STOP=1 -h "$st/run" -p "$(cat "$st/port")" -U katbench -d "$db"
+}
+
+# kb_pg_ensure DIR prints the exports of postgres_up.sh's cluster, starting
+# one (on KATBENCH_PG_PORT, default 15432) when none runs. A catalog's down
+# script never stops the cluster (other catalogs may store in it); it resets
+# its own database (kb_pg_reset_db). DIR/started-postgres records that this
+# start was ours, for the log.
+kb_pg_ensure() {
+	local dir=$1
+	if kb_pg_running; then
+		kb_log "reusing the running PostgreSQL in $(kb_state_dir postgres)"
+	else
+		touch "$dir/started-postgres"
+	fi
+	"$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)/postgres_up.sh" --port "${KATBENCH_PG_PORT:-15432}"
+}
+
+# kb_pg_reset_db DB drops database DB of the running cluster with everything
+# in it and creates it empty again (same owner), so the next start of the
+# catalog that stores there begins empty. No cluster running: nothing to do.
+kb_pg_reset_db() {
+	local db=$1
+	if ! kb_pg_running; then
+		kb_log "PostgreSQL is not running; database $db has nothing to reset"
+		return 0
+	fi
+	kb_pg_psql postgres <<<"DROP DATABASE IF EXISTS $db WITH (FORCE);
+CREATE DATABASE $db OWNER $db;" >&2 || kb_die "resetting database $db failed"
+	kb_log "reset database $db (emptied for the next start)"
+}
+
+# kb_undo_with CMD... is kb_undo_on_failure for a down command with
+# arguments (nessie_down.sh --store jdbc --keep-store): a failing up script
+# runs CMD on exit. Call it only after kb_existing.
+kb_undo_with() {
+	KB_UNDO_CMD=("$@")
+	trap 'kb__undo_with $?' EXIT
+}
+
+kb__undo_with() {
+	if [ "$1" != 0 ] && [ "${#KB_UNDO_CMD[@]}" -gt 0 ]; then
+		kb_log "start failed; undoing with $(basename "${KB_UNDO_CMD[0]}") ${KB_UNDO_CMD[*]:1}"
+		"${KB_UNDO_CMD[@]}" >&2 || true
+	fi
+}
+
+# kb_store_option ARGS... prints the value of --store S (or --store=S) in
+# ARGS, "" when absent; the other arguments are not looked at.
+kb_store_option() {
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--store)
+			[ $# -ge 2 ] || kb_die "--store needs a value"
+			printf '%s\n' "$2"
+			return 0
+			;;
+		--store=*)
+			printf '%s\n' "${1#--store=}"
+			return 0
+			;;
+		esac
+		shift
+	done
+}

@@ -1,31 +1,72 @@
 #!/usr/bin/env bash
-# nessie_down.sh — stop the Nessie that nessie_up.sh started (and its versitygw, if it started that).
+# nessie_down.sh — stop a Nessie that nessie_up.sh started (and its versitygw, if it started that).
 set -euo pipefail
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 KB_NAME=nessie_down
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
 
-kb_usage_if_help "usage: nessie_down.sh
+kb_usage_if_help "usage: nessie_down.sh [--store memory|jdbc|rocksdb] [--keep-store]
 
-Stops the Nessie recorded in \$KATBENCH_STATE_DIR/nessie (process: TERM, then
-KILL after 15s; container: docker rm -f) and removes its state. When
-nessie_up.sh started the versitygw holding the warehouse, stops that too (and
-with it the bucket); a versitygw it reused keeps running, and the bucket
+Stops the Nessie that nessie_up.sh --store S recorded in \$KATBENCH_STATE_DIR
+(nessie, nessie-pg or nessie-rocks; process: TERM, then KILL after 15s;
+container: docker rm -f) and removes its state. Then empties its version
+store, so the next start begins empty: --store jdbc drops and re-creates
+database nessie of the running PostgreSQL (the cluster keeps running; stop it
+with postgres_down.sh), --store rocksdb removes the RocksDB directory.
+--keep-store leaves the version store as it is (what a failed start does).
+When nessie_up.sh started the versitygw holding the warehouse, stops that too
+(and with it the bucket); a versitygw it reused keeps running, and the bucket
 nessie_up.sh created on it is removed if empty. Exits 0 with a note when
 nothing is running." "$@"
-[ $# -eq 0 ] || kb_die "unknown argument '$1' (see --help)"
 
-state=$(kb_state_dir nessie)
+store=memory
+keep=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--store)
+		[ $# -ge 2 ] || kb_die "--store needs a value"
+		store=$2
+		shift 2
+		;;
+	--store=*) store=${1#*=} && shift ;;
+	--keep-store) keep=1 && shift ;;
+	*) kb_die "unknown argument '$1' (see --help)" ;;
+	esac
+done
+case "$store" in
+memory) name=nessie ;;
+jdbc) name=nessie-pg ;;
+rocksdb) name=nessie-rocks ;;
+*) kb_die "unknown --store '$store' (want memory, jdbc or rocksdb)" ;;
+esac
+bucket=katbench-$name
+
+empty_store() {
+	[ "$keep" = 0 ] || return 0
+	case "$store" in
+	jdbc) kb_pg_reset_db nessie ;;
+	rocksdb)
+		if [ -d "$(kb_state_dir nessie-rocks-store)" ]; then
+			rm -rf -- "$(kb_state_dir nessie-rocks-store)"
+			kb_log "removed the RocksDB version store"
+		fi
+		;;
+	esac
+}
+
+state=$(kb_state_dir "$name")
 if [ ! -d "$state" ]; then
-	kb_log "Nessie is not running (no state in $state); nothing to do"
+	kb_log "Nessie ($store) is not running (no state in $state); nothing to do"
+	empty_store
 	exit 0
 fi
 started_s3=0
 [ -f "$state/started-versitygw" ] && started_s3=1
 created_bucket=0
 [ -f "$state/created-bucket" ] && created_bucket=1
-kb_down "$state" Nessie
+kb_down "$state" "Nessie ($store)"
+empty_store
 if [ "$started_s3" = 1 ]; then
 	"$HERE/versitygw_down.sh"
 elif [ "$created_bucket" = 1 ]; then
@@ -37,10 +78,10 @@ elif [ "$created_bucket" = 1 ]; then
 			-H "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" \
 			--aws-sigv4 "aws:amz:${AWS_REGION:-us-east-1}:s3" \
 			--user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
-			"$KATBENCH_S3_ENDPOINT/katbench-nessie" || true)
+			"$KATBENCH_S3_ENDPOINT/$bucket" || true)
 		case "$code" in
-		2??) kb_log "removed bucket katbench-nessie" ;;
-		*) kb_log "left bucket katbench-nessie on the reused versitygw (HTTP $code; not empty?)" ;;
+		2??) kb_log "removed bucket $bucket" ;;
+		*) kb_log "left bucket $bucket on the reused versitygw (HTTP $code; not empty?)" ;;
 		esac
 	fi
 fi

@@ -17,9 +17,20 @@ CATALOG_ROLE=katbench_content
 PRINCIPAL_ROLE=service_admin
 DOCKER_LOCATION=file:///tmp/katbench_polaris_warehouse/
 
-USAGE="usage: polaris_up.sh [--port N] [--dry-run] [--install-only]
+USAGE="usage: polaris_up.sh [--store memory|postgres] [--port N] [--dry-run] [--install-only]
 
-Starts Apache Polaris $POLARIS_VERSION on 127.0.0.1 and bootstraps it: root
+Starts Apache Polaris $POLARIS_VERSION on 127.0.0.1, with the persistence
+--store names:
+
+  memory    in-memory (default; a restart loses everything): competitor
+            polaris, state dir polaris, port 8281
+  postgres  relational-jdbc on database polaris of postgres_up.sh's cluster
+            (started when none runs; the realm is bootstrapped at start),
+            warehouse in the state dir polaris-pg-store (kept when the server
+            dies, so a restart finds it): competitor polaris-pg, port 8291,
+            always the jar (no Docker)
+
+Both can run at once. It bootstraps it: root
 credentials $CLIENT_ID:$CLIENT_SECRET in realm POLARIS, FILE storage allowed,
 an OAuth token with scope=$SCOPE, an INTERNAL catalog '$CATALOG' on a file://
 warehouse, a catalog role '$CATALOG_ROLE' granted CATALOG_MANAGE_CONTENT and
@@ -28,7 +39,8 @@ assigned to the principal role '$PRINCIPAL_ROLE' that root holds. Then prints:
   eval \"\$(containers/polaris_up.sh)\"
   # KATBENCH_POLARIS_URL=http://127.0.0.1:N/api/catalog,
   # KATBENCH_POLARIS_WAREHOUSE=$CATALOG,
-  # KATBENCH_POLARIS_PROPS=\"credential=$CLIENT_ID:$CLIENT_SECRET,scope=$SCOPE\"
+  # KATBENCH_POLARIS_PROPS=\"credential=$CLIENT_ID:$CLIENT_SECRET,scope=$SCOPE\",
+  # KATBENCH_POLARIS_SERVER_VERSION (KATBENCH_POLARIS_PG_* with --store postgres)
   # (Polaris' own client properties: BENCH_REST_PROPS would hand Polaris'
   # OAuth settings to every REST competitor of the run, Nessie's included)
 
@@ -36,7 +48,8 @@ How it runs:
   - Docker ($POLARIS_IMAGE) when a Docker daemon answers
     (KATBENCH_NO_DOCKER=1 skips this); the warehouse is inside the container.
   - Otherwise the Quarkus fast-jar in
-    \$KATBENCH_CACHE/polaris/$POLARIS_VERSION/quarkus-app, run with Java >= 21
+    \$KATBENCH_CACHE/polaris/$POLARIS_VERSION-KIT/quarkus-app (KIT: a hash of
+    the build inputs' content, so a changed kit is built again), run with Java >= 21
     (~25-40 s to ready, ~310 MB RSS), warehouse in the state dir. No runnable
     Polaris is published, so the first run BUILDS it (about 10 min on 2 cores,
     up to 20 on a busy machine; ~400 MB into ~/.m2, ~170 MB into the cache),
@@ -49,22 +62,31 @@ How it runs:
     from the apache-polaris-$POLARIS_VERSION tag plus our pom.xml; see
     RECIPE.md there). Default: ../shared/third_party/polaris beside the repo.
 
-  --port N          Polaris API port (default 8281); the management (health)
-                    port is N+1
+  --store S         persistence (above)
+  --port N          Polaris API port (default per store); the management
+                    (health) port is N+1
   --dry-run         print the bootstrap's HTTP calls (method, URL, body) on
                     stdout and exit 0; starts and needs nothing
   --install-only    without Docker: build the fast-jar into the cache if it
                     is missing, then exit without starting (make setup)
 
-KATBENCH_JAVA_OPTS adds JVM flags. Stop it with containers/polaris_down.sh,
-which removes the state dir (warehouse included) and nothing else."
+KATBENCH_JAVA_OPTS adds JVM flags. Stop it with containers/polaris_down.sh
+--store S, which removes the state dir (warehouse included) and, with
+postgres, empties database polaris; nothing else."
 kb_usage_if_help "$USAGE" "$@"
 
-port=8281
+port=''
+store=memory
 dry=0
 install_only=0
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--store)
+		[ $# -ge 2 ] || kb_die "--store needs a value"
+		store=$2
+		shift 2
+		;;
+	--store=*) store=${1#*=} && shift ;;
 	--port)
 		[ $# -ge 2 ] || kb_die "--port needs a value"
 		port=$2
@@ -85,6 +107,13 @@ while [ $# -gt 0 ]; do
 	*) kb_die "unknown argument '$1' (see --help)" ;;
 	esac
 done
+case "$store" in
+memory) name=polaris dport=8281 ;;
+postgres) name=polaris-pg dport=8291 ;;
+*) kb_die "unknown --store '$store' (want memory or postgres)" ;;
+esac
+port=${port:-$dport}
+prefix=KATBENCH_$(printf '%s' "$name" | tr '[:lower:]-' '[:upper:]_')
 kb_valid_port "$port"
 [ "$port" -lt 65535 ] || kb_die "--port must leave room for the management port on port+1"
 mport=$((port + 1))
@@ -144,9 +173,35 @@ polaris_src() {
 	printf '%s\n' "${POLARIS_SRC:-$(kb_shared_dir)/third_party/polaris}"
 }
 
-# polaris_app prints the cached fast-jar's folder (quarkus-app).
+# polaris_inputs prints the folder holding server/pom.xml's inputs
+# (POLARIS_SRC/server, or POLARIS_SRC itself when it is that folder); it
+# dies when POLARIS_SRC has neither layout.
+polaris_inputs() {
+	local src
+	src=$(polaris_src)
+	if [ -f "$src/server/pom.xml" ]; then
+		printf '%s\n' "$src/server"
+	elif [ -f "$src/pom.xml" ] && [ -d "$src/spec" ] && [ -d "$src/server-templates" ] && [ -d "$src/src" ]; then
+		printf '%s\n' "$src"
+	else
+		kb_die "no Polaris build inputs in POLARIS_SRC=$src: want the folder layout of the team's shared/third_party/polaris (server/pom.xml, server/spec, server/server-templates, server/src; see its RECIPE.md). Set POLARIS_SRC, or run with Docker."
+	fi
+}
+
+# polaris_kit_hash prints a short hash of the content of every file of the
+# build inputs (POLARIS_SRC), names included: the build cache's key, so a
+# jar built from an older kit (without JDBC persistence) is never reused.
+polaris_kit_hash() {
+	local src
+	src=$(polaris_src)
+	polaris_inputs >/dev/null
+	(cd "$src" && find . -type f ! -name '*.md' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)
+}
+
+# polaris_app prints the cached fast-jar's folder (quarkus-app) for the
+# current build inputs.
 polaris_app() {
-	printf '%s\n' "$(kb_cache_dir)/polaris/$POLARIS_VERSION/quarkus-app"
+	printf '%s\n' "$(kb_cache_dir)/polaris/$POLARIS_VERSION-$(polaris_kit_hash)/quarkus-app"
 }
 
 # build_java_home prints the JDK the build uses: POLARIS_JAVA_HOME, else
@@ -213,13 +268,7 @@ build_polaris() {
 	kb_lock "$cache/.lock"
 	[ ! -f "$app/quarkus-run.jar" ] || return 0
 	src=$(polaris_src)
-	if [ -f "$src/server/pom.xml" ]; then
-		inputs="$src/server"
-	elif [ -f "$src/pom.xml" ] && [ -d "$src/spec" ] && [ -d "$src/server-templates" ] && [ -d "$src/src" ]; then
-		inputs="$src"
-	else
-		kb_die "no Polaris build inputs in POLARIS_SRC=$src: want the folder layout of the team's shared/third_party/polaris (server/pom.xml, server/spec, server/server-templates, server/src; see its RECIPE.md). Set POLARIS_SRC, or run with Docker."
-	fi
+	inputs=$(polaris_inputs)
 	kb_need_cmd mvn "to build Polaris from Maven Central"
 	kb_need_cmd curl "to fetch the published Polaris jars"
 	jhome=$(build_java_home)
@@ -232,6 +281,16 @@ build_polaris() {
 	trap "rm -rf -- '$work'" EXIT
 	mkdir -p "$work/src-tree"
 	cp -r "$inputs/." "$work/src-tree/"
+	# Polaris' JDBC persistence is not published: when the kit has its
+	# module's sources (persistence/relational-jdbc, runtime/common), they
+	# are compiled into the same jar, as the kit's build.sh does.
+	if [ -d "$src/persistence/relational-jdbc/src/main/java" ]; then
+		cp -r "$src/persistence/relational-jdbc/src/main/java/." "$work/src-tree/src/main/java/"
+		cp -r "$src/persistence/relational-jdbc/src/main/resources/." "$work/src-tree/src/main/resources/"
+	fi
+	if [ -d "$src/runtime/common/src/main/java" ]; then
+		cp -r "$src/runtime/common/src/main/java/." "$work/src-tree/src/main/java/"
+	fi
 	export JAVA_HOME=$jhome
 	# Maven's own central URL, from its super POM: the jars come from where
 	# every other dependency comes from (a mirror, if one is configured).
@@ -271,7 +330,7 @@ ensure_polaris_app() {
 }
 
 if [ "$dry" = 1 ]; then
-	LOCATION="file://$(kb_state_dir polaris)/warehouse/"
+	LOCATION="file://$(kb_state_dir "$name")/warehouse/"
 	exec 3>&1
 	bootstrap
 	exit 0
@@ -287,14 +346,14 @@ if [ "$install_only" = 1 ]; then
 	exit 0
 fi
 
-state=$(kb_state_dir polaris)
+state=$(kb_state_dir "$name")
 healthy() { kb_http_ok "http://127.0.0.1:$(($(cat "$state/port") + 1))/q/health/ready"; }
 kb_existing "$state" healthy
 kb_require_free_port "$port" "Polaris API"
 kb_require_free_port "$mport" "Polaris management"
 kb_need_cmd curl "health checks and the bootstrap calls"
 
-if kb_docker_ok; then
+if kb_docker_ok && [ "$store" = memory ]; then
 	kb_undo_on_failure "$HERE/polaris_down.sh"
 	mkdir -p "$state"
 	printf '%s\n' "$port" >"$state/port"
@@ -314,14 +373,32 @@ else
 		kb_die "Polaris needs Java >= 21 and no Docker engine answers: set JAVA_HOME to a JDK 21+ or install one under /usr/lib/jvm"
 	# Built before any state exists: a failed build leaves no state behind.
 	app=$(ensure_polaris_app)
-	kb_undo_on_failure "$HERE/polaris_down.sh"
-	mkdir -p "$state/warehouse" "$state/tmp"
+	kb_undo_with "$HERE/polaris_down.sh" --store "$store" --keep-store
+	mkdir -p "$state/tmp"
 	printf '%s\n' "$port" >"$state/port"
-	LOCATION="file://$state/warehouse/"
-	kb_log "starting Polaris $POLARIS_VERSION ($app) with $java_home on 127.0.0.1:$port (log $state/log)"
+	persist=()
+	dbenv=()
+	if [ "$store" = postgres ]; then
+		pgexports=$(kb_pg_ensure "$state") || kb_die "could not start PostgreSQL for Polaris' persistence"
+		eval "$pgexports"
+		wdir="$(kb_state_dir polaris-pg-store)/warehouse"
+		if [ -d "$wdir" ]; then
+			kb_log "reusing the warehouse in $wdir (containers/polaris_down.sh --store postgres empties it)"
+		fi
+		persist=(-Dpolaris.persistence.type=relational-jdbc -Dpolaris.persistence.auto-bootstrap-types=relational-jdbc)
+		# The datasource through the environment: the password stays off
+		# the command line.
+		dbenv=("QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://$KATBENCH_PG_HOST:$KATBENCH_PG_PORT/$KATBENCH_PG_POLARIS_DB"
+			"QUARKUS_DATASOURCE_USERNAME=$KATBENCH_PG_POLARIS_USER" "QUARKUS_DATASOURCE_PASSWORD=$KATBENCH_PG_PASSWORD")
+	else
+		wdir="$state/warehouse"
+	fi
+	mkdir -p "$wdir"
+	LOCATION="file://$wdir/"
+	kb_log "starting Polaris $POLARIS_VERSION ($store persistence, $app) with $java_home on 127.0.0.1:$port (log $state/log)"
 	# shellcheck disable=SC2086 # KATBENCH_JAVA_OPTS is a list of flags
-	kb_start_bg "$state" env -C "$state" "POLARIS_BOOTSTRAP_CREDENTIALS=POLARIS,$CLIENT_ID,$CLIENT_SECRET" \
-		"$java_home/bin/java" ${KATBENCH_JAVA_OPTS:-} -Djava.io.tmpdir="$state/tmp" \
+	kb_start_bg "$state" env -C "$state" "POLARIS_BOOTSTRAP_CREDENTIALS=POLARIS,$CLIENT_ID,$CLIENT_SECRET" "${dbenv[@]}" \
+		"$java_home/bin/java" ${KATBENCH_JAVA_OPTS:-} -Djava.io.tmpdir="$state/tmp" "${persist[@]}" \
 		-Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$port" \
 		-Dquarkus.management.host=127.0.0.1 -Dquarkus.management.port="$mport" \
 		-Dpolaris.realm-context.realms=POLARIS \
@@ -336,8 +413,9 @@ bootstrap
 
 props="credential=$CLIENT_ID:$CLIENT_SECRET,scope=$SCOPE"
 kb_write_exports "$state" \
-	"KATBENCH_POLARIS_URL=$base/api/catalog" \
-	"KATBENCH_POLARIS_WAREHOUSE=$CATALOG" \
-	"KATBENCH_POLARIS_PROPS=$props"
-kb_log "Polaris ready at $base/api/catalog (warehouse $CATALOG)"
+	"${prefix}_URL=$base/api/catalog" \
+	"${prefix}_WAREHOUSE=$CATALOG" \
+	"${prefix}_PROPS=$props" \
+	"${prefix}_SERVER_VERSION=$POLARIS_VERSION"
+kb_log "Polaris ($store persistence, competitor $name) ready at $base/api/catalog (warehouse $CATALOG)"
 kb_print_exports "$state"

@@ -11,7 +11,7 @@
 #       build dependencies, the jars mvn fetches)
 #   ~/go/pkg/mod, ~/.cache/go-build             Go modules and compiled packages
 #   system-wide (apt-get, as root or via sudo)  protobuf-compiler (protoc),
-#       the shellcheck package and chromium — each only when missing
+#       postgresql, the shellcheck package and chromium — each only when missing
 #
 # Under CI=true (or KATBENCH_REQUIRE_ALL=1) a part that cannot be had fails
 # this step, except RustFS: without Docker, a binary or the prebuilt seed it
@@ -42,6 +42,7 @@ steps=(
 	"Go modules, compiled (first run ~4 min: iceberg-go, arrow-go, the AWS SDK)|go build ./..."
 	"shellcheck (apt, system-wide, when missing)|containers/check.sh --install-only"
 	"protoc (apt, system-wide, when missing) and its Go plugins|scripts/install-protoc.sh"
+	"PostgreSQL (Debian's postgresql package via apt, system-wide, when missing)|containers/postgres_up.sh --install-only"
 	"versitygw v1.8.0 (go install, ~5 min cold)|containers/versitygw_up.sh --install-only"
 	"Nessie runner jar (Maven Central)|containers/nessie_up.sh --install-only"
 	"Apache Iceberg REST fixture classpath (Maven Central)|containers/fixture_up.sh --install-only"

@@ -17,9 +17,9 @@ func init() {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintln(w, "COMPETITOR\tARGS\tDESCRIPTION")
+			fmt.Fprintln(w, "COMPETITOR\tARGS\tSTORE\tDESCRIPTION")
 			for _, f := range competitors.All() {
-				fmt.Fprintf(w, "%s\t%s\t%s\n", f.Name, f.Usage, f.Description)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", f.Name, f.Usage, f.Store, f.Description)
 			}
 			fmt.Fprintln(w)
 			fmt.Fprintln(w, "SCENARIO\tKIND\tTHREADS\tMETRIC\tBETTER\tDESCRIPTION")

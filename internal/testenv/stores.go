@@ -38,6 +38,9 @@ type Service struct {
 	StateDir string
 	// Env holds what the up script exported (KATBENCH_S3_ENDPOINT, …).
 	Env map[string]string
+	// DownArgs are given to NAME_down.sh (--store jdbc for the variant
+	// NAME_up.sh --store jdbc started).
+	DownArgs []string
 }
 
 // S3Env is how a test reaches a plaintext S3 store started for it.
@@ -133,10 +136,11 @@ func (s *Service) Down(timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", script)
+	cmd.Args = append(cmd.Args, s.DownArgs...)
 	cmd.Env = append(os.Environ(), "KATBENCH_STATE_DIR="+s.StateDir)
 	cmd.WaitDelay = 10 * time.Second
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%s_down.sh: %w\n%s", s.Name, err, tail(string(out), 20))
+		return fmt.Errorf("%s_down.sh %s: %w\n%s", s.Name, strings.Join(s.DownArgs, " "), err, tail(string(out), 20))
 	}
 	return nil
 }
