@@ -183,13 +183,13 @@ func ProcessAlive(pid int) bool {
 }
 
 // ParseExports reads `export K=V` lines as printed by the up scripts. V is
-// one shell word: single-quoted ('…', a quote in it written as close
-// quote, backslash-quote, open quote, as kb_write_exports writes it; it may
-// span lines), double-quoted ("…", with
-// \" \\ \$ \` escapes), bare, or a concatenation of those. An unquoted or
-// double-quoted $ or backquote is an error: the value would need a shell
-// to expand it. Any other non-empty line is an error too: the scripts'
-// contract is that stdout holds only export lines.
+// one shell word: single-quoted ('…', a quote in it written as close quote,
+// backslash-quote, open quote, as kb_write_exports writes it; it may span
+// lines), double-quoted ("…", with \" \\ \$ \` escapes), bare, or a
+// concatenation of those. An unquoted or double-quoted $ or backquote is an
+// error: the value would need a shell to expand it. Any other non-empty line
+// is an error too: the scripts' contract is that stdout holds only export
+// lines.
 func ParseExports(out string) (map[string]string, error) {
 	env := map[string]string{}
 	p := out
