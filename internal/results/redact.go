@@ -362,13 +362,14 @@ func RedactText(s string) string {
 	if strings.Contains(s, "://") && strings.IndexByte(s, '@') >= 0 {
 		s = redactURLs(s)
 	}
-	if strings.IndexAny(s, "bB") >= 0 {
+	spaced := strings.ContainsAny(s, " \t\n\r\v\f") // a scheme or a flag and its value
+	if spaced && strings.ContainsAny(s, "bB") {
 		s = redactSchemes(s)
 	}
-	if strings.IndexAny(s, "=:") >= 0 {
+	if strings.ContainsAny(s, "=:") {
 		s = redactPairs(s)
 	}
-	if strings.IndexByte(s, '-') >= 0 {
+	if spaced && strings.IndexByte(s, '-') >= 0 {
 		s = redactTextFlags(s)
 	}
 	return s
