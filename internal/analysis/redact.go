@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -22,11 +21,10 @@ type commandMemo map[string][]string
 // merged line. The raw fields a merge carries on are redacted too. memo
 // may be nil.
 func redactLine(l *Line, command any, memo commandMemo) {
-	params := results.RedactParams(l.Params)
-	if !sameParams(params, l.Params) {
-		l.setRaw("params", params)
+	if mayHoldSecret(l.Params) {
+		l.Params = results.RedactParams(l.Params)
+		l.setRaw("params", l.Params)
 	}
-	l.Params = params
 	switch c := command.(type) {
 	case string:
 		r, ok := memo["s"+c]
@@ -87,25 +85,34 @@ func (l *Line) setRaw(k string, v any) {
 	l.raw[k] = b
 }
 
-// sameParams reports whether redaction left params as they were: it
-// keeps every key, so comparing values suffices (strings directly, the
-// rare nested value by reflection).
-func sameParams(red, orig map[string]any) bool {
-	for k, v := range red {
-		switch v := v.(type) {
-		case string:
-			if s, ok := orig[k].(string); !ok || s != v {
-				return false
-			}
-		case float64, bool, nil:
-			if orig[k] != v {
-				return false
-			}
-		default:
-			if !reflect.DeepEqual(v, orig[k]) {
-				return false
+// mayHoldSecret reports whether results.RedactParams could change
+// params, erring towards true: a key that names a secret, a string that
+// RedactText changes, or a value of a type JSON does not decode to. Most
+// lines hold none, and then are not copied.
+func mayHoldSecret(params map[string]any) bool {
+	for k, v := range params {
+		if results.SecretName(k) || valueMayHoldSecret(v) {
+			return true
+		}
+	}
+	return false
+}
+
+func valueMayHoldSecret(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return results.RedactText(v) != v
+	case float64, bool, nil:
+		return false
+	case map[string]any:
+		return mayHoldSecret(v)
+	case []any:
+		for _, e := range v {
+			if valueMayHoldSecret(e) {
+				return true
 			}
 		}
+		return false
 	}
 	return true
 }
