@@ -62,6 +62,9 @@ type Options struct {
 	// operations per second per target, with up to OpenWorkers in flight.
 	Rate        float64
 	OpenWorkers int
+	// Workload, when set, runs this mix instead of the scenarios
+	// (closed loop per Threads level, or open loop at Rate).
+	Workload *Workload
 }
 
 // Defaults returns the options of a full run (quick=false) or a --quick run.
@@ -170,6 +173,9 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+	}
+	if o.Workload != nil {
+		return r.runMix(ctx, states)
 	}
 	for _, sc := range Plan(o.Threads) {
 		if sc.Kind == KindOpen && o.Rate <= 0 {
