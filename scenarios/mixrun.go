@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/nordisk/katbench/internal/pacer"
@@ -78,6 +79,9 @@ type mixState struct {
 // thread level, or open loop at Options.Rate, round-interleaved over the
 // competitors like the scenarios.
 func (r *Runner) runMix(ctx context.Context, states []*state) error {
+	if r.Opts.Capacity != nil {
+		return r.runCapacity(ctx, states)
+	}
 	o, wl := r.Opts, r.Opts.Workload
 	levels := o.Threads
 	if o.Rate > 0 {
@@ -140,36 +144,13 @@ func (r *Runner) mixRound(ctx context.Context, s *state, ms *mixState, c *mixCel
 			return nil
 		}
 	}
-	if !ms.done {
-		r.logf("%s: preparing mix %s", s.c.Name(), wl.Mix.Name)
-		ms.done = true
-		ms.space = newKeySpace(wl.keys(), len(env.Dataset.Tables), wl.Seed)
-		for _, w := range wl.ops() {
-			op, err := mixOps[w.Op].prepare(ctx, env, &ms.prep)
-			if err != nil {
-				ms.err = err
-				break
-			}
-			ms.ops = append(ms.ops, op)
-		}
+	ops, err := r.prepareMix(ctx, s, ms, env)
+	if reason, ok := skipped(err); ok {
+		c.skip = reason
+		return nil
 	}
-	if ms.err != nil {
-		if reason, ok := skipped(ms.err); ok {
-			c.skip = reason
-			return nil
-		}
-		return fmt.Errorf("%s mix %s: %w", s.c.Name(), wl.Mix.Name, ms.err)
-	}
-	// create_table names its tables by level and round: rebuild it.
-	ops := append([]keyedOp(nil), ms.ops...)
-	for k, w := range wl.ops() {
-		if w.Op == "create_table" {
-			op, err := mixOps[w.Op].prepare(ctx, env, &ms.prep)
-			if err != nil {
-				return fmt.Errorf("%s mix %s: %w", s.c.Name(), wl.Mix.Name, err)
-			}
-			ops[k] = op
-		}
+	if err != nil {
+		return err
 	}
 	ms.prep.counts = &c.counts
 	if o.Rounds > 1 {
@@ -177,7 +158,7 @@ func (r *Runner) mixRound(ctx context.Context, s *state, ms *mixState, c *mixCel
 	} else {
 		r.logf("%s: mix %s", s.c.Name(), wl.Mix.Name)
 	}
-	m, byOp, params, err := measureMix(ctx, wl, o, ms.space, ops, level, round)
+	m, byOp, params, err := measureMix(ctx, wl, o, ms.space, ops, level, round, false)
 	if err != nil {
 		return fmt.Errorf("%s mix %s: %w", s.c.Name(), wl.Mix.Name, err)
 	}
@@ -203,6 +184,44 @@ func (r *Runner) mixRound(ctx context.Context, s *state, ms *mixState, c *mixCel
 		c.params[k] = v
 	}
 	return nil
+}
+
+// prepareMix prepares the workload's operations on s once (its first
+// call) and returns them for env's level and round. A Skip error says why
+// the mix cannot run there.
+func (r *Runner) prepareMix(ctx context.Context, s *state, ms *mixState, env *Env) ([]keyedOp, error) {
+	wl := r.Opts.Workload
+	if !ms.done {
+		r.logf("%s: preparing mix %s", s.c.Name(), wl.Mix.Name)
+		ms.done = true
+		ms.space = newKeySpace(wl.keys(), len(env.Dataset.Tables), wl.Seed)
+		for _, w := range wl.ops() {
+			op, err := mixOps[w.Op].prepare(ctx, env, &ms.prep)
+			if err != nil {
+				ms.err = err
+				break
+			}
+			ms.ops = append(ms.ops, op)
+		}
+	}
+	if ms.err != nil {
+		if _, ok := skipped(ms.err); ok {
+			return nil, ms.err
+		}
+		return nil, fmt.Errorf("%s mix %s: %w", s.c.Name(), wl.Mix.Name, ms.err)
+	}
+	// create_table names its tables by level and round: rebuild it.
+	ops := append([]keyedOp(nil), ms.ops...)
+	for k, w := range wl.ops() {
+		if w.Op == "create_table" {
+			op, err := mixOps[w.Op].prepare(ctx, env, &ms.prep)
+			if err != nil {
+				return nil, fmt.Errorf("%s mix %s: %w", s.c.Name(), wl.Mix.Name, err)
+			}
+			ops[k] = op
+		}
+	}
+	return ops, nil
 }
 
 func p50ms(rec *results.Recorder) float64 {
@@ -234,8 +253,11 @@ type mixWorker struct {
 
 // measureMix runs ops in wl's proportions on level workers (closed loop)
 // or at o.Rate (open loop) for o.Duration after o.Warmup, and returns the
-// whole, each operation's share, and the params that shaped it.
-func measureMix(ctx context.Context, wl *Workload, o Options, space *keySpace, ops []keyedOp, level, round int) (Measurement, mixSplit, map[string]any, error) {
+// whole, each operation's share, and the params that shaped it. With
+// halves (open loop only) the split has two entries per operation: those
+// due in the first half of the measured phase, then the rest (capacity's
+// settling check).
+func measureMix(ctx context.Context, wl *Workload, o Options, space *keySpace, ops []keyedOp, level, round int, halves bool) (Measurement, mixSplit, map[string]any, error) {
 	weights := wl.ops()
 	cum := make([]float64, len(weights))
 	var total float64
@@ -244,6 +266,15 @@ func measureMix(ctx context.Context, wl *Workload, o Options, space *keySpace, o
 		cum[i] = total
 	}
 	split := mixSplit{errs: make([]errHolder, len(ops))}
+	classes := len(ops)
+	halves = halves && o.Rate > 0
+	if halves {
+		classes *= 2
+	}
+	// The pacer hands operations out in due order: the first halfN it
+	// hands out are the warm-up's and the first half's.
+	var handed atomic.Int64
+	halfN := int64(o.Warmup.Seconds()*o.Rate) + max(int64(o.Duration.Seconds()*o.Rate), 1)/2
 	workers := make([]mixWorker, level)
 	for i := range workers {
 		// One stream per (seed, level, round, worker): reproducible, and
@@ -253,6 +284,7 @@ func measureMix(ctx context.Context, wl *Workload, o Options, space *keySpace, o
 	}
 	run := func(ctx context.Context, w int) (int, error) {
 		mw := &workers[w]
+		second := halves && handed.Add(1) > halfN
 		x := mw.rnd.Float64() * total
 		k := 0
 		for k < len(cum)-1 && x >= cum[k] {
@@ -264,6 +296,9 @@ func measureMix(ctx context.Context, wl *Workload, o Options, space *keySpace, o
 		if err != nil {
 			split.errs[k].set(err)
 		}
+		if second {
+			return k + len(ops), err
+		}
 		return k, err
 	}
 	params := map[string]any{}
@@ -274,7 +309,7 @@ func measureMix(ctx context.Context, wl *Workload, o Options, space *keySpace, o
 			arrivals = pacer.Constant
 		}
 		res, err := pacer.RunClasses(ctx, pacer.Config{Rate: o.Rate, Duration: o.Duration, Warmup: o.Warmup, Workers: level,
-			Arrivals: arrivals, Seed: wl.Seed + uint64(round), Classes: len(ops)}, run)
+			Arrivals: arrivals, Seed: wl.Seed + uint64(round), Classes: classes}, run)
 		if err != nil && ctx.Err() == nil {
 			return m, split, nil, fmt.Errorf("open loop: %w", err)
 		}
@@ -286,7 +321,7 @@ func measureMix(ctx context.Context, wl *Workload, o Options, space *keySpace, o
 		params["arrivals"] = string(arrivals)
 	} else {
 		m, split.recs = throughputClasses(ctx, func(ctx context.Context, w, _ int) (int, error) { return run(ctx, w) },
-			len(ops), level, min(o.Warmup, o.Duration), o.Duration, int64(level))
+			classes, level, min(o.Warmup, o.Duration), o.Duration, int64(level))
 	}
 	return m, split, params, nil
 }

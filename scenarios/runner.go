@@ -65,6 +65,9 @@ type Options struct {
 	// Workload, when set, runs this mix instead of the scenarios
 	// (closed loop per Threads level, or open loop at Rate).
 	Workload *Workload
+	// Capacity, with Workload, searches each target's highest rate within
+	// an objective instead (Rate must be 0).
+	Capacity *Capacity
 }
 
 // Defaults returns the options of a full run (quick=false) or a --quick run.
