@@ -103,6 +103,24 @@ func (r Result) Achieved() float64 {
 // that, the target could not keep up and the loop was not really open.
 func (r Result) Kept(rate float64) bool { return r.Achieved() >= 0.95*rate }
 
+// schedule returns the due times of cfg's operations, in ns after the
+// start: offset(i) is i/rate exactly for Constant (no drift from adding
+// up gaps), a running sum of exponential gaps drawn from cfg.Seed for
+// Poisson. offset must be called for i = 0, 1, 2, … in order.
+func schedule(cfg Config) (offset func(i int64) float64) {
+	perOp := float64(time.Second) / cfg.Rate
+	if cfg.Arrivals != Poisson {
+		return func(i int64) float64 { return float64(i) * perOp }
+	}
+	gaps := rand.New(rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15))
+	var at float64
+	return func(int64) float64 {
+		t := at
+		at += gaps.ExpFloat64() * perOp
+		return t
+	}
+}
+
 type ticket struct {
 	due, sent time.Time
 	measured  bool
@@ -193,20 +211,7 @@ func RunClasses(ctx context.Context, cfg Config, op ClassOp) (Result, error) {
 		}()
 	}
 
-	// offset(i) is when operation i is due after start, in ns: i/rate
-	// exactly for Constant (no drift from adding up gaps), a running sum
-	// of exponential gaps for Poisson.
-	gaps := rand.New(rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15))
-	perOp := float64(time.Second) / cfg.Rate
-	var poissonAt float64
-	offset := func(i int64) float64 {
-		if cfg.Arrivals != Poisson {
-			return float64(i) * perOp
-		}
-		at := poissonAt
-		poissonAt += gaps.ExpFloat64() * perOp
-		return at
-	}
+	offset := schedule(cfg)
 	start := time.Now().Add(time.Millisecond) // the workers are ready by then
 	measStart := start
 	var issued int64
