@@ -321,10 +321,15 @@ func measureMix(ctx context.Context, wl *Workload, o Options, space *keySpace, o
 		params["arrivals"] = string(arrivals)
 	} else {
 		m, split.recs = throughputClasses(ctx, func(ctx context.Context, w, _ int) (int, error) { return run(ctx, w) },
-			classes, level, min(o.Warmup, o.Duration), o.Duration, int64(level))
+			classes, level, min(o.Warmup, o.Duration), o.Duration, int64(max(level, mixMinOps*len(ops))))
 	}
 	return m, split, params, nil
 }
+
+// mixMinOps is the least operations per weighed operation a closed-loop
+// mix measures, whatever its duration: enough that an operation of a few
+// per cent is on its line.
+const mixMinOps = 100
 
 // openParams are what an open-loop line says about its rate: asked,
 // achieved, kept, and the pacer's own scheduling error.
