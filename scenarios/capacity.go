@@ -98,6 +98,10 @@ type CapacityStep struct {
 	P99LastHalfUS  float64 `json:"p99_second_half_us,omitempty"`
 	// Hist is the step's whole histogram, encoded like a line's hist.
 	Hist string `json:"hist,omitempty"`
+	// SchedP99US is the pacer's own scheduling error p99: how late the
+	// harness handed operations out. A step whose objective is not far
+	// above it measured the machine, not the target.
+	SchedP99US float64 `json:"sched_p99_us"`
 	// FirstError is the step's first failure.
 	FirstError string `json:"first_error,omitempty"`
 
@@ -231,7 +235,7 @@ func (r *Runner) runCapacity(ctx context.Context, states []*state) error {
 			so := o
 			so.Rate, so.Duration = rate, c.stepDuration(rate)
 			r.logf("%s: capacity %s step %d at %.0f ops/s for %v", s.c.Name(), wl.Mix.Name, step+1, rate, so.Duration)
-			m, split, _, err := measureMix(ctx, wl, so, prepared[i].space, ops, workers, step, true)
+			m, split, params, err := measureMix(ctx, wl, so, prepared[i].space, ops, workers, step, true)
 			if err != nil {
 				return fmt.Errorf("%s capacity %s: %w", s.c.Name(), wl.Mix.Name, err)
 			}
@@ -239,6 +243,7 @@ func (r *Runner) runCapacity(ctx context.Context, states []*state) error {
 				return ctx.Err()
 			}
 			st := r.capacityStep(c, wl, rate, m, split)
+			st.SchedP99US, _ = params["sched_p99_us"].(float64)
 			sr.Record(st)
 			if step == 0 && st.Errors > 0 {
 				sr.Fail(fmt.Sprintf("the first step (%.0f ops/s) failed: %d of %d operations errored: %s", rate, st.Errors, st.Ops+st.Errors, st.FirstError))
