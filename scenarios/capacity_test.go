@@ -25,7 +25,10 @@ func capacityOptions(t *testing.T, mix, slo string) scenarios.Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.SLO, c.StartRate, c.MinRate, c.MaxRate, c.StepDuration, c.StepOps = s, 500, 100, 4000, 100*time.Millisecond, 0
+	// Low rates, short steps and a loose rate-kept check: the searches'
+	// logic is what these tests assert, on a machine of any speed (and
+	// under the race detector).
+	c.SLO, c.StartRate, c.MinRate, c.MaxRate, c.StepDuration, c.StepOps, c.Keep = s, 50, 10, 400, 200*time.Millisecond, 0, 0.5
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +52,7 @@ func steps(t *testing.T, rec results.Record) []map[string]any {
 // TestCapacityOnEmbedded searches read-heavy's capacity on the embedded
 // catalog and on it behind our REST front, interleaved.
 func TestCapacityOnEmbedded(t *testing.T) {
-	o := capacityOptions(t, "read-heavy", "p99<=200ms")
+	o := capacityOptions(t, "read-heavy", "p99<=10s")
 	got := runMix(t, o, "embedded", "rest")
 	for _, tg := range []string{"embedded", "rest"} {
 		rec, ok := got[tg+" capacity.read-heavy"]
@@ -63,14 +66,14 @@ func TestCapacityOnEmbedded(t *testing.T) {
 		// says about its steps must hold on any.
 		maxRate, _ := rec.Params["max_rate"].(float64)
 		st := steps(t, rec)
-		if maxRate <= 0 || len(st) == 0 || st[0]["rate"] != 500.0 {
+		if maxRate <= 0 || len(st) == 0 || st[0]["rate"] != 50.0 {
 			t.Fatalf("%s: max_rate %v after steps %v (%v)", tg, rec.Params["max_rate"], st, rec.Params["search_end"])
 		}
 		best := 0.0
 		for _, s := range st {
-			met := s["achieved"].(float64) >= 0.95*s["rate"].(float64) && s["p99"].(float64) > 0 && s["p99"].(float64) <= 200_000
+			met := s["achieved"].(float64) >= 0.5*s["rate"].(float64) && s["p99"].(float64) > 0 && s["p99"].(float64) <= 10e6
 			if s["met"] != met || s["hist"] == "" {
-				t.Fatalf("%s: step %v: met is not kept ∧ p99 ≤ 200 ms", tg, s)
+				t.Fatalf("%s: step %v: met is not kept ∧ p99 ≤ 10 s", tg, s)
 			}
 			if met {
 				best = max(best, s["rate"].(float64))
@@ -79,7 +82,7 @@ func TestCapacityOnEmbedded(t *testing.T) {
 		if best != maxRate {
 			t.Fatalf("%s: max_rate %v, but the highest step met is %v", tg, maxRate, best)
 		}
-		if rec.Params["slo"] != "p99<=200ms,errors<=0" || !strings.HasPrefix(rec.Params["capacity_order"].(string), "interleaved") {
+		if rec.Params["slo"] != "p99<=10s,errors<=0" || !strings.HasPrefix(rec.Params["capacity_order"].(string), "interleaved") {
 			t.Fatalf("%s: params %v", tg, rec.Params)
 		}
 	}
@@ -94,7 +97,7 @@ func TestCapacityNothingMeets(t *testing.T) {
 		t.Fatalf("max_rate %v ops_sec %v note %v", rec.Params["max_rate"], rec.OpsSec, rec.Params["capacity_note"])
 	}
 	if st := steps(t, rec); len(st) != 3 {
-		t.Fatalf("%d steps, want 500, 250, 125 (then below the 100 minimum)", len(st))
+		t.Fatalf("%d steps, want 50, 25, 12.5 (then below the 10 minimum)", len(st))
 	}
 }
 

@@ -68,11 +68,12 @@ func TestRunMixOpenLoop(t *testing.T) {
 
 // TestCapacityCommand is `katbench capacity embedded rest --quick --mix
 // read-heavy`, shortened and with an objective any machine meets at these
-// rates: a capacity line per target with a positive max_rate and its steps.
+// rates (and a loose rate-kept check, for a busy machine): a capacity line
+// per target with a positive max_rate and its steps.
 func TestCapacityCommand(t *testing.T) {
 	dir := t.TempDir()
 	stdout, stderr, code := katbench(t, dir, "capacity", "embedded", "rest", "--quick", "--mix", "read-heavy", "--slo", "p99<=5s",
-		"--start-rate", "100", "--max-rate", "400", "--step-duration", "200ms", "--step-ops", "0", "--warmup", "20ms",
+		"--start-rate", "50", "--max-rate", "200", "--step-duration", "300ms", "--step-ops", "0", "--warmup", "20ms", "--keep", "0.5",
 		"--tables", "20", "--server-warmup", "0", "--format", "jsonl")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -89,7 +90,7 @@ func TestCapacityCommand(t *testing.T) {
 			t.Fatalf("%s: scenario %v max_rate %v steps %d (%v)", l["target"], l["scenario"], p["max_rate"], len(steps), p["search_end"])
 		}
 		first := steps[0].(map[string]any)
-		if first["rate"] != 100.0 || first["hist"] == "" || first["objectives_us"].(map[string]any)["p99"] == nil {
+		if first["rate"] != 50.0 || first["hist"] == "" || first["objectives_us"].(map[string]any)["p99"] == nil {
 			t.Fatalf("%s: first step %v", l["target"], first)
 		}
 		if p["slo"] != "p99<=5s,errors<=0" || !strings.HasPrefix(p["capacity_order"].(string), "interleaved") {
