@@ -228,7 +228,11 @@ func (r *Runner) runCapacity(ctx context.Context, states []*state) error {
 				continue
 			}
 			if err != nil {
-				return err
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				sr.Fail("the mix could not be prepared: " + err.Error())
+				continue
 			}
 			prepared[i].prep.counts = counts[i]
 			rate := sr.Next()
@@ -352,9 +356,17 @@ func (r *Runner) emitCapacity(s *state, sr *CapacitySearch, skip string, counts 
 		// No rate met the objective (or the target failed): the line
 		// carries the first step, its errors and no headline.
 		if len(sr.Steps) == 0 {
-			return errors.New(s.c.Name() + ": capacity search measured nothing")
+			if !sr.Failed {
+				return errors.New(s.c.Name() + ": capacity search measured nothing")
+			}
+			// Failed before its first step: one error on the line, so
+			// the run exits non-zero.
+			failed := results.NewRecorder()
+			failed.Error()
+			at = &CapacityStep{rec: failed, FirstError: sr.End}
+		} else {
+			at = &sr.Steps[0]
 		}
-		at = &sr.Steps[0]
 	}
 	line := r.Run.Result(s.c.Name(), name, results.Open, workers, at.rec, time.Duration(at.DurationS*float64(time.Second)), r.params(s, p))
 	describe(&line)

@@ -118,34 +118,46 @@ func (failingCatalog) LoadTable(context.Context, table.Identifier) (*table.Table
 
 func (f failingLoads) Catalog() icecatalog.Catalog { return f.cat }
 
-// A target whose every operation fails at the first step: a line that
-// says so, with the errors (so the run exits non-zero), and no capacity.
-func TestCapacityTargetFailsFirstStep(t *testing.T) {
-	o := capacityOptions(t, "load_table=1", "p99<=1s")
-	emb := target(t, "embedded")
-	inner := emb.Factory.New
-	emb.Factory.New = func(ctx context.Context, cfg competitors.Config) (competitors.Competitor, error) {
-		c, err := inner(ctx, cfg)
-		if err != nil {
-			return nil, err
+// A target whose loads fail: at the first step (a mix of loads) or while
+// the mix is prepared (read-heavy's commits load every table first). A line
+// that says so, with errors (so the run exits non-zero), and no capacity.
+func TestCapacityTargetFails(t *testing.T) {
+	for _, c := range []struct {
+		mix, name, failed string
+		steps             int
+	}{
+		{"load_table=1", "capacity.custom", "first step", 1},
+		{"read-heavy", "capacity.read-heavy", "could not be prepared", 0},
+	} {
+		o := capacityOptions(t, c.mix, "p99<=1s")
+		emb := target(t, "embedded")
+		inner := emb.Factory.New
+		emb.Factory.New = func(ctx context.Context, cfg competitors.Config) (competitors.Competitor, error) {
+			c, err := inner(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			return failingLoads{Competitor: c, cat: failingCatalog{c.Catalog()}}, nil
 		}
-		return failingLoads{Competitor: c, cat: failingCatalog{c.Catalog()}}, nil
-	}
-	var coll results.Collector
-	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
-	if err := r.Execute(context.Background(), []scenarios.Target{emb}); err != nil {
-		t.Fatal(err)
-	}
-	rec := byKey(coll.Records)["embedded capacity.custom"]
-	failed, _ := rec.Params["capacity_failed"].(string)
-	if rec.Errors == 0 || !strings.Contains(failed, "first step") || !strings.Contains(rec.FirstError, "injected") {
-		t.Fatalf("errors %d failed %q first error %q", rec.Errors, failed, rec.FirstError)
-	}
-	if err := results.CheckErrors(coll.Records); err == nil {
-		t.Fatal("a failed capacity line passes the error check")
-	}
-	if st := steps(t, rec); len(st) != 1 {
-		t.Fatalf("%d steps after a failed first step", len(st))
+		var coll results.Collector
+		r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
+		if err := r.Execute(context.Background(), []scenarios.Target{emb}); err != nil {
+			t.Fatal(err)
+		}
+		rec := byKey(coll.Records)["embedded "+c.name]
+		failed, _ := rec.Params["capacity_failed"].(string)
+		if rec.Errors == 0 || !strings.Contains(failed, c.failed) || !strings.Contains(rec.FirstError, "injected") {
+			t.Fatalf("%s: errors %d failed %q first error %q", c.mix, rec.Errors, failed, rec.FirstError)
+		}
+		if _, ok := rec.Params["max_rate"]; ok {
+			t.Fatalf("%s: a failed target has a max_rate", c.mix)
+		}
+		if err := results.CheckErrors(coll.Records); err == nil {
+			t.Fatalf("%s: a failed capacity line passes the error check", c.mix)
+		}
+		if st := steps(t, rec); len(st) != c.steps {
+			t.Fatalf("%s: %d steps, want %d", c.mix, len(st), c.steps)
+		}
 	}
 }
 

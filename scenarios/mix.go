@@ -234,8 +234,11 @@ var mixOps = map[string]mixOp{
 		prepare: func(ctx context.Context, env *Env, p *mixPrep) (keyedOp, error) {
 			cat, tables := env.Competitor.Catalog(), env.Dataset.Tables
 			snaps, err := prepareFlips(ctx, cat, tables, env.Opts.Parallel)
+			if errors.Is(err, errBranchDropped) {
+				return nil, Skip("commits race on a branch of each table: " + err.Error())
+			}
 			if err != nil {
-				return nil, Skip("prepare the tables for commits: " + err.Error())
+				return nil, fmt.Errorf("prepare the tables for commits: %w", err)
 			}
 			p.snaps = snaps
 			return func(ctx context.Context, _, _, key int) error {

@@ -182,6 +182,10 @@ func (c *contendedCounts) params() map[string]any {
 	}
 }
 
+// errBranchDropped: the catalog manages branches itself and dropped the
+// one a commit scenario set on a table.
+var errBranchDropped = errors.New("the catalog did not keep a table's own branch")
+
 // setupContended creates id (reporting it to created) with snapshots A and
 // B (B's parent is A) and the branch on A, and returns their ids.
 func setupContended(ctx context.Context, cat icecatalog.Catalog, id table.Identifier, created func(...table.Identifier)) ([2]int64, error) {
@@ -230,7 +234,7 @@ func addFlipBranch(ctx context.Context, cat icecatalog.Catalog, id table.Identif
 		return snaps, err
 	}
 	if head, ok := branchHead(tbl.Metadata(), contendedBranch); !ok || head != snaps[0] {
-		return snaps, fmt.Errorf("the catalog did not keep table branch %q (set to snapshot %d)", contendedBranch, snaps[0])
+		return snaps, fmt.Errorf("%w: table branch %q (set to snapshot %d)", errBranchDropped, contendedBranch, snaps[0])
 	}
 	return snaps, nil
 }
