@@ -83,11 +83,26 @@ func Throughput(ctx context.Context, op Op, threads int, warmup, d time.Duration
 // ctx ends: for operations so slow that d alone could pass without one.
 // Elapsed is the phase's real length, so ops/s stays exact.
 func ThroughputAtLeast(ctx context.Context, op Op, threads int, warmup, d time.Duration, minOps int64) Measurement {
-	recs := make([]*results.Recorder, threads)
+	m, _ := throughputClasses(ctx, func(ctx context.Context, w, i int) (int, error) { return 0, op(ctx, w, i) }, 1, threads, warmup, d, minOps)
+	return m
+}
+
+// ClassOp is an operation of one of several kinds (a mix's operations); it
+// returns the kind it ran, in [0, classes).
+type ClassOp func(ctx context.Context, worker, i int) (class int, err error)
+
+// throughputClasses is ThroughputAtLeast for a ClassOp: it also returns
+// each class's own merged recorder (a class out of range is an error of
+// class 0).
+func throughputClasses(ctx context.Context, op ClassOp, classes, threads int, warmup, d time.Duration, minOps int64) (Measurement, []*results.Recorder) {
+	recs := make([][]*results.Recorder, threads)
 	var warmErrs atomic.Int64
 	var warmErr errHolder
 	for w := range recs {
-		recs[w] = results.NewRecorder()
+		recs[w] = make([]*results.Recorder, classes)
+		for c := range recs[w] {
+			recs[w][c] = results.NewRecorder()
+		}
 	}
 	var (
 		eh    errHolder
@@ -108,8 +123,11 @@ func ThroughputAtLeast(ctx context.Context, op Op, threads int, warmup, d time.D
 			<-begin
 			for i := 0; !stop.Load() && ctx.Err() == nil; i++ {
 				t0 := time.Now()
-				err := op(ctx, w, i)
+				class, err := op(ctx, w, i)
 				dur := time.Since(t0)
+				if class < 0 || class >= classes {
+					class, err = 0, fmt.Errorf("operation of class %d, want 0..%d", class, classes-1)
+				}
 				switch phase.Load() {
 				case phaseWarm:
 					if err != nil {
@@ -122,11 +140,11 @@ func ThroughputAtLeast(ctx context.Context, op Op, threads int, warmup, d time.D
 				}
 				ended[w].n.Add(1) // the worker's own cache line: no sharing on the hot path
 				if err != nil {
-					rec.Error()
+					rec[class].Error()
 					eh.set(err)
 					continue
 				}
-				rec.Record(dur)
+				rec[class].Record(dur)
 			}
 		}()
 	}
@@ -145,11 +163,18 @@ func ThroughputAtLeast(ctx context.Context, op Op, threads int, warmup, d time.D
 	elapsed := time.Since(start)
 	stop.Store(true)
 	wg.Wait()
-	m := Measurement{Rec: results.Merged(recs...), Elapsed: elapsed, FirstErr: eh.err, WarmupErrors: warmErrs.Load()}
+	byClass := make([]*results.Recorder, classes)
+	for c := range byClass {
+		byClass[c] = results.NewRecorder()
+		for w := range recs {
+			byClass[c].Merge(recs[w][c])
+		}
+	}
+	m := Measurement{Rec: results.Merged(byClass...), Elapsed: elapsed, FirstErr: eh.err, WarmupErrors: warmErrs.Load()}
 	if m.FirstErr == nil {
 		m.FirstErr = warmErr.err
 	}
-	return m
+	return m, byClass
 }
 
 // paddedCount is a counter alone on its cache line.

@@ -62,13 +62,6 @@ func openLoop(ctx context.Context, env *Env, op Op) (Outcome, error) {
 	if err != nil && ctx.Err() == nil {
 		return Outcome{}, fmt.Errorf("open loop: %w", err)
 	}
-	achieved := res.Achieved()
-	params := map[string]any{
-		"rate": o.Rate, "open_workers": workers, "achieved_rate": achieved, "rate_kept": res.Kept(o.Rate),
-		"sched_p50_us": float64(res.Sched.Percentile(50)) / 1e3, "sched_p99_us": float64(res.Sched.Percentile(99)) / 1e3,
-	}
-	if !res.Kept(o.Rate) {
-		params["rate_note"] = fmt.Sprintf("target could not keep up: achieved %.0f of %.0f ops/s requested (< 95 %%); latencies include the queueing", achieved, o.Rate)
-	}
+	params := openParams(res, o.Rate, workers)
 	return Outcome{M: Measurement{Rec: res.Rec, Elapsed: res.Elapsed, FirstErr: res.FirstErr, WarmupErrors: res.WarmupErrors}, Params: params}, nil
 }

@@ -62,6 +62,12 @@ type Options struct {
 	// operations per second per target, with up to OpenWorkers in flight.
 	Rate        float64
 	OpenWorkers int
+	// Workload, when set, runs this mix instead of the scenarios
+	// (closed loop per Threads level, or open loop at Rate).
+	Workload *Workload
+	// Capacity, with Workload, searches each target's highest rate within
+	// an objective instead (Rate must be 0).
+	Capacity *Capacity
 }
 
 // Defaults returns the options of a full run (quick=false) or a --quick run.
@@ -170,6 +176,9 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+	}
+	if o.Workload != nil {
+		return r.runMix(ctx, states)
 	}
 	for _, sc := range Plan(o.Threads) {
 		if sc.Kind == KindOpen && o.Rate <= 0 {

@@ -182,6 +182,10 @@ func (c *contendedCounts) params() map[string]any {
 	}
 }
 
+// errBranchDropped: the catalog manages branches itself and dropped the
+// one a commit scenario set on a table.
+var errBranchDropped = errors.New("the catalog did not keep a table's own branch")
+
 // setupContended creates id (reporting it to created) with snapshots A and
 // B (B's parent is A) and the branch on A, and returns their ids.
 func setupContended(ctx context.Context, cat icecatalog.Catalog, id table.Identifier, created func(...table.Identifier)) ([2]int64, error) {
@@ -191,6 +195,14 @@ func setupContended(ctx context.Context, cat icecatalog.Catalog, id table.Identi
 		return snaps, err
 	}
 	created(id)
+	return addFlipBranch(ctx, cat, id, tbl)
+}
+
+// addFlipBranch gives the existing table id (tbl, as loaded) snapshots A
+// and B (B's parent is A) and the contended branch on A, and returns
+// their ids.
+func addFlipBranch(ctx context.Context, cat icecatalog.Catalog, id table.Identifier, tbl *table.Table) ([2]int64, error) {
+	snaps := [2]int64{1, 2}
 	meta := tbl.Metadata()
 	schemaID := meta.CurrentSchema().ID
 	now := time.Now().UnixMilli()
@@ -211,6 +223,7 @@ func setupContended(ctx context.Context, cat icecatalog.Catalog, id table.Identi
 		}))
 	}
 	updates = append(updates, branchUpdate(snaps[0]))
+	var err error
 	if _, _, err = cat.CommitTable(ctx, id, []table.Requirement{table.AssertTableUUID(meta.TableUUID())}, updates); err != nil {
 		return snaps, err
 	}
@@ -221,7 +234,7 @@ func setupContended(ctx context.Context, cat icecatalog.Catalog, id table.Identi
 		return snaps, err
 	}
 	if head, ok := branchHead(tbl.Metadata(), contendedBranch); !ok || head != snaps[0] {
-		return snaps, fmt.Errorf("the catalog did not keep table branch %q (set to snapshot %d)", contendedBranch, snaps[0])
+		return snaps, fmt.Errorf("%w: table branch %q (set to snapshot %d)", errBranchDropped, contendedBranch, snaps[0])
 	}
 	return snaps, nil
 }
@@ -229,54 +242,60 @@ func setupContended(ctx context.Context, cat icecatalog.Catalog, id table.Identi
 // contendedOp moves the branch to the snapshot it is not on, retrying lost
 // races. Any error other than table.ErrCommitFailed fails the op.
 func contendedOp(cat icecatalog.Catalog, id table.Identifier, snaps [2]int64, counts *contendedCounts) Op {
-	return func(ctx context.Context, _, _ int) error {
-		for attempt := int64(1); attempt <= maxAttempts; attempt++ {
-			tbl, err := cat.LoadTable(ctx, id)
-			if err != nil {
-				return err
-			}
-			meta := tbl.Metadata()
-			cur, ok := branchHead(meta, contendedBranch)
-			if !ok {
-				return fmt.Errorf("contended table %v lost its branch %s", id, contendedBranch)
-			}
-			next := snaps[0]
-			if cur == snaps[0] {
-				next = snaps[1]
-			}
-			_, _, err = cat.CommitTable(ctx, id,
-				[]table.Requirement{table.AssertTableUUID(meta.TableUUID()), table.AssertRefSnapshotID(contendedBranch, &cur)},
-				[]table.Update{branchUpdate(next)})
-			if errors.Is(err, table.ErrCommitFailed) {
-				counts.conflicts.Add(1)
-				if err := backoff(ctx, attempt); err != nil {
-					return err
-				}
-				continue
-			}
-			if err != nil && strings.HasPrefix(err.Error(), requirementFailed) {
-				// A lost race reported without ErrCommitFailed (iceberg-go's
-				// SQL catalog): a conflict all the same, counted apart so
-				// the line shows the competitor's deviation.
-				counts.conflicts.Add(1)
-				counts.unwrapped.Add(1)
-				if err := backoff(ctx, attempt); err != nil {
-					return err
-				}
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			counts.successes.Add(1)
-			if attempt > 1 {
-				counts.retried.Add(1)
-			}
-			storeMax(&counts.maxTries, attempt)
-			return nil
+	return func(ctx context.Context, _, _ int) error { return flipBranch(ctx, cat, id, snaps, counts) }
+}
+
+// flipBranch moves id's contended branch to the snapshot of snaps it is
+// not on, reloading and retrying (with backoff) each lost race, as an
+// Iceberg client does; counts gets the outcome. Any error other than a
+// lost race fails it.
+func flipBranch(ctx context.Context, cat icecatalog.Catalog, id table.Identifier, snaps [2]int64, counts *contendedCounts) error {
+	for attempt := int64(1); attempt <= maxAttempts; attempt++ {
+		tbl, err := cat.LoadTable(ctx, id)
+		if err != nil {
+			return err
 		}
-		return fmt.Errorf("contended commit on %v: lost %d races in a row", id, maxAttempts)
+		meta := tbl.Metadata()
+		cur, ok := branchHead(meta, contendedBranch)
+		if !ok {
+			return fmt.Errorf("contended table %v lost its branch %s", id, contendedBranch)
+		}
+		next := snaps[0]
+		if cur == snaps[0] {
+			next = snaps[1]
+		}
+		_, _, err = cat.CommitTable(ctx, id,
+			[]table.Requirement{table.AssertTableUUID(meta.TableUUID()), table.AssertRefSnapshotID(contendedBranch, &cur)},
+			[]table.Update{branchUpdate(next)})
+		if errors.Is(err, table.ErrCommitFailed) {
+			counts.conflicts.Add(1)
+			if err := backoff(ctx, attempt); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil && strings.HasPrefix(err.Error(), requirementFailed) {
+			// A lost race reported without ErrCommitFailed (iceberg-go's
+			// SQL catalog): a conflict all the same, counted apart so
+			// the line shows the competitor's deviation.
+			counts.conflicts.Add(1)
+			counts.unwrapped.Add(1)
+			if err := backoff(ctx, attempt); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		counts.successes.Add(1)
+		if attempt > 1 {
+			counts.retried.Add(1)
+		}
+		storeMax(&counts.maxTries, attempt)
+		return nil
 	}
+	return fmt.Errorf("contended commit on %v: lost %d races in a row", id, maxAttempts)
 }
 
 // Retry backoff of a lost contended commit: a uniformly random wait in

@@ -26,6 +26,7 @@ func init() {
 			for _, s := range scenarios.Plan(scenarios.DefaultThreads) {
 				fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\n", s.Name, s.Kind, s.Threads, s.Metric, s.Metric.Better(), s.Doc)
 			}
+			listMixes(w)
 			return w.Flush()
 		},
 	})

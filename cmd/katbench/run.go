@@ -47,6 +47,7 @@ type benchFlags struct {
 	storage      storageFlags
 	shard        shardFlags
 	rate         rateFlags
+	mix          mixFlags
 }
 
 func (f *benchFlags) register(cmd *cobra.Command) {
@@ -73,6 +74,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	f.storage.register(fl)
 	f.shard.register(fl)
 	f.rate.register(fl)
+	f.mix.register(fl)
 }
 
 // options turns flags into runner options, rejecting bad values before
@@ -152,6 +154,9 @@ func (f *benchFlags) options(run *results.Run) (scenarios.Options, error) {
 		return o, err
 	}
 	if err := f.rate.apply(&o); err != nil {
+		return o, err
+	}
+	if err := f.mix.apply(&o, f.threads != "", f.scenario != ""); err != nil {
 		return o, err
 	}
 	return o, nil

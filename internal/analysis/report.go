@@ -46,6 +46,7 @@ type reportView struct {
 	Runs      []runView
 	Scenarios []scenarioView
 	Families  []familyView
+	Capacity  []familyView
 	Ratios    []ratioRunView
 }
 
@@ -158,6 +159,7 @@ func buildReport(lines []Line, o ReportOptions) (reportView, error) {
 		v.Scenarios = append(v.Scenarios, sv)
 	}
 	v.Families = families(lines, label)
+	v.Capacity = capacityCharts(lines, label)
 	v.Ratios = ratios(lines, runs)
 	return v, nil
 }
@@ -438,6 +440,9 @@ section.scenario{display:inline-block;vertical-align:top;margin-right:24px}
 {{end}}</table>
 {{if .Families}}<h2 id="throughput">Throughput vs threads</h2>
 {{range .Families}}<section class="scenario"><h3>{{.Name}}</h3>{{.Chart}}</section>
+{{end}}{{end}}
+{{if .Capacity}}<h2 id="capacity">Capacity: latency against throughput</h2>
+{{range .Capacity}}<section class="scenario"><h3>{{.Name}}</h3>{{.Chart}}</section>
 {{end}}{{end}}
 {{if .Ratios}}<h2 id="ratios">A/B ratios (B/A per cell; median [min–max] of per-round ratios where rounds exist)</h2>
 {{range .Ratios}}<h3>run <code>{{.RunID}}</code>, A = {{.Base}}</h3>

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"time"
@@ -37,6 +38,24 @@ var ErrBadRate = errors.New("bad open-loop parameters")
 // Op is one operation; worker is the index of the worker running it.
 type Op func(ctx context.Context, worker int) error
 
+// ClassOp is one operation of one of Config.Classes kinds (a mix's
+// operations); it returns which kind it ran, in [0, Classes), so each kind
+// gets its own histogram.
+type ClassOp func(ctx context.Context, worker int) (class int, err error)
+
+// Arrivals is how due times are spaced.
+type Arrivals string
+
+// The arrival processes.
+const (
+	// Constant: operation i is due at start + i/rate.
+	Constant Arrivals = "constant"
+	// Poisson: gaps between due times are exponentially distributed with
+	// mean 1/rate, drawn from Config.Seed: bursts as independent clients
+	// make them.
+	Poisson Arrivals = "poisson"
+)
+
 // Config shapes an open-loop run.
 type Config struct {
 	Rate     float64       // operations per second to start, > 0
@@ -45,6 +64,13 @@ type Config struct {
 	// Workers bound the operations in flight; a due operation waits in the
 	// queue for a free worker and that wait is part of its latency.
 	Workers int
+	// Arrivals spaces the due times ("" is Constant); Seed seeds Poisson
+	// gaps, so a schedule is reproducible.
+	Arrivals Arrivals
+	Seed     uint64
+	// Classes is how many kinds of operation RunClasses records apart (0
+	// means 1).
+	Classes int
 }
 
 // Result is what an open-loop run measured.
@@ -53,7 +79,10 @@ type Result struct {
 	// Sched is the pacer's own scheduling error: when it handed each
 	// operation out minus when the operation was due. Waiting for a free
 	// worker after that is the target's doing and is in Rec, not here.
-	Sched     *results.Recorder
+	Sched *results.Recorder
+	// ByClass is Rec split by the class a ClassOp returned (one entry for
+	// Run): each kind's latencies and errors.
+	ByClass   []*results.Recorder
 	Issued    int64         // operations due in the measured window
 	Completed int64         // of those, finished (successfully or not)
 	Elapsed   time.Duration // from the first intended start to the last completion
@@ -74,6 +103,24 @@ func (r Result) Achieved() float64 {
 // that, the target could not keep up and the loop was not really open.
 func (r Result) Kept(rate float64) bool { return r.Achieved() >= 0.95*rate }
 
+// schedule returns the due times of cfg's operations, in ns after the
+// start: offset(i) is i/rate exactly for Constant (no drift from adding
+// up gaps), a running sum of exponential gaps drawn from cfg.Seed for
+// Poisson. offset must be called for i = 0, 1, 2, … in order.
+func schedule(cfg Config) (offset func(i int64) float64) {
+	perOp := float64(time.Second) / cfg.Rate
+	if cfg.Arrivals != Poisson {
+		return func(i int64) float64 { return float64(i) * perOp }
+	}
+	gaps := rand.New(rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15))
+	var at float64
+	return func(int64) float64 {
+		t := at
+		at += gaps.ExpFloat64() * perOp
+		return t
+	}
+}
+
 type ticket struct {
 	due, sent time.Time
 	measured  bool
@@ -83,16 +130,29 @@ type ticket struct {
 // cfg.Duration, and returns when every issued operation has finished or ctx
 // is done. It is safe to call concurrently; each call owns its workers.
 func Run(ctx context.Context, cfg Config, op Op) (Result, error) {
-	if !(cfg.Rate > 0) || cfg.Rate > 1e8 || cfg.Duration <= 0 || cfg.Warmup < 0 || cfg.Workers < 1 || cfg.Workers > 1<<16 {
-		return Result{}, fmt.Errorf("%w: rate %v/s, duration %v, warm-up %v, workers %d", ErrBadRate, cfg.Rate, cfg.Duration, cfg.Warmup, cfg.Workers)
+	cfg.Classes = 1
+	return RunClasses(ctx, cfg, func(ctx context.Context, w int) (int, error) { return 0, op(ctx, w) })
+}
+
+// RunClasses is Run for operations of cfg.Classes kinds: each operation's
+// latency (or error) is recorded in Result.ByClass under the class op
+// returned, and in Result.Rec. A class out of range is recorded as an
+// error of class 0.
+func RunClasses(ctx context.Context, cfg Config, op ClassOp) (Result, error) {
+	if cfg.Classes == 0 {
+		cfg.Classes = 1
 	}
-	interval := time.Duration(float64(time.Second) / cfg.Rate)
+	if !(cfg.Rate > 0) || cfg.Rate > 1e8 || cfg.Duration <= 0 || cfg.Warmup < 0 || cfg.Workers < 1 || cfg.Workers > 1<<16 ||
+		cfg.Classes < 1 || cfg.Classes > 1<<10 || (cfg.Arrivals != "" && cfg.Arrivals != Constant && cfg.Arrivals != Poisson) {
+		return Result{}, fmt.Errorf("%w: rate %v/s, duration %v, warm-up %v, workers %d, classes %d, arrivals %q",
+			ErrBadRate, cfg.Rate, cfg.Duration, cfg.Warmup, cfg.Workers, cfg.Classes, cfg.Arrivals)
+	}
 	warmN := int64(cfg.Warmup.Seconds() * cfg.Rate)
 	measN := max(int64(cfg.Duration.Seconds()*cfg.Rate), 1)
 	total := warmN + measN
 
 	queue := make(chan ticket, min(total, 1<<16))
-	recs := make([]*results.Recorder, cfg.Workers)
+	recs := make([][]*results.Recorder, cfg.Workers)
 	scheds := make([]*results.Recorder, cfg.Workers)
 	var (
 		mu       sync.Mutex
@@ -103,7 +163,10 @@ func Run(ctx context.Context, cfg Config, op Op) (Result, error) {
 		wg       sync.WaitGroup
 	)
 	for w := range cfg.Workers {
-		recs[w], scheds[w] = results.NewRecorder(), results.NewRecorder()
+		recs[w], scheds[w] = make([]*results.Recorder, cfg.Classes), results.NewRecorder()
+		for c := range recs[w] {
+			recs[w][c] = results.NewRecorder()
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -112,8 +175,12 @@ func Run(ctx context.Context, cfg Config, op Op) (Result, error) {
 			var end time.Time
 			var ferr error
 			for t := range queue {
-				err := op(ctx, w)
+				class, err := op(ctx, w)
 				end = time.Now()
+				if class < 0 || class >= len(rec) {
+					err = fmt.Errorf("pacer: operation of class %d, want 0..%d", class, len(rec)-1)
+					class = 0
+				}
 				if !t.measured {
 					if err != nil {
 						werr++
@@ -123,13 +190,13 @@ func Run(ctx context.Context, cfg Config, op Op) (Result, error) {
 				n++
 				sched.Record(t.sent.Sub(t.due))
 				if err != nil {
-					rec.Error()
+					rec[class].Error()
 					if ferr == nil {
 						ferr = err
 					}
 					continue
 				}
-				rec.Record(end.Sub(t.due))
+				rec[class].Record(end.Sub(t.due))
 			}
 			mu.Lock()
 			done += n
@@ -144,29 +211,34 @@ func Run(ctx context.Context, cfg Config, op Op) (Result, error) {
 		}()
 	}
 
+	offset := schedule(cfg)
 	start := time.Now().Add(time.Millisecond) // the workers are ready by then
-	measStart := start.Add(time.Duration(warmN) * interval)
+	measStart := start
 	var issued int64
+	next := offset(0)
 	for issued < total && ctx.Err() == nil {
-		now := time.Now()
+		now := float64(time.Since(start))
 		// Every operation due by now goes out; the schedule never slips,
 		// so a late scheduler shows up as scheduling error, not as a
 		// lower requested rate.
-		due := int64(now.Sub(start).Seconds()*cfg.Rate) + 1
 	send:
-		for ; issued < min(due, total); issued++ {
-			t := ticket{due: start.Add(time.Duration(float64(issued) * float64(time.Second) / cfg.Rate)), sent: time.Now(), measured: issued >= warmN}
+		for ; issued < total && next <= now; issued++ {
+			due := start.Add(time.Duration(next))
+			if issued == warmN {
+				measStart = due
+			}
+			t := ticket{due: due, sent: time.Now(), measured: issued >= warmN}
 			select {
 			case queue <- t:
 			case <-ctx.Done():
 				break send
 			}
+			next = offset(issued + 1)
 		}
 		if issued >= total {
 			break
 		}
-		next := start.Add(time.Duration(float64(issued) * float64(time.Second) / cfg.Rate))
-		if wait := time.Until(next); wait > sleepMin {
+		if wait := time.Until(start.Add(time.Duration(next))); wait > sleepMin {
 			preciseSleep(wait - sleepMargin) // the rest yielding, below
 		} else if wait > 0 {
 			runtime.Gosched()
@@ -175,7 +247,14 @@ func Run(ctx context.Context, cfg Config, op Op) (Result, error) {
 	close(queue)
 	wg.Wait()
 
-	res := Result{Rec: results.Merged(recs...), Sched: results.Merged(scheds...), Issued: measN,
+	byClass := make([]*results.Recorder, cfg.Classes)
+	for c := range byClass {
+		byClass[c] = results.NewRecorder()
+		for w := range recs {
+			byClass[c].Merge(recs[w][c])
+		}
+	}
+	res := Result{Rec: results.Merged(byClass...), ByClass: byClass, Sched: results.Merged(scheds...), Issued: measN,
 		Completed: done, WarmupErrors: warmErrs, FirstErr: firstErr}
 	if !lastEnd.IsZero() {
 		res.Elapsed = lastEnd.Sub(measStart)

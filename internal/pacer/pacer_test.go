@@ -3,6 +3,7 @@ package pacer
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 	"time"
 )
@@ -71,5 +72,81 @@ func TestRunStopsOnCancel(t *testing.T) {
 	_, err := Run(ctx, Config{Rate: 100, Duration: time.Hour, Workers: 2}, func(context.Context, int) error { return nil })
 	if !errors.Is(err, context.DeadlineExceeded) || time.Since(begin) > 5*time.Second {
 		t.Fatalf("err %v after %v", err, time.Since(begin))
+	}
+}
+
+// Operations of several classes are recorded apart, and together in Rec.
+func TestRunClassesSplitsByClass(t *testing.T) {
+	var n int
+	res, err := RunClasses(context.Background(), Config{Rate: 3000, Duration: 100 * time.Millisecond, Workers: 1, Classes: 3},
+		func(ctx context.Context, w int) (int, error) {
+			n++
+			if n%3 == 2 {
+				return 2, errors.New("class 2 fails")
+			}
+			return n % 3, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.ByClass) != 3 || res.ByClass[0].Count() != 100 || res.ByClass[1].Count() != 100 || res.ByClass[2].Errors() != 100 || res.ByClass[2].Count() != 0 {
+		t.Fatalf("by class: %d %d %d/%d errors", res.ByClass[0].Count(), res.ByClass[1].Count(), res.ByClass[2].Count(), res.ByClass[2].Errors())
+	}
+	if res.Rec.Count() != 200 || res.Rec.Errors() != 100 {
+		t.Fatalf("whole: %d ok %d errors", res.Rec.Count(), res.Rec.Errors())
+	}
+	// A class out of range is an error, not a lost operation.
+	res, err = RunClasses(context.Background(), Config{Rate: 1000, Duration: 10 * time.Millisecond, Workers: 1, Classes: 2},
+		func(ctx context.Context, w int) (int, error) { return 5, nil })
+	if err != nil || res.Rec.Errors() != 10 || res.FirstErr == nil {
+		t.Fatalf("out-of-range class: %d errors, first %v, err %v", res.Rec.Errors(), res.FirstErr, err)
+	}
+}
+
+// Poisson arrivals: exponential gaps with the rate's mean, the same for
+// the same seed; constant arrivals are exactly i/rate.
+func TestSchedule(t *testing.T) {
+	c := schedule(Config{Rate: 1000})
+	for i := int64(0); i < 5; i++ {
+		if got := c(i); got != float64(i)*1e6 {
+			t.Fatalf("constant offset(%d) = %v ns", i, got)
+		}
+	}
+	const n = 20000
+	draw := func(seed uint64) []float64 {
+		p := schedule(Config{Rate: 1000, Arrivals: Poisson, Seed: seed})
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = p(int64(i))
+		}
+		return out
+	}
+	a, b, other := draw(3), draw(3), draw(4)
+	if a[0] != 0 || a[n-1] != b[n-1] || a[n-1] == other[n-1] {
+		t.Fatalf("poisson: first %v, same seed %v vs %v, other seed %v", a[0], a[n-1], b[n-1], other[n-1])
+	}
+	var sum, sq float64
+	for i := 1; i < n; i++ {
+		g := a[i] - a[i-1]
+		if g < 0 {
+			t.Fatalf("gap %d negative", i)
+		}
+		sum += g
+		sq += g * g
+	}
+	mean := sum / (n - 1)
+	cv := math.Sqrt(sq/(n-1)-mean*mean) / mean
+	// Exponential: mean 1/rate (1 ms) and a coefficient of variation of 1;
+	// 20,000 draws put both within a few per cent.
+	if mean < 0.95e6 || mean > 1.05e6 || cv < 0.9 || cv > 1.1 {
+		t.Fatalf("poisson gaps: mean %v ns, cv %.3f", mean, cv)
+	}
+	if _, err := Run(context.Background(), Config{Rate: 10, Duration: time.Second, Workers: 1, Arrivals: "bursty"}, func(context.Context, int) error { return nil }); !errors.Is(err, ErrBadRate) {
+		t.Fatalf("unknown arrivals: %v", err)
+	}
+	res, err := Run(context.Background(), Config{Rate: 2000, Duration: 100 * time.Millisecond, Workers: 2, Arrivals: Poisson, Seed: 1},
+		func(context.Context, int) error { return nil })
+	if err != nil || res.Issued != 200 || res.Completed != 200 {
+		t.Fatalf("poisson run: issued %d completed %d: %v", res.Issued, res.Completed, err)
 	}
 }

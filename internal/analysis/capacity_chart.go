@@ -1,0 +1,143 @@
+package analysis
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Capacity lines (kind "capacity", from `katbench capacity`) carry their
+// search's steps in params.steps: offered and achieved rate and the
+// objectives' percentiles per step. The report draws them as the latency
+// against throughput curve of every target on one chart per mix and
+// objective, with the objective drawn in as a horizontal line.
+
+// capacityStep is one step as read back from a line.
+type capacityStep struct {
+	rate, achieved float64
+	values         map[string]float64 // µs by objective key
+	met            bool
+}
+
+// capacitySteps reads a capacity line's steps; false when it has none.
+func capacitySteps(l Line) ([]capacityStep, bool) {
+	raw, ok := l.Params["steps"].([]any)
+	if !ok || len(raw) == 0 {
+		return nil, false
+	}
+	var out []capacityStep
+	for _, r := range raw {
+		m, ok := r.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		st := capacityStep{values: map[string]float64{}}
+		st.rate, _ = m["rate"].(float64)
+		st.achieved, _ = m["achieved"].(float64)
+		st.met, _ = m["met"].(bool)
+		if vs, ok := m["objectives_us"].(map[string]any); ok {
+			for k, v := range vs {
+				if f, ok := v.(float64); ok {
+					st.values[k] = f
+				}
+			}
+		}
+		out = append(out, st)
+	}
+	return out, true
+}
+
+// objectiveBounds reads the latency objectives of a line's params.slo
+// ("p99<=50ms,commit_table:p99<=200ms,errors<=0") as key → bound in µs.
+func objectiveBounds(l Line) map[string]float64 {
+	s, _ := l.Params["slo"].(string)
+	out := map[string]float64{}
+	for _, part := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(part, "<=")
+		if !ok || k == "errors" {
+			continue
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			continue
+		}
+		out[k] = float64(d) / 1e3
+	}
+	return out
+}
+
+// capacityCharts draws one chart per (capacity scenario, objective): each
+// target's objective percentile against its achieved rate, step by step
+// in rate order, and the objective's bound.
+func capacityCharts(lines []Line, label func(Line) string) []familyView {
+	type key struct{ scenario, objective string }
+	var order []key
+	seen := map[key]bool{}
+	byKey := map[key][]Line{}
+	for _, l := range lines {
+		if l.Kind != "capacity" || l.Skipped != "" {
+			continue
+		}
+		if _, ok := capacitySteps(l); !ok {
+			continue
+		}
+		bounds := objectiveBounds(l)
+		objs := make([]string, 0, len(bounds))
+		for k := range bounds {
+			objs = append(objs, k)
+		}
+		sort.Strings(objs)
+		for _, o := range objs {
+			k := key{l.Scenario, o + "<=" + strconv.FormatFloat(bounds[o], 'g', -1, 64)}
+			if !seen[k] {
+				seen[k] = true
+				order = append(order, k)
+			}
+			byKey[k] = append(byKey[k], l)
+		}
+	}
+	var out []familyView
+	for _, k := range order {
+		obj, boundS, _ := strings.Cut(k.objective, "<=")
+		bound, _ := strconv.ParseFloat(boundS, 64)
+		c := chart{Title: fmt.Sprintf("%s: %s against achieved rate (objective %s ≤ %s µs)", k.scenario, obj, obj, FormatNum(bound)),
+			XLabel: "achieved ops/s (log)", YLabel: obj + " µs (log)", LogY: true, Markers: true}
+		xlo, xhi := math.Inf(1), math.Inf(-1)
+		for _, l := range byKey[k] {
+			steps, _ := capacitySteps(l)
+			sort.SliceStable(steps, func(i, j int) bool { return steps[i].rate < steps[j].rate })
+			se := series{Name: label(l)}
+			if mr, ok := l.Params["max_rate"].(float64); ok {
+				se.Name += " · max " + FormatNum(mr) + " ops/s"
+			}
+			for _, st := range steps {
+				v, ok := st.values[obj]
+				if !ok || st.achieved <= 0 || v <= 0 {
+					continue
+				}
+				x := math.Log10(st.achieved)
+				se.X, se.Y = append(se.X, x), append(se.Y, v)
+				xlo, xhi = math.Min(xlo, x), math.Max(xhi, x)
+			}
+			c.Series = append(c.Series, se)
+		}
+		if math.IsInf(xlo, 0) {
+			continue
+		}
+		lo, hi := math.Floor(xlo), math.Ceil(xhi)
+		if hi == lo {
+			hi = lo + 1
+		}
+		for d := lo; d <= hi; d++ {
+			c.XTicks = append(c.XTicks, tick{d, FormatNum(math.Pow(10, d))})
+		}
+		// The objective: a horizontal line across the plot.
+		c.Series = append(c.Series, series{Name: "objective " + obj + " ≤ " + FormatNum(bound) + " µs", X: []float64{lo, hi}, Y: []float64{bound, bound}})
+		out = append(out, familyView{Name: k.scenario + " · " + obj, Chart: template.HTML(c.SVG())})
+	}
+	return out
+}

@@ -1,0 +1,267 @@
+package scenarios_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/nordisk/katbench/internal/pacer"
+	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
+)
+
+func mixOptions(t *testing.T, mix string) scenarios.Options {
+	t.Helper()
+	o := tinyOptions()
+	o.Rate = 0
+	o.Threads = []int{4}
+	o.Duration = 150 * time.Millisecond
+	m, err := scenarios.ParseMix(mix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Workload = &scenarios.Workload{Mix: m, Seed: 7}
+	return o
+}
+
+func runMix(t *testing.T, o scenarios.Options, targets ...string) map[string]results.Record {
+	t.Helper()
+	var coll results.Collector
+	var ts []scenarios.Target
+	for _, name := range targets {
+		ts = append(ts, target(t, name))
+	}
+	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
+	if err := r.Execute(context.Background(), ts); err != nil {
+		t.Fatal(err)
+	}
+	runIDs := map[string]bool{}
+	for _, rec := range coll.Records {
+		runIDs[rec.RunID] = true
+	}
+	if len(runIDs) != 1 {
+		t.Fatalf("lines of one run carry %d run ids", len(runIDs))
+	}
+	return byKey(coll.Records)
+}
+
+// TestMixClosedLoopLines runs a custom mix of every operation closed-loop
+// on the embedded catalog: one line per operation, named after its
+// scenario, and a mix line whose histogram is the sum of theirs.
+func TestMixClosedLoopLines(t *testing.T) {
+	o := mixOptions(t, "load_table=50,table_exists=20,commit_table=15,create_table=5,list_tables=5,list_namespaces=5")
+	got := runMix(t, o, "embedded")
+	var sum int64
+	for _, sc := range []string{"load_table.latency", "table_exists.latency", "commit_table.latency", "create_table.latency", "list_tables.latency", "list_namespaces.latency"} {
+		rec, ok := got["embedded "+sc]
+		if !ok {
+			t.Fatalf("no %s line; lines: %v", sc, keys(got))
+		}
+		if rec.Skipped != "" || rec.Ops == 0 || rec.Errors != 0 || rec.Kind != "mix" || rec.Loop != results.Closed || rec.Threads != 4 {
+			t.Fatalf("%s: skipped %q ops %d errors %d (%s) kind %q loop %q threads %d", sc, rec.Skipped, rec.Ops, rec.Errors, rec.FirstError, rec.Kind, rec.Loop, rec.Threads)
+		}
+		if rec.Params["mix"] != "custom" || rec.Params["keys"] != "uniform" || rec.Params["seed"] != 7.0 && rec.Params["seed"] != uint64(7) {
+			t.Fatalf("%s: params %v", sc, rec.Params)
+		}
+		sum += rec.Ops
+	}
+	commit := got["embedded commit_table.latency"]
+	if _, ok := commit.Params["commit_conflicts"]; !ok {
+		t.Fatalf("commit line without conflicts: %v", commit.Params)
+	}
+	mix := got["embedded mix.custom"]
+	if mix.Ops != sum || mix.Errors != 0 || mix.Metric != results.OpsSec || mix.Hist == "" || mix.WarmupErrors == nil {
+		t.Fatalf("mix line: ops %d (operations' sum %d) errors %d metric %s", mix.Ops, sum, mix.Errors, mix.Metric)
+	}
+	// The weights shape the operations' shares (±10 points on a few
+	// hundred operations).
+	if share := float64(got["embedded load_table.latency"].Ops) / float64(sum); share < 0.4 || share > 0.6 {
+		t.Fatalf("load_table share %.2f, want ≈ 0.50", share)
+	}
+}
+
+// TestMixOpenLoopLines runs read-heavy at a rate with Poisson arrivals on
+// two competitors: every operation due is accounted for.
+func TestMixOpenLoopLines(t *testing.T) {
+	o := mixOptions(t, "read-heavy")
+	o.Rate, o.OpenWorkers, o.Duration = 2000, 8, 200*time.Millisecond
+	o.Workload.Arrivals = pacer.Poisson
+	got := runMix(t, o, "embedded", "sql")
+	for _, tg := range []string{"embedded", "sql"} {
+		mix := got[tg+" mix.read-heavy"]
+		if mix.Skipped != "" || mix.Loop != results.Open || mix.Metric != results.P50 {
+			t.Fatalf("%s mix line: %+v", tg, mix)
+		}
+		if mix.Ops+mix.Errors != 400 {
+			t.Fatalf("%s: %d ops + %d errors, want the 400 due in 200 ms at 2000/s", tg, mix.Ops, mix.Errors)
+		}
+		if mix.Params["arrivals"] != "poisson" || mix.Params["rate"] != 2000.0 {
+			t.Fatalf("%s: params %v", tg, mix.Params)
+		}
+		var sum int64
+		for _, sc := range []string{"load_table.latency", "table_exists.latency", "commit_table.latency"} {
+			rec := got[tg+" "+sc]
+			if rec.Loop != results.Open || rec.Params["mix"] != "read-heavy" {
+				t.Fatalf("%s %s: loop %q params %v", tg, sc, rec.Loop, rec.Params)
+			}
+			sum += rec.Ops + rec.Errors
+		}
+		if sum != 400 {
+			t.Fatalf("%s: the operations' lines hold %d operations, want 400", tg, sum)
+		}
+	}
+}
+
+// TestMixCommitStormConflicts: eight writers on one hot table lose races;
+// every lost race is a conflict retried, never an error or a success.
+func TestMixCommitStormConflicts(t *testing.T) {
+	o := mixOptions(t, "commit-storm")
+	o.Threads = []int{8}
+	o.Duration = 300 * time.Millisecond
+	var conflicts float64
+	for attempt := 0; attempt < 5 && conflicts == 0; attempt++ {
+		got := runMix(t, o, "embedded")
+		commit := got["embedded commit_table.latency"]
+		if commit.Errors != 0 || commit.Ops == 0 || commit.Params["keys"] != "hotspot:0.02:1" {
+			t.Fatalf("commit line: ops %d errors %d (%s) params %v", commit.Ops, commit.Errors, commit.FirstError, commit.Params)
+		}
+		conflicts, _ = commit.Params["commit_conflicts"].(float64)
+		if c, ok := commit.Params["commit_conflicts"].(int64); ok {
+			conflicts = float64(c)
+		}
+	}
+	if conflicts == 0 {
+		t.Fatal("eight writers on one table never conflicted in five runs")
+	}
+}
+
+func keys(m map[string]results.Record) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestParseMix(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		ok   bool
+		want string
+	}{
+		{"read-heavy", true, "load_table=80,table_exists=10,commit_table=10"},
+		{"load_table=80, table_exists=10,commit_table=6,create_table=1,list_tables=3", true, "load_table=80,table_exists=10,commit_table=6,create_table=1,list_tables=3"},
+		{"load_table=1,commit_table=0", true, "load_table=1,commit_table=0"},
+		{"load_table=-1,commit_table=2", false, ""},
+		{"load_table=0", false, ""},
+		{"load_tables=5", false, ""},
+		{"load_table=x", false, ""},
+		{"load_table=NaN", false, ""},
+		{"load_table=Inf", false, ""},
+		{"load_table=1,load_table=2", false, ""},
+		{"=3", false, ""},
+		{"load_table=1,", false, ""},
+		{"no-such-mix", false, ""},
+		{"", false, ""},
+	} {
+		m, err := scenarios.ParseMix(c.in)
+		if (err == nil) != c.ok {
+			t.Errorf("ParseMix(%q): err %v, want ok=%v", c.in, err, c.ok)
+			continue
+		}
+		if err != nil && !errors.Is(err, scenarios.ErrBadMix) {
+			t.Errorf("ParseMix(%q): %v is not ErrBadMix", c.in, err)
+		}
+		if c.ok && m.String() != c.want {
+			t.Errorf("ParseMix(%q) = %s, want %s", c.in, m, c.want)
+		}
+	}
+}
+
+func TestBuiltinMixes(t *testing.T) {
+	want := map[string]bool{"read-heavy": true, "write-heavy": true, "commit-storm": true, "crawl": true}
+	for _, m := range scenarios.Mixes() {
+		delete(want, m.Name)
+		if m.Doc == "" {
+			t.Errorf("mix %s has no doc", m.Name)
+		}
+	}
+	if len(want) != 0 {
+		t.Fatalf("missing mixes %v", want)
+	}
+	m, _ := scenarios.ParseMix("read-heavy")
+	if s := m.Share("commit_table"); s != 0.1 {
+		t.Fatalf("read-heavy updates %.2f, want 0.10", s)
+	}
+}
+
+func TestParseKeys(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+	}{
+		{"uniform", "uniform"}, {"sequential", "sequential"}, {"zipf:1.2", "zipf:1.2"},
+		{"hotspot:0.1:0.9", "hotspot:0.1:0.9"}, {"hotspot:1:0", "hotspot:1:0"}, {"normal:0.5:0.1", "normal:0.5:0.1"},
+		{"zipf:1", ""}, {"zipf:0.5", ""}, {"zipf", ""}, {"zipf:x", ""}, {"hotspot:0:0.5", ""}, {"hotspot:1.5:0.5", ""},
+		{"hotspot:0.1:2", ""}, {"hotspot:0.1", ""}, {"normal:0.5:0", ""}, {"normal:2:0.1", ""}, {"normal:NaN:0.1", ""},
+		{"uniform:3", ""}, {"gauss", ""}, {"", ""}, {"zipf:", ""},
+	} {
+		k, err := scenarios.ParseKeys(c.in)
+		if c.want == "" {
+			if err == nil || !errors.Is(err, scenarios.ErrBadKeys) {
+				t.Errorf("ParseKeys(%q) = %v, %v: want ErrBadKeys", c.in, k, err)
+			}
+			continue
+		}
+		if err != nil || k.String() != c.want {
+			t.Errorf("ParseKeys(%q) = %v, %v: want %s", c.in, k, err, c.want)
+		}
+	}
+}
+
+func FuzzParseMix(f *testing.F) {
+	for _, s := range []string{"read-heavy", "load_table=80,commit_table=20", "load_table=-1", "a=b=c", ",,,", "load_table=1e999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := scenarios.ParseMix(s)
+		if err != nil {
+			if !errors.Is(err, scenarios.ErrBadMix) {
+				t.Fatalf("ParseMix(%q): %v is not ErrBadMix", s, err)
+			}
+			return
+		}
+		var total float64
+		for _, w := range m.Weights {
+			if w.Weight < 0 {
+				t.Fatalf("ParseMix(%q) accepted a negative weight", s)
+			}
+			total += w.Weight
+		}
+		if !(total > 0) {
+			t.Fatalf("ParseMix(%q) accepted a zero total", s)
+		}
+		if _, err := scenarios.ParseMix(m.String()); err != nil && m.Name == "custom" {
+			t.Fatalf("ParseMix(%q).String() = %q does not parse: %v", s, m.String(), err)
+		}
+	})
+}
+
+func FuzzParseKeys(f *testing.F) {
+	for _, s := range []string{"uniform", "zipf:1.1", "hotspot:0.2:0.8", "normal:0.5:0.2", "hotspot:0:1", "zipf:-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		k, err := scenarios.ParseKeys(s)
+		if err != nil {
+			if !errors.Is(err, scenarios.ErrBadKeys) {
+				t.Fatalf("ParseKeys(%q): %v is not ErrBadKeys", s, err)
+			}
+			return
+		}
+		again, err := scenarios.ParseKeys(k.String())
+		if err != nil || again != k {
+			t.Fatalf("ParseKeys(%q) = %v does not round-trip: %v, %v", s, k, again, err)
+		}
+	})
+}
