@@ -49,6 +49,8 @@ type Options struct {
 	// LockTimeout bounds the wait for the bbolt file lock; default 2s.
 	LockTimeout time.Duration
 	// IOProps are passed to iceberg-go's io.LoadFS (S3 endpoint, keys, …).
+	// They are the whole configuration of the catalog's IO: table
+	// properties never add to or override them (see fsFor).
 	IOProps iceberg.Properties
 	// SyncInterval is the Eventual mode's sync period; default 1s.
 	SyncInterval time.Duration

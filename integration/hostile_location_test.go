@@ -280,6 +280,9 @@ func (e *hostileEnv) restProbes(t *testing.T, base string) {
 		ssrf[k] = v
 	}
 	refused("SSRF create", "write.metadata.path", "/v1/namespaces/ns/tables", `{"name":"ssrf","schema":`+schema+`,"properties":`+jsonString(t, ssrf)+`}`)
+	// Only the endpoint: a server that overlaid it would sign with its own keys.
+	endpointOnly := jsonString(t, map[string]string{icebergio.S3EndpointURL: clientIO[icebergio.S3EndpointURL], "write.metadata.path": "s3://victim-ssrf/pwned"})
+	refused("SSRF create, endpoint only", "write.metadata.path", "/v1/namespaces/ns/tables", `{"name":"ssrf","schema":`+schema+`,"properties":`+endpointOnly+`}`)
 	mustOK("/v1/namespaces/ns/tables", `{"name":"io","schema":`+schema+`,"properties":`+jsonString(t, clientIO)+`}`)
 	mustOK("/v1/namespaces/ns/tables/io", `{"requirements":[],"updates":[{"action":"set-properties","updates":{"k":"v"}}]}`)
 	mustOK("/v1/transactions/commit", `{"table-changes":[{"identifier":{"namespace":["ns"],"name":"io"},"requirements":[],"updates":[{"action":"set-properties","updates":{"k":"w"}}]}]}`)
@@ -334,6 +337,11 @@ func (e *hostileEnv) grpcProbes(t *testing.T, addr string) {
 	}
 	_, err = cl.CreateTable(ctx, table.Identifier{"ns", "ssrf"}, sc, icecatalog.WithProperties(ssrf))
 	refused("SSRF CreateTable", "write.metadata.path", err)
+	// Only the endpoint: a server that overlaid it would sign with its own keys.
+	_, err = cl.CreateTable(ctx, table.Identifier{"ns", "ssrf"}, sc, icecatalog.WithProperties(iceberg.Properties{
+		icebergio.S3EndpointURL: clientIO[icebergio.S3EndpointURL], "write.metadata.path": "s3://victim-ssrf/pwned",
+	}))
+	refused("SSRF CreateTable, endpoint only", "write.metadata.path", err)
 	tbl, err := cl.CreateTable(ctx, table.Identifier{"ns", "io"}, sc, icecatalog.WithProperties(clientIO))
 	if err != nil {
 		t.Fatalf("CreateTable with IO properties: %v", err)

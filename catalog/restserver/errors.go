@@ -33,6 +33,12 @@ var (
 	// (for example stage-create).
 	ErrUnsupported = errors.New("unsupported operation")
 
+	// errCommitStateUnknown marks a commit (table, view or multi-table)
+	// that failed for a reason the server cannot place: the spec answers it
+	// as 500 CommitStateUnknownException, since the client cannot tell
+	// whether the change landed. See commitStateUnknown.
+	errCommitStateUnknown = errors.New("commit state unknown")
+
 	// errIllegalArgument is well-formed input the metadata rules refuse (a
 	// view version with two queries for one dialect). It is answered as 400
 	// with the type IllegalArgumentException, which the reference client
@@ -55,6 +61,8 @@ type errorResponse struct {
 // The order matters: a commit conflict may also wrap a catalog sentinel.
 func statusOf(err error) (int, string) {
 	switch {
+	case errors.Is(err, errCommitStateUnknown):
+		return http.StatusInternalServerError, "CommitStateUnknownException"
 	case errors.Is(err, ErrBodyTooLarge):
 		return http.StatusRequestEntityTooLarge, "RequestTooLargeException"
 	case errors.Is(err, ErrUnauthorized):
@@ -90,6 +98,16 @@ func statusOf(err error) (int, string) {
 	default:
 		return http.StatusInternalServerError, "ServerErrorException"
 	}
+}
+
+// commitStateUnknown marks err, from a commit route, as
+// errCommitStateUnknown when it would be a 500; any other error is returned
+// as it is.
+func commitStateUnknown(err error) error {
+	if code, _ := statusOf(err); code == http.StatusInternalServerError {
+		return fmt.Errorf("%w: %w", errCommitStateUnknown, err)
+	}
+	return err
 }
 
 // writeError sends err as the spec's error body with its mapped status. A

@@ -149,3 +149,39 @@ func TestCreateNamespaceMissingParentClient(t *testing.T) {
 		t.Errorf("CreateNamespace under a missing parent: %v, want ErrNoSuchNamespace", err)
 	}
 }
+
+// TestCommitServerFaultIsCommitStateUnknown: a commit that fails for a
+// reason the server cannot place (here its metadata file cannot be
+// written: the metadata directory is a regular file) answers 500 with the
+// type the spec gives commit routes, CommitStateUnknownException, on the
+// table commit and the multi-table commit.
+func TestCommitServerFaultIsCommitStateUnknown(t *testing.T) {
+	cat := newEmbedded(t)
+	_, base := startServer(t, cat, Options{})
+	blocker := filepath.Join(strings.TrimPrefix(cat.Warehouse(), "file://"), "blocker")
+	if err := os.MkdirAll(filepath.Dir(blocker), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(blocker, []byte("a file, not a directory"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range [][2]string{
+		{"/v1/namespaces", `{"namespace":["db"]}`},
+		{"/v1/namespaces/db/tables", `{"name":"t","schema":` + okSchema + `}`},
+	} {
+		if code, body, _ := do(t, "POST", base+req[0], "", req[1]); code != 200 {
+			t.Fatalf("setup %s: %d %s", req[0], code, body)
+		}
+	}
+	set := `{"action":"set-properties","updates":{"write.metadata.path":` + mustJSON(cat.Warehouse()+"/blocker/meta") + `}}`
+	for _, tc := range [][2]string{
+		{"/v1/namespaces/db/tables/t", `{"requirements":[],"updates":[` + set + `]}`},
+		{"/v1/transactions/commit", `{"table-changes":[{"identifier":{"namespace":["db"],"name":"t"},"requirements":[],"updates":[` + set + `]}]}`},
+	} {
+		code, body, _ := do(t, "POST", base+tc[0], "", tc[1])
+		var er errorResponse
+		if err := json.Unmarshal([]byte(body), &er); err != nil || code != http.StatusInternalServerError || er.Error.Type != "CommitStateUnknownException" {
+			t.Errorf("POST %s: %d %s, want 500 CommitStateUnknownException", tc[0], code, body)
+		}
+	}
+}

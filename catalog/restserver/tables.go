@@ -225,7 +225,7 @@ func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, ident table
 		return
 	}
 	if err != nil {
-		s.writeError(w, r, about(fmt.Errorf("commit table %v: %w", ident, s.classifyCommitError(ctx, ident, req.Requirements, err)), ident, ident[:len(ident)-1], nil))
+		s.writeError(w, r, about(fmt.Errorf("commit table %v: %w", ident, commitStateUnknown(s.classifyCommitError(ctx, ident, req.Requirements, err))), ident, ident[:len(ident)-1], nil))
 		return
 	}
 	if s.fastLoad != nil {

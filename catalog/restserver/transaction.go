@@ -48,7 +48,7 @@ func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := tc.CommitTransaction(r.Context(), commits); err != nil {
-		s.writeError(w, r, fmt.Errorf("commit transaction: %w", err))
+		s.writeError(w, r, fmt.Errorf("commit transaction: %w", commitStateUnknown(err)))
 		return
 	}
 	writeNoContent(w)

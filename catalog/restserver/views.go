@@ -180,7 +180,7 @@ func (s *Server) handleViews(w http.ResponseWriter, r *http.Request, rt route) {
 		}
 		meta, loc, err := vc.CommitView(ctx, ident, req.Requirements, req.Updates)
 		if err != nil {
-			s.writeError(w, r, aboutView(err, ident, ns, nil))
+			s.writeError(w, r, aboutView(commitStateUnknown(err), ident, ns, nil))
 			return
 		}
 		s.writeView(w, loc, meta)
