@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/nordisk/katbench/transport/uring"
 	"github.com/spf13/cobra"
@@ -65,6 +67,10 @@ func usageArgs(c *cobra.Command) {
 }
 
 func main() {
+	// A closed stdout (`katbench run … | head`) must not kill the process
+	// before it cleans up: writes then fail with EPIPE, which ends the run
+	// the ordinary way (cleanup, then a non-zero exit).
+	signal.Ignore(syscall.SIGPIPE)
 	invocation = os.Args[1:]
 	usageArgs(rootCmd)
 	if err := rootCmd.Execute(); err != nil {

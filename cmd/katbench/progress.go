@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -23,12 +24,15 @@ type progress struct {
 	p      *mpb.Progress       // created with the first bar; nil after Close
 	active map[string]*mpb.Bar // bars not yet complete, by task
 	steps  map[string]int      // plain mode: last tenth printed, by task
+	start  map[string]time.Time // when each unfinished task began
+	now    func() time.Time
 	closed bool
 }
 
 // newProgress reports on w, with bars when bars is true (see useBars).
 func newProgress(w io.Writer, bars bool) *progress {
-	return &progress{w: w, bars: bars, active: map[string]*mpb.Bar{}, steps: map[string]int{}}
+	return &progress{w: w, bars: bars, active: map[string]*mpb.Bar{}, steps: map[string]int{},
+		start: map[string]time.Time{}, now: time.Now}
 }
 
 // useBars decides whether progress may draw bars on stderr: only on a
@@ -64,6 +68,12 @@ func (p *progress) update(what string, done, total int) {
 	if p.closed {
 		return
 	}
+	if _, ok := p.start[what]; !ok {
+		p.start[what] = p.now()
+	}
+	if done == total {
+		defer delete(p.start, what)
+	}
 	if !p.bars {
 		p.plainLine(what, done, total)
 		return
@@ -77,7 +87,9 @@ func (p *progress) update(what string, done, total int) {
 		// scrollback keeps what was done without stale bars.
 		b = p.p.New(int64(total), mpb.BarStyle(), mpb.BarRemoveOnComplete(),
 			mpb.PrependDecorators(decor.Name(what, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
-			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace)))
+			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace),
+				decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace),
+				decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO, decor.WCSyncSpace), "")))
 		p.active[what] = b
 	}
 	b.SetCurrent(int64(done))
@@ -99,7 +111,23 @@ func (p *progress) plainLine(what string, done, total int) {
 	if done == total {
 		delete(p.steps, what)
 	}
-	fmt.Fprintf(p.w, "%s: %d/%d (%d%%)\n", what, done, total, done*100/total)
+	fmt.Fprintf(p.w, "%s: %d/%d (%d%%%s)\n", what, done, total, done*100/total, p.eta(what, done, total))
+}
+
+// eta is ", 12s elapsed, about 1m10s left" from the task's average pace
+// so far (nothing in its first second or at its end). Called with p.mu
+// held.
+func (p *progress) eta(what string, done, total int) string {
+	start, ok := p.start[what]
+	if !ok || done == 0 || done == total {
+		return ""
+	}
+	took := p.now().Sub(start)
+	if took < time.Second {
+		return ""
+	}
+	left := time.Duration(float64(took) / float64(done) * float64(total-done))
+	return fmt.Sprintf(", %s elapsed, about %s left", took.Round(time.Second), left.Round(time.Second))
 }
 
 // Write prints status lines: above the bars while there are any.
