@@ -21,9 +21,9 @@ type progress struct {
 	mu     sync.Mutex
 	w      io.Writer
 	bars   bool
-	p      *mpb.Progress       // created with the first bar; nil after Close
-	active map[string]*mpb.Bar // bars not yet complete, by task
-	steps  map[string]int      // plain mode: last tenth printed, by task
+	p      *mpb.Progress        // created with the first bar; nil after Close
+	active map[string]*mpb.Bar  // bars not yet complete, by task
+	steps  map[string]int       // plain mode: last tenth printed, by task
 	start  map[string]time.Time // when each unfinished task began
 	now    func() time.Time
 	closed bool
