@@ -1,20 +1,25 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 
+	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/scenarios/s3bench"
+	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
+	s3io "github.com/nordisk/katbench/transport/s3/icebergio"
 )
 
 // transportFlags are the flags of `katbench transport`.
@@ -189,6 +194,18 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 		base.Progress = stderr
 	}
 
+	// Every endpoint is checked (reachable, keys accepted, bucket there or
+	// created) before anything is measured: a dead one fails the run at
+	// once, not after the control's bench.
+	if endpoint != "" {
+		cfg := base.S3
+		cfg.Endpoint = endpoint
+		if err := checkEndpoint(ctx, cfg); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stderr, "katbench transport: %s\n", transportPlan(base, f.control, endpoint))
+
 	suffix := ""
 	if f.background {
 		stopLoad, err := startBackgroundLoad(2)
@@ -232,6 +249,54 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 		}
 	}
 	return nil
+}
+
+// checkEndpoint makes sure the store at cfg.Endpoint answers, accepts the
+// keys and has the bucket (creating it when missing, as the bench would),
+// within storageCheckTimeout.
+func checkEndpoint(ctx context.Context, cfg s3.Config) error {
+	fsys, err := s3io.New(map[string]string{
+		icebergio.S3EndpointURL:     cfg.Endpoint,
+		icebergio.S3AccessKeyID:     cfg.AccessKey,
+		icebergio.S3SecretAccessKey: cfg.SecretKey,
+		icebergio.S3Region:          cfg.Region,
+		s3io.PropTransport:          string(transport.HTTP),
+	})
+	if err != nil {
+		return fmt.Errorf("ENDPOINT %s: %w", cfg.Endpoint, err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, storageCheckTimeout)
+	defer cancel()
+	if _, err := fsys.EnsureBucket(cctx, cfg.Bucket); err != nil {
+		return fmt.Errorf("ENDPOINT %s (checked before measuring anything): %w", cfg.Endpoint, err)
+	}
+	return nil
+}
+
+// transportPlan says what a transport run will measure: cells per
+// endpoint, transports, rounds and operations in all.
+func transportPlan(base s3bench.Config, control bool, endpoint string) string {
+	cells := 0
+	for _, op := range base.Ops {
+		n := len(base.Sizes)
+		if op == s3bench.Head {
+			n = 1
+		}
+		cells += n * len(base.Concurrency)
+	}
+	var eps []string
+	if control {
+		eps = append(eps, "the in-process control")
+	}
+	if endpoint != "" {
+		eps = append(eps, endpoint)
+	}
+	iters := base.Iterations
+	if iters == 0 {
+		iters = s3bench.DefaultIterations
+	}
+	return fmt.Sprintf("plan: %d cells × %d transports against %s, %d rounds each, %d measured operations per cell and transport (%d in all, warm-ups apart)",
+		cells, len(base.Transports), strings.Join(eps, " and "), base.Rounds, iters, cells*len(base.Transports)*len(eps)*iters)
 }
 
 // startBackgroundLoad starts n CPU-bound busy-loop processes (/bin/sh
