@@ -150,9 +150,23 @@ var remoteRESTServers = []remoteRESTServer{
 	{"nessie", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog (containers/nessie_up.sh)", true,
 		"http://HOST:19120/iceberg (Nessie serves Iceberg REST under /iceberg)", jvmWarmup, 0},
 	{"polaris", "URL WAREHOUSE", "Apache Polaris (containers/polaris_up.sh)", true,
-		"http://HOST:8181/api/catalog (Polaris serves Iceberg REST under /api/catalog)", jvmWarmup, 0},
+		"http://HOST:8281/api/catalog (Polaris serves Iceberg REST under /api/catalog; containers/polaris_up.sh listens on 8281)", jvmWarmup, 0},
 	{"fixture", "URL [WAREHOUSE]", "Apache Iceberg's REST fixture, the reference server (containers/fixture_up.sh)", false,
 		"http://HOST:8181 (the fixture serves Iceberg REST at the root)", jvmWarmup, 1},
+}
+
+// authHint says how to give credentials when a server refused the
+// client's (or wanted some and got none); "" for any other error.
+func authHint(name string, err error, hadAuth bool) string {
+	if !errors.Is(err, rest.ErrUnauthorized) && !errors.Is(err, rest.ErrForbidden) {
+		return ""
+	}
+	what := "the server wants credentials"
+	if hadAuth {
+		what = "the server refused the credentials given"
+	}
+	return fmt.Sprintf(" (%s: give --prop credential=CLIENT_ID:SECRET for OAuth2 client credentials, or --prop token=TOKEN, "+
+		"or set KATBENCH_%s_PROPS=credential=…)", what, strings.ToUpper(name))
 }
 
 // ErrNotRESTCatalog is returned when a URL answers HTTP but GET
@@ -178,10 +192,10 @@ func checkURLArgs(max int) func([]string) error {
 func checkBaseURL(u string) error {
 	pu, err := url.Parse(u)
 	if err != nil {
-		return fmt.Errorf("URL %q is not an http(s) URL like http://127.0.0.1:8181/api/catalog: %w", u, err)
+		return fmt.Errorf("URL %q is not an http(s) URL like http://127.0.0.1:8281/api/catalog: %w", u, err)
 	}
 	if (pu.Scheme != "http" && pu.Scheme != "https") || pu.Hostname() == "" || pu.RawQuery != "" || pu.Fragment != "" {
-		return fmt.Errorf("URL %q is not an http(s) URL like http://127.0.0.1:8181/api/catalog (scheme, host, optional path; no query)", u)
+		return fmt.Errorf("URL %q is not an http(s) URL like http://127.0.0.1:8281/api/catalog (scheme, host, optional path; no query)", u)
 	}
 	if p := pu.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
@@ -429,7 +443,7 @@ func dialREST(ctx context.Context, name, base string, p map[string]string) (*res
 	cat, err := rest.NewCatalog(ctx, name, base, opts...)
 	if err != nil {
 		tr.CloseIdleConnections()
-		return nil, fmt.Errorf("%s: connect to %s: %w", name, base, err)
+		return nil, fmt.Errorf("%s: connect to %s: %w%s", name, base, err, authHint(name, err, auth != nil))
 	}
 	cu := base + "/v1/config"
 	if wh := p["warehouse"]; wh != "" {

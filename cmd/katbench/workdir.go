@@ -50,7 +50,8 @@ func removeTree(dir string, report func(what string, done, total int)) error {
 		if err := os.Remove(paths[i]); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
-		if done := total - i; report != nil && (done%256 == 0 || done == total) {
+		// A small tree goes in a blink: no progress line for it.
+		if done := total - i; report != nil && total >= 1024 && (done%256 == 0 || done == total) {
 			report(what, done, total)
 		}
 	}
