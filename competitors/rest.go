@@ -99,8 +99,14 @@ func init() {
 		Usage:       "[URL]",
 		Description: "our Iceberg REST server over a fresh embedded catalog, in-process on loopback (or the server at URL)",
 		Durability:  true,
-		CheckArgs:   checkURLArgs(1),
-		New:         newREST,
+		Storage:     true,
+		Props:       true,
+		Example: `  katbench rest --quick
+  katbench serve rest --addr 127.0.0.1:8181 & katbench rest http://127.0.0.1:8181 --quick
+  katbench rest http://127.0.0.1:8181 --prop credential=CLIENT_ID:SECRET --quick`,
+		Env:       "KATBENCH_REST_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token, scope, header.*)",
+		CheckArgs: checkURLArgs(1),
+		New:       newREST,
 	})
 	for _, s := range remoteRESTServers {
 		Register(Factory{
@@ -108,7 +114,11 @@ func init() {
 			Usage:         s.usage,
 			Description:   s.desc + ", through iceberg-go's REST client",
 			SetupParallel: s.setupParallel,
-			CheckArgs:     checkURLArgs(2),
+			Props:         true,
+			Example:       s.helpExample,
+			Env: fmt.Sprintf("KATBENCH_%[1]s_URL and KATBENCH_%[1]s_WAREHOUSE (URL and WAREHOUSE when no argument is given; containers/%[2]s_up.sh prints them), "+
+				"KATBENCH_%[1]s_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token, scope, header.*)", strings.ToUpper(s.name), s.name),
+			CheckArgs: checkURLArgs(2),
 			New: func(ctx context.Context, cfg Config) (Competitor, error) {
 				c, err := newRemoteREST(ctx, s.name, s.needWarehouse, cfg)
 				if err != nil {
@@ -140,6 +150,8 @@ type remoteRESTServer struct {
 	example string
 	// warmup is the one-time server warm-up the JVM servers ask for.
 	warmup time.Duration
+	// helpExample is Factory.Example.
+	helpExample string
 	// setupParallel is Factory.SetupParallel: the fixture's JDBC catalog
 	// on SQLite answers concurrent writers with SQLITE_BUSY, so its dataset
 	// is built by one worker.
@@ -148,11 +160,19 @@ type remoteRESTServer struct {
 
 var remoteRESTServers = []remoteRESTServer{
 	{"nessie", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog (containers/nessie_up.sh)", true,
-		"http://HOST:19120/iceberg (Nessie serves Iceberg REST under /iceberg)", jvmWarmup, 0},
+		"http://HOST:19120/iceberg (Nessie serves Iceberg REST under /iceberg)", jvmWarmup,
+		`  eval "$(containers/nessie_up.sh)"; katbench nessie --quick
+  katbench nessie http://127.0.0.1:19120/iceberg warehouse --quick
+  katbench run rest nessie --quick`, 0},
 	{"polaris", "URL WAREHOUSE", "Apache Polaris (containers/polaris_up.sh)", true,
-		"http://HOST:8281/api/catalog (Polaris serves Iceberg REST under /api/catalog; containers/polaris_up.sh listens on 8281)", jvmWarmup, 0},
+		"http://HOST:8281/api/catalog (Polaris serves Iceberg REST under /api/catalog; containers/polaris_up.sh listens on 8281)", jvmWarmup,
+		`  eval "$(containers/polaris_up.sh)"; katbench polaris --quick
+  katbench polaris http://127.0.0.1:8281/api/catalog katbench --prop credential=CLIENT_ID:SECRET --quick
+  katbench run rest polaris --quick`, 0},
 	{"fixture", "URL [WAREHOUSE]", "Apache Iceberg's REST fixture, the reference server (containers/fixture_up.sh)", false,
-		"http://HOST:8181 (the fixture serves Iceberg REST at the root)", jvmWarmup, 1},
+		"http://HOST:8181 (the fixture serves Iceberg REST at the root)", jvmWarmup,
+		`  eval "$(containers/fixture_up.sh)"; katbench fixture --quick
+  katbench fixture http://127.0.0.1:8181 --quick`, 1},
 }
 
 // authHint says how to give credentials when a server refused the

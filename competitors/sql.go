@@ -52,11 +52,15 @@ func init() {
 	Register(Factory{
 		Name:        "sql",
 		Description: "iceberg-go's SQL catalog on SQLite in a fresh directory, SQLite's default rollback journal (the peer)",
+		Storage:     true,
+		Example:     "  katbench sql --quick\n  katbench run embedded sql sql-wal --quick",
 		New:         sqlFactory("sql", sqlitePragmas),
 	})
 	Register(Factory{
 		Name:        "sql-wal",
 		Description: "iceberg-go's SQL catalog on SQLite tuned with WAL journaling (one fsync per commit)",
+		Storage:     true,
+		Example:     "  katbench sql-wal --quick\n  katbench run sql sql-wal --quick",
 		New:         sqlFactory("sql-wal", sqlitePragmas+"&_pragma=journal_mode(WAL)"),
 	})
 }

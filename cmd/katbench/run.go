@@ -263,6 +263,54 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 	return errors.Join(err, out.Close(), results.CheckErrors(lines.Snapshot()))
 }
 
+// competitorLong is the long help of `katbench NAME`: what it measures,
+// its arguments, what it reads from the environment and which shared
+// flags it leaves hidden because they do not apply.
+func competitorLong(fac competitors.Factory) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Run the shared scenarios on %s", fac.Description)
+	if fac.Peer != "" {
+		fmt.Fprintf(&b, ", with %s beside it for comparison (--peer '' for none)", fac.Peer)
+	}
+	b.WriteString(", and print one JSON line per (target, scenario), or a table on a terminal.\n")
+	if strings.Contains(fac.Usage, "WAREHOUSE") {
+		b.WriteString("\nURL is the server's Iceberg REST base URL; WAREHOUSE is the warehouse the server knows " +
+			"(Nessie: a warehouse of its config; Polaris: the catalog name), not --warehouse, which is the embedded catalog's storage.\n")
+	}
+	if fac.Env != "" {
+		fmt.Fprintf(&b, "\nEnvironment: %s.\n", fac.Env)
+	}
+	if hidden := unusedFlags(fac); len(hidden) > 0 {
+		fmt.Fprintf(&b, "\nNot shown, because they do not apply here: --%s.\n", strings.Join(hidden, ", --"))
+	}
+	return b.String()
+}
+
+// unusedFlags are the shared flags a competitor ignores: the embedded
+// catalog's durability and storage for a remote server, client properties
+// for an in-process catalog.
+func unusedFlags(fac competitors.Factory) []string {
+	var out []string
+	if !fac.Durability {
+		out = append(out, "durability")
+	}
+	if !fac.Storage {
+		out = append(out, "warehouse", "transport", "s3-endpoint")
+	}
+	if !fac.Props {
+		out = append(out, "prop")
+	}
+	return out
+}
+
+// hideUnused hides unusedFlags from c's help; they still parse, so old
+// command lines keep working.
+func hideUnused(c *cobra.Command, fac competitors.Factory) {
+	for _, name := range unusedFlags(fac) {
+		_ = c.Flags().MarkHidden(name) // registered above: never an error
+	}
+}
+
 // errInterrupted ends a run stopped by SIGINT or SIGTERM.
 var errInterrupted = errors.New("interrupted")
 
@@ -346,10 +394,16 @@ endpoint: name=URL or name=URL@WAREHOUSE (e.g. nessie=http://localhost:19120/ice
 		var peer string
 		name := fac.Name
 		c := &cobra.Command{
-			Use:   strings.TrimSpace(name + " " + fac.Usage),
-			Short: "Benchmark " + fac.Description,
-			Args:  cobra.MaximumNArgs(2),
+			Use:     strings.TrimSpace(name + " " + fac.Usage),
+			Short:   "Benchmark " + fac.Description,
+			Long:    competitorLong(fac),
+			Example: fac.Example,
+			Args:    cobra.MaximumNArgs(2),
 			RunE: func(cmd *cobra.Command, args []string) error {
+				if !fac.Storage && cmd.Flags().Changed("warehouse") {
+					return usagef("--warehouse is the embedded catalog's warehouse URI and does not apply to %s; "+
+						"its server's warehouse is the argument after the URL: katbench %s", name, strings.TrimSpace(name+" "+fac.Usage))
+				}
 				specs := []targetSpec{{name: name, args: args}}
 				if peer != "" && peer != name {
 					specs = append(specs, targetSpec{name: peer})
@@ -359,6 +413,7 @@ endpoint: name=URL or name=URL@WAREHOUSE (e.g. nessie=http://localhost:19120/ice
 		}
 		ff.register(c)
 		c.Flags().StringVar(&peer, "peer", fac.Peer, "competitor run beside this one for comparison ('' for none)")
+		hideUnused(c, fac)
 		rootCmd.AddCommand(c)
 	}
 	rootCmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
