@@ -183,7 +183,15 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 	}
 	plan := o.planned()
 	steps := len(plan) * o.Rounds * len(states)
-	r.logf("plan: %d scenarios × %d targets × %d rounds = %d measurements; %s", len(plan), len(states), o.Rounds, steps, Estimate(plan, o, len(states)))
+	runsOn := make([]int, len(plan))
+	for i, sc := range plan {
+		for _, st := range states {
+			if r.meets(sc, st) {
+				runsOn[i]++
+			}
+		}
+	}
+	r.logf("plan: %d scenarios × %d targets × %d rounds = %d measurements; %s", len(plan), len(states), o.Rounds, steps, Estimate(plan, runsOn, o))
 	if o.Quick && !o.Full && len(o.Select) == 0 {
 		r.logf("--quick: threads %v, no durability throughput sweep (--full or no --quick runs every level and the sweep)", o.Threads)
 	}
@@ -242,26 +250,45 @@ func (o Options) planned() []Scenario {
 	return out
 }
 
-// Estimate says how long plan's timed phases take on targets targets:
-// the warm-ups and measured durations fixed by o, which a run cannot be
-// shorter than. Count-based phases (latency scenarios, dataset setup,
-// server warm-ups of JVM servers) come on top; the text says so.
-func Estimate(plan []Scenario, o Options, targets int) string {
+// meets reports whether sc's requirements hold on s (the scenario will
+// measure rather than be skipped), as round checks them.
+func (r *Runner) meets(sc Scenario, s *state) bool {
+	env := &Env{Competitor: s.c, Dataset: s.d, SetupErr: s.setup, Opts: r.Opts, Threads: sc.Threads, Target: s.t, created: &s.created}
+	if s.setup != nil {
+		env.Dataset = nil
+	}
+	for _, need := range sc.Needs {
+		if !need.Met(env) {
+			return false
+		}
+	}
+	return true
+}
+
+// Estimate says how long plan's timed phases take when plan[i] measures on
+// runsOn[i] targets: the warm-ups and measured durations fixed by o, which
+// a run cannot be shorter than. Count-based phases (latency scenarios,
+// dataset setup, server warm-ups of JVM servers) come on top; the text
+// says so.
+func Estimate(plan []Scenario, runsOn []int, o Options) string {
 	var timed time.Duration
 	counted := 0
-	for _, sc := range plan {
+	for i, sc := range plan {
+		n := time.Duration(runsOn[i] * max(o.Rounds, 1))
+		if n == 0 {
+			continue
+		}
 		switch {
 		case sc.Kind == KindThroughput, sc.Kind == KindDurability && sc.Metric == results.OpsSec:
-			timed += min(o.Warmup, o.Duration) + o.Duration
+			timed += n * (min(o.Warmup, o.Duration) + o.Duration)
 		case sc.Kind == KindOpen:
-			timed += o.Warmup + o.Duration
+			timed += n * (o.Warmup + o.Duration)
 		default:
-			timed += o.Warmup
+			timed += n * o.Warmup
 			counted++
 		}
 	}
-	timed *= time.Duration(max(o.Rounds, 1) * targets)
-	return fmt.Sprintf("timed phases take %s; %d count-based scenarios (up to %d operations each) and the dataset setup come on top",
+	return fmt.Sprintf("at least %s of timed phases, plus %d count-based scenarios (up to %d operations each) and the dataset setup",
 		timed.Round(100*time.Millisecond), counted, max(o.LatencyOps, o.CreateOps))
 }
 
