@@ -351,9 +351,11 @@ func (f *firstWrite) Write(b []byte) (int, error) {
 }
 
 // writeTransportTables prints, per endpoint in first-seen order, the side by
-// side table (results.WriteTable: with targets http then uring its ratio
-// column is uring/http p50) and a line per scenario with the uring/http
-// ratios of ops/s and p99 and each side's MiB/s.
+// side table (results.WriteTableWidth, fitted to w when it is a terminal:
+// with targets http then uring its speed column is uring's speed × http's)
+// and a line per scenario with the uring/http ratios of ops/s, p99 and CPU
+// per operation, each header saying which way is better, and each side's
+// MiB/s.
 func writeTransportTables(w io.Writer, recs []results.Record) error {
 	var endpoints []string
 	by := map[string][]results.Record{}
@@ -366,7 +368,7 @@ func writeTransportTables(w io.Writer, recs []results.Record) error {
 	}
 	for _, ep := range endpoints {
 		fmt.Fprintf(w, "\nendpoint %s\n", ep)
-		if err := results.WriteTable(w, by[ep]); err != nil {
+		if err := results.WriteTableWidth(w, by[ep], terminalWidth(w)); err != nil {
 			return err
 		}
 		if err := writeRatios(w, by[ep]); err != nil {
@@ -390,7 +392,7 @@ func writeRatios(w io.Writer, recs []results.Record) error {
 		cell[[2]string{r.Target, r.Scenario}] = r
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\turing/http ops/s (per-round median [min–max])\turing/http p99\turing/http CPU/op\thttp MiB/s\turing MiB/s\terrors http/uring\t")
+	fmt.Fprintln(tw, "scenario\turing/http ops/s (above 1× uring is faster; per-round median [min–max])\turing/http p99 (below 1× uring is faster)\turing/http CPU/op (below 1× uring is cheaper)\thttp MiB/s\turing MiB/s\terrors http/uring\t")
 	rows := 0
 	for _, s := range scenarios {
 		h, okH := cell[[2]string{"http", s}]
