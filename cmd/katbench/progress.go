@@ -87,9 +87,7 @@ func (p *progress) update(what string, done, total int) {
 		// scrollback keeps what was done without stale bars.
 		b = p.p.New(int64(total), mpb.BarStyle(), mpb.BarRemoveOnComplete(),
 			mpb.PrependDecorators(decor.Name(what, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
-			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace),
-				decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace),
-				decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO, decor.WCSyncSpace), "")))
+			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Any(p.paceDecor(p.start[what]), decor.WCSyncSpace)))
 		p.active[what] = b
 	}
 	b.SetCurrent(int64(done))
@@ -114,20 +112,43 @@ func (p *progress) plainLine(what string, done, total int) {
 	fmt.Fprintf(p.w, "%s: %d/%d (%d%%%s)\n", what, done, total, done*100/total, p.eta(what, done, total))
 }
 
-// eta is ", 12s elapsed, about 1m10s left" from the task's average pace
-// so far (nothing in its first second or at its end). Called with p.mu
-// held.
+// eta is ", 12s elapsed, about 1m10s left" (see pace) for plain lines.
+// Called with p.mu held.
 func (p *progress) eta(what string, done, total int) string {
 	start, ok := p.start[what]
-	if !ok || done == 0 || done == total {
+	if !ok || done == total {
 		return ""
 	}
-	took := p.now().Sub(start)
+	if s := pace(p.now().Sub(start), int64(done), int64(total)); s != "" {
+		return ", " + s
+	}
+	return ""
+}
+
+// paceDecor draws a bar's pace (see pace) as time goes by, so a bar
+// whose count stands still still moves.
+func (p *progress) paceDecor(start time.Time) decor.DecorFunc {
+	return func(st decor.Statistics) string {
+		if st.Completed || st.Aborted {
+			return ""
+		}
+		return pace(p.now().Sub(start), st.Current, st.Total)
+	}
+}
+
+// pace is "12s elapsed, about 1m10s left" after took for done of total,
+// the time left at the average pace so far; just the elapsed time before
+// anything is done, nothing in the first second.
+func pace(took time.Duration, done, total int64) string {
 	if took < time.Second {
 		return ""
 	}
+	el := took.Round(time.Second).String() + " elapsed"
+	if done <= 0 || done >= total {
+		return el
+	}
 	left := time.Duration(float64(took) / float64(done) * float64(total-done))
-	return fmt.Sprintf(", %s elapsed, about %s left", took.Round(time.Second), left.Round(time.Second))
+	return fmt.Sprintf("%s, about %s left", el, left.Round(time.Second))
 }
 
 // Write prints status lines: above the bars while there are any.
