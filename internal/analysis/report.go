@@ -572,9 +572,6 @@ nav.toc{font-size:13px;line-height:1.6;border:1px solid #ddd;padding:6px 12px;ba
 <table><tr><th class="l">run</th><th class="l">time</th><th class="l">host</th><th class="l">commit</th><th class="l">command</th><th class="l">targets</th><th>lines</th></tr>
 {{range .Runs}}<tr><td class="l"><code>{{.ID}}</code></td><td class="l">{{.TS}}</td><td class="l">{{.Host}}</td><td class="l">{{.Commit}}</td><td class="l"><code>{{.Command}}</code></td><td class="l">{{.Targets}}</td><td>{{.Lines}}</td></tr>
 {{end}}</table>
-{{if .Families}}<h2 id="throughput">Throughput vs threads</h2>
-{{range .Families}}<section class="scenario" id="{{.Anchor}}"><h3>{{.Name}}</h3>{{.Chart}}</section>
-{{end}}{{end}}
 {{if .Ratios}}<h2 id="ratios">A/B ratios (B/A per cell; median [min–max] of per-round ratios where rounds exist)</h2>
 <p class="note">p50 B/A and ops/s B/A are the plain quotients (a p50 below 1× and ops/s above 1× both mean B is better); the speed column turns the headline metric into one direction: above 1× B is better.</p>
 {{range .Ratios}}<h3>run <code>{{.RunID}}</code>, A = {{.Base}}</h3>
@@ -582,6 +579,9 @@ nav.toc{font-size:13px;line-height:1.6;border:1px solid #ddd;padding:6px 12px;ba
 <table><tr><th class="l">scenario</th><th class="l">B</th><th>p50 B/A</th><th>ops/s B/A</th><th>speed × A (headline, higher = B better)</th></tr>
 {{range .Rows}}<tr{{if .Tie}} class="tie"{{end}}><td class="l">{{.Scenario}}</td><td class="l">{{.Target}}</td><td>{{.P50}}</td><td>{{.OpsSec}}</td><td>{{.Speed}}</td></tr>
 {{end}}</table>{{end}}{{end}}
+{{if .Families}}<h2 id="throughput">Throughput vs threads</h2>
+{{range .Families}}<section class="scenario" id="{{.Anchor}}"><h3>{{.Name}}</h3>{{.Chart}}</section>
+{{end}}{{end}}
 <h2 id="spectra">Percentile spectra per scenario</h2>
 {{range .Scenarios}}<section class="scenario" id="{{.Anchor}}"><h3>{{.Name}}</h3>
 {{if .Chart}}{{.Chart}}{{else}}<p class="note">no histogram to plot</p>{{end}}
