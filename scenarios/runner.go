@@ -253,16 +253,27 @@ func (o Options) planned() []Scenario {
 // meets reports whether sc's requirements hold on s (the scenario will
 // measure rather than be skipped), as round checks them.
 func (r *Runner) meets(sc Scenario, s *state) bool {
-	env := &Env{Competitor: s.c, Dataset: s.d, SetupErr: s.setup, Opts: r.Opts, Threads: sc.Threads, Target: s.t, created: &s.created}
+	_, unmet := firstUnmet(sc, r.env(sc, s, 0))
+	return !unmet
+}
+
+// env is what round round of sc on s runs with.
+func (r *Runner) env(sc Scenario, s *state, round int) *Env {
+	env := &Env{Competitor: s.c, Dataset: s.d, SetupErr: s.setup, Opts: r.Opts, Threads: sc.Threads, Round: round, Target: s.t, created: &s.created}
 	if s.setup != nil {
 		env.Dataset = nil
 	}
+	return env
+}
+
+// firstUnmet returns the first of sc's requirements env does not meet.
+func firstUnmet(sc Scenario, env *Env) (Requirement, bool) {
 	for _, need := range sc.Needs {
 		if !need.Met(env) {
-			return false
+			return need, true
 		}
 	}
-	return true
+	return Requirement{}, false
 }
 
 // Estimate says how long plan's timed phases take when plan[i] measures on
@@ -304,18 +315,13 @@ func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, roun
 	if c.skip != "" {
 		return nil
 	}
-	env := &Env{Competitor: s.c, Dataset: s.d, SetupErr: s.setup, Opts: r.Opts, Threads: sc.Threads, Round: round, Target: s.t, created: &s.created}
-	if s.setup != nil {
-		env.Dataset = nil
-	}
-	for _, need := range sc.Needs {
-		if !need.Met(env) {
-			c.skip = need.Why
-			if need.Explain != nil {
-				c.skip = need.Explain(env)
-			}
-			return nil
+	env := r.env(sc, s, round)
+	if need, unmet := firstUnmet(sc, env); unmet {
+		c.skip = need.Why
+		if need.Explain != nil {
+			c.skip = need.Explain(env)
 		}
+		return nil
 	}
 	if r.Opts.Rounds > 1 {
 		r.logf("%s: %s (round %d/%d)", s.c.Name(), sc.Name, round+1, r.Opts.Rounds)
