@@ -57,7 +57,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.duration, "duration", 0, "measured time per throughput level (default 500ms with --quick, 5s otherwise)")
 	fl.DurationVar(&f.warmup, "warmup", 0, "unrecorded warm-up before each scenario (default 200ms with --quick, 2s otherwise; JVM servers ask for more)")
 	fl.StringVar(&f.serverWarm, "server-warmup", "auto", "one-time warm-up of each server before its first scenario; 'auto' = what the competitor asks for (30s for JVM servers: Nessie, Polaris, the fixture; 0 otherwise)")
-	fl.StringVar(&f.threads, "threads", "", "throughput levels, comma-separated (default 1,4 with --quick, 1,2,4,8,16,32 otherwise)")
+	fl.StringVar(&f.threads, "threads", "", "throughput levels, comma-separated (default 1,4 with --quick and no --scenario, 1,2,4,8,16,32 otherwise)")
 	fl.StringVar(&f.durability, "durability", os.Getenv("BENCH_DURABILITY"), "embedded catalog durability: immediate|eventual|none; env BENCH_DURABILITY")
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
 	fl.StringVar(&f.scenario, "scenario", "", "run only scenarios matching these globs, comma-separated (e.g. 'load_table.*')")
@@ -117,6 +117,11 @@ func (f *benchFlags) options(run *results.Run) (scenarios.Options, error) {
 	o.Parallel = f.parallel
 	if f.full {
 		o.Full = true
+		o.Threads = scenarios.DefaultThreads
+	}
+	if f.quick && strings.TrimSpace(f.scenario) != "" {
+		// Scenarios picked by name run at every level the names pick
+		// (`--quick --scenario load_table.throughput.t8`).
 		o.Threads = scenarios.DefaultThreads
 	}
 	if f.threads != "" {

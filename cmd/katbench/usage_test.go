@@ -119,3 +119,18 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("--version: exit %d, %q; want katbench, its commit and %s", code, stdout, runtime.Version())
 	}
 }
+
+// TestQuickScenarioByLevel: a quick run whose --scenario names a level
+// outside the quick levels (1, 4) runs it, as before quick runs had fewer
+// levels.
+func TestQuickScenarioByLevel(t *testing.T) {
+	stdout, stderr, code := katbench(t, t.TempDir(), "embedded", "--peer", "", "--quick", "--tables", "4", "--ops", "20",
+		"--duration", "30ms", "--warmup", "1ms", "--scenario", "load_table.throughput.t8", "--history", "")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	recs := parseLines(t, stdout)
+	if len(recs) != 1 || recs[0].Scenario != "load_table.throughput.t8" || recs[0].Ops == 0 {
+		t.Fatalf("lines %+v, want one measured load_table.throughput.t8", recs)
+	}
+}
