@@ -123,6 +123,19 @@ type Factory struct {
 	// competitor's params carry it as "store" unless the competitor reports
 	// its own (a server given by URL whose store katbench cannot know).
 	Store string
+	// Storage reports whether the competitor may keep its tables on
+	// Config.Storage (the embedded catalog's --warehouse, --transport and
+	// --s3-endpoint); a remote server keeps them where it is configured to.
+	Storage bool
+	// Props reports whether the competitor reads client properties
+	// (Config.Props, --prop).
+	Props bool
+	// Example is command lines for `katbench NAME --help`, one per line,
+	// indented by two spaces.
+	Example string
+	// Env says which environment variables the competitor reads, for
+	// `katbench NAME --help` ("" for none).
+	Env string
 	// SetupParallel is the most concurrent setup requests (creating and
 	// dropping the dataset) the competitor tolerates; 0 means no limit
 	// beyond --setup-parallel. A server whose store serialises writers

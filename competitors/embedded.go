@@ -61,8 +61,12 @@ func init() {
 		Description: "the bbolt catalog in-process, in a fresh directory (no network)",
 		Durability:  true,
 		Store:       StoreBbolt,
+		Storage:     true,
 		Peer:        "sql",
-		New:         newEmbedded,
+		Example: `  katbench embedded --quick
+  katbench embedded --quick --durability eventual
+  eval "$(containers/versitygw_up.sh)"; katbench embedded --quick --warehouse s3://katbench/wh`,
+		New: newEmbedded,
 	})
 }
 

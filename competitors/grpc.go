@@ -64,8 +64,13 @@ func init() {
 		Description: "our gRPC front over a fresh embedded catalog, in-process on loopback (or the server at HOST:PORT, env KATBENCH_GRPC_URL)",
 		Durability:  true,
 		Store:       StoreBbolt,
-		CheckArgs:   checkGRPCArgs,
-		New:         newGRPC,
+		Storage:     true,
+		Props:       true,
+		Example: `  katbench grpc --quick
+  katbench serve grpc --addr 127.0.0.1:9090 & katbench grpc 127.0.0.1:9090 --quick`,
+		Env:       "KATBENCH_GRPC_URL (the server's HOST:PORT when no argument is given), KATBENCH_GRPC_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token)",
+		CheckArgs: checkGRPCArgs,
+		New:       newGRPC,
 	})
 }
 

@@ -101,8 +101,14 @@ func init() {
 		Description: "our Iceberg REST server over a fresh embedded catalog, in-process on loopback (or the server at URL)",
 		Durability:  true,
 		Store:       StoreBbolt,
-		CheckArgs:   checkURLArgs(1),
-		New:         newREST,
+		Storage:     true,
+		Props:       true,
+		Example: `  katbench rest --quick
+  katbench serve rest --addr 127.0.0.1:8181 & katbench rest http://127.0.0.1:8181 --quick
+  katbench rest http://127.0.0.1:8181 --prop credential=CLIENT_ID:SECRET --quick`,
+		Env:       "KATBENCH_REST_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token, scope, header.*)",
+		CheckArgs: checkURLArgs(1),
+		New:       newREST,
 	})
 	for _, s := range remoteRESTServers {
 		Register(Factory{
@@ -111,7 +117,11 @@ func init() {
 			Description:   s.desc + ", through iceberg-go's REST client",
 			Store:         s.store,
 			SetupParallel: s.setupParallel,
-			CheckArgs:     checkURLArgs(2),
+			Props:         true,
+			Example:       s.helpExample,
+			Env: fmt.Sprintf("%[1]s_URL and %[1]s_WAREHOUSE (URL and WAREHOUSE when no argument is given; %[2]s prints them), "+
+				"%[1]s_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token, scope, header.*)", envPrefix(s.name), s.up),
+			CheckArgs: checkURLArgs(2),
 			New: func(ctx context.Context, cfg Config) (Competitor, error) {
 				c, err := newRemoteREST(ctx, s.name, s.needWarehouse, cfg)
 				if err != nil {
@@ -143,6 +153,8 @@ type remoteRESTServer struct {
 	example string
 	// warmup is the one-time server warm-up the JVM servers ask for.
 	warmup time.Duration
+	// helpExample is Factory.Example.
+	helpExample string
 	// setupParallel is Factory.SetupParallel: the fixture's JDBC catalog
 	// on SQLite answers concurrent writers with SQLITE_BUSY, so its dataset
 	// is built by one worker.
@@ -156,26 +168,45 @@ type remoteRESTServer struct {
 
 var remoteRESTServers = []remoteRESTServer{
 	{"nessie", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog, in-memory version store (containers/nessie_up.sh)", true,
-		nessieExample, jvmWarmup, 0, StoreInMemory, "containers/nessie_up.sh"},
+		nessieExample, jvmWarmup, nessieHelp(""), 0, StoreInMemory, "containers/nessie_up.sh"},
 	{"nessie-pg", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog, JDBC2 version store on PostgreSQL (containers/nessie_up.sh --store jdbc)", true,
-		nessieExample, jvmWarmup, 0, StorePostgreSQL, "containers/nessie_up.sh --store jdbc"},
+		nessieExample, jvmWarmup, nessieHelp(" --store jdbc"), 0, StorePostgreSQL, "containers/nessie_up.sh --store jdbc"},
 	{"nessie-rocks", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog, RocksDB version store (containers/nessie_up.sh --store rocksdb)", true,
-		nessieExample, jvmWarmup, 0, StoreRocksDB, "containers/nessie_up.sh --store rocksdb"},
+		nessieExample, jvmWarmup, nessieHelp(" --store rocksdb"), 0, StoreRocksDB, "containers/nessie_up.sh --store rocksdb"},
 	{"polaris", "URL WAREHOUSE", "Apache Polaris, in-memory persistence (containers/polaris_up.sh)", true,
-		polarisExample, jvmWarmup, 0, StoreInMemory, "containers/polaris_up.sh"},
+		polarisExample, jvmWarmup, polarisHelp(""), 0, StoreInMemory, "containers/polaris_up.sh"},
 	{"polaris-pg", "URL WAREHOUSE", "Apache Polaris, relational-jdbc persistence on PostgreSQL (containers/polaris_up.sh --store postgres)", true,
-		polarisExample, jvmWarmup, 0, StorePostgreSQL, "containers/polaris_up.sh --store postgres"},
+		polarisExample, jvmWarmup, polarisHelp(" --store postgres"), 0, StorePostgreSQL, "containers/polaris_up.sh --store postgres"},
 	{"fixture", "URL [WAREHOUSE]", "Apache Iceberg's REST fixture, the reference server, JDBC catalog on SQLite (containers/fixture_up.sh)", false,
-		fixtureExample, jvmWarmup, 1, StoreSQLite, "containers/fixture_up.sh"},
+		fixtureExample, jvmWarmup, fixtureHelp(""), 1, StoreSQLite, "containers/fixture_up.sh"},
 	{"fixture-pg", "URL [WAREHOUSE]", "Apache Iceberg's REST fixture, JDBC catalog on PostgreSQL (containers/fixture_up.sh --store postgres)", false,
-		fixtureExample, jvmWarmup, 0, StorePostgreSQL, "containers/fixture_up.sh --store postgres"},
+		fixtureExample, jvmWarmup, fixtureHelp(" --store postgres"), 0, StorePostgreSQL, "containers/fixture_up.sh --store postgres"},
 }
 
 const (
 	nessieExample  = "http://HOST:19120/iceberg (Nessie serves Iceberg REST under /iceberg)"
-	polarisExample = "http://HOST:8181/api/catalog (Polaris serves Iceberg REST under /api/catalog)"
+	polarisExample = "http://HOST:8281/api/catalog (Polaris serves Iceberg REST under /api/catalog; containers/polaris_up.sh listens on 8281)"
 	fixtureExample = "http://HOST:8181 (the fixture serves Iceberg REST at the root)"
 )
+
+// nessieHelp, polarisHelp and fixtureHelp are the --help examples of a
+// server variant started with its up script's extra flags (store).
+func nessieHelp(store string) string {
+	return `  eval "$(containers/nessie_up.sh` + store + `)"; katbench nessie --quick
+  katbench nessie http://127.0.0.1:19120/iceberg warehouse --quick
+  katbench run rest nessie --quick`
+}
+
+func polarisHelp(store string) string {
+	return `  eval "$(containers/polaris_up.sh` + store + `)"; katbench polaris --quick
+  katbench polaris http://127.0.0.1:8281/api/catalog katbench --prop credential=CLIENT_ID:SECRET --quick
+  katbench run rest polaris --quick`
+}
+
+func fixtureHelp(store string) string {
+	return `  eval "$(containers/fixture_up.sh` + store + `)"; katbench fixture --quick
+  katbench fixture http://127.0.0.1:8181 --quick`
+}
 
 // envPrefix is the prefix of a competitor's environment variables:
 // KATBENCH_ and the name upper-cased with '-' as '_' (nessie-pg:
@@ -192,6 +223,20 @@ func upCommand(name string) string {
 		}
 	}
 	return ""
+}
+
+// authHint says how to give credentials when a server refused the
+// client's (or wanted some and got none); "" for any other error.
+func authHint(name string, err error, hadAuth bool) string {
+	if !errors.Is(err, rest.ErrUnauthorized) && !errors.Is(err, rest.ErrForbidden) {
+		return ""
+	}
+	what := "the server wants credentials"
+	if hadAuth {
+		what = "the server refused the credentials given"
+	}
+	return fmt.Sprintf(" (%s: give --prop credential=CLIENT_ID:SECRET for OAuth2 client credentials, or --prop token=TOKEN, "+
+		"or set %s_PROPS=credential=…)", what, envPrefix(name))
 }
 
 // ErrNotRESTCatalog is returned when a URL answers HTTP but GET
@@ -217,10 +262,10 @@ func checkURLArgs(max int) func([]string) error {
 func checkBaseURL(u string) error {
 	pu, err := url.Parse(u)
 	if err != nil {
-		return fmt.Errorf("URL %q is not an http(s) URL like http://127.0.0.1:8181/api/catalog: %w", u, err)
+		return fmt.Errorf("URL %q is not an http(s) URL like http://127.0.0.1:8281/api/catalog: %w", u, err)
 	}
 	if (pu.Scheme != "http" && pu.Scheme != "https") || pu.Hostname() == "" || pu.RawQuery != "" || pu.Fragment != "" {
-		return fmt.Errorf("URL %q is not an http(s) URL like http://127.0.0.1:8181/api/catalog (scheme, host, optional path; no query)", u)
+		return fmt.Errorf("URL %q is not an http(s) URL like http://127.0.0.1:8281/api/catalog (scheme, host, optional path; no query)", u)
 	}
 	if p := pu.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
@@ -472,7 +517,7 @@ func dialREST(ctx context.Context, name, base string, p map[string]string) (*res
 	cat, err := rest.NewCatalog(ctx, name, base, opts...)
 	if err != nil {
 		tr.CloseIdleConnections()
-		return nil, fmt.Errorf("%s: connect to %s: %w", name, base, err)
+		return nil, fmt.Errorf("%s: connect to %s: %w%s", name, base, err, authHint(name, err, auth != nil))
 	}
 	cu := base + "/v1/config"
 	if wh := p["warehouse"]; wh != "" {

@@ -53,12 +53,16 @@ func init() {
 		Name:        "sql",
 		Description: "iceberg-go's SQL catalog on SQLite in a fresh directory, SQLite's default rollback journal (the peer)",
 		Store:       StoreSQLite,
+		Storage:     true,
+		Example:     "  katbench sql --quick\n  katbench run embedded sql sql-wal --quick",
 		New:         sqlFactory("sql", sqlitePragmas),
 	})
 	Register(Factory{
 		Name:        "sql-wal",
 		Description: "iceberg-go's SQL catalog on SQLite tuned with WAL journaling (one fsync per commit)",
 		Store:       StoreSQLite,
+		Storage:     true,
+		Example:     "  katbench sql-wal --quick\n  katbench run sql sql-wal --quick",
 		New:         sqlFactory("sql-wal", sqlitePragmas+"&_pragma=journal_mode(WAL)"),
 	})
 }

@@ -86,7 +86,11 @@ func init() {
 		Name:        "sql-pg",
 		Description: "iceberg-go's SQL catalog on PostgreSQL (pgx, env KATBENCH_PG_URL from containers/postgres_up.sh), in-process",
 		Store:       StorePostgreSQL,
-		New:         newSQLPG,
+		Storage:     true,
+		Example: `  eval "$(containers/postgres_up.sh)"; katbench sql-pg --quick
+  katbench run sql sql-pg --quick`,
+		Env: "KATBENCH_PG_URL (postgres://USER:PASSWORD@HOST:PORT/DB; containers/postgres_up.sh prints it)",
+		New: newSQLPG,
 	})
 }
 

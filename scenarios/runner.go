@@ -24,7 +24,12 @@ type Target struct {
 
 // Options shape a run. Zero values are filled by Defaults.
 type Options struct {
-	Quick      bool
+	// Quick marks a smoke run (small dataset, short phases, few levels):
+	// it leaves out the sweep scenarios (Scenario.Sweep) unless Full is
+	// set or Select names them.
+	Quick bool
+	// Full runs the sweep scenarios in a quick run too.
+	Full       bool
 	Shape      Shape
 	Namespace  string        // root namespace of the dataset (unique per run)
 	LatencyOps int           // recorded operations per latency scenario and round
@@ -70,11 +75,16 @@ type Options struct {
 	Capacity *Capacity
 }
 
-// Defaults returns the options of a full run (quick=false) or a --quick run.
+// QuickThreads are the throughput levels of a quick run: one worker and
+// a few, enough to see whether a path scales at all.
+var QuickThreads = []int{1, 4}
+
+// Defaults returns the options of a full run (quick=false) or a --quick
+// run: a smoke run of about half a minute on a small machine.
 func Defaults(quick bool) Options {
 	if quick {
-		return Options{Quick: true, Shape: ShapeFor(200), LatencyOps: 2000, CreateOps: 200,
-			Warmup: 300 * time.Millisecond, ServerWarmup: -1, Duration: time.Second, Threads: DefaultThreads, Parallel: 4, Rounds: 1}
+		return Options{Quick: true, Shape: ShapeFor(200), LatencyOps: 1000, CreateOps: 100,
+			Warmup: 200 * time.Millisecond, ServerWarmup: -1, Duration: 500 * time.Millisecond, Threads: QuickThreads, Parallel: 4, Rounds: 1}
 	}
 	return Options{Shape: ShapeFor(10_000), LatencyOps: 20_000, CreateOps: 1000,
 		Warmup: 2 * time.Second, ServerWarmup: -1, Duration: 5 * time.Second, Threads: DefaultThreads, Parallel: 4, Rounds: 1}
@@ -180,13 +190,28 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 	if o.Workload != nil {
 		return r.runMix(ctx, states)
 	}
-	for _, sc := range Plan(o.Threads) {
-		if sc.Kind == KindOpen && o.Rate <= 0 {
-			continue // open-loop scenarios run only at a requested rate
+	plan := o.planned()
+	steps := len(plan) * o.Rounds * len(states)
+	runsOn := make([]int, len(plan))
+	for i, sc := range plan {
+		for _, st := range states {
+			if r.meets(sc, st) {
+				runsOn[i]++
+			}
 		}
-		if !o.Select.Selects(sc.Name) {
-			continue
+	}
+	r.logf("plan: %d scenarios × %d targets × %d rounds = %d measurements; %s", len(plan), len(states), o.Rounds, steps, Estimate(plan, runsOn, o))
+	if o.Quick && !o.Full && len(o.Select) == 0 {
+		r.logf("--quick: threads %v, no durability throughput sweep (--full or no --quick runs every level and the sweep)", o.Threads)
+	}
+	done := 0
+	overall := func() {
+		if o.Progress != nil {
+			o.Progress(OverallTask, done, steps)
 		}
+	}
+	overall()
+	for _, sc := range plan {
 		cells := make([]*cell, len(states))
 		for i := range cells {
 			cells[i] = &cell{rec: results.NewRecorder(), params: map[string]any{}}
@@ -200,6 +225,8 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 				if err := r.round(ctx, sc, states[i], cells[i], round); err != nil {
 					return err
 				}
+				done++
+				overall()
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
@@ -214,23 +241,96 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 	return nil
 }
 
+// OverallTask is the progress task of the whole run: measurements done of
+// those planned (one per scenario, target and round).
+const OverallTask = "all measurements"
+
+// planned returns the scenarios this run measures, in run order.
+func (o Options) planned() []Scenario {
+	var out []Scenario
+	for _, sc := range Plan(o.Threads) {
+		if sc.Kind == KindOpen && o.Rate <= 0 {
+			continue // open-loop scenarios run only at a requested rate
+		}
+		if o.Select.Selects(sc.Name) && o.runsSweep(sc) {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// meets reports whether sc's requirements hold on s (the scenario will
+// measure rather than be skipped), as round checks them.
+func (r *Runner) meets(sc Scenario, s *state) bool {
+	_, unmet := firstUnmet(sc, r.env(sc, s, 0))
+	return !unmet
+}
+
+// env is what round round of sc on s runs with.
+func (r *Runner) env(sc Scenario, s *state, round int) *Env {
+	env := &Env{Competitor: s.c, Dataset: s.d, SetupErr: s.setup, Opts: r.Opts, Threads: sc.Threads, Round: round, Target: s.t, created: &s.created}
+	if s.setup != nil {
+		env.Dataset = nil
+	}
+	return env
+}
+
+// firstUnmet returns the first of sc's requirements env does not meet.
+func firstUnmet(sc Scenario, env *Env) (Requirement, bool) {
+	for _, need := range sc.Needs {
+		if !need.Met(env) {
+			return need, true
+		}
+	}
+	return Requirement{}, false
+}
+
+// Estimate says how long plan's timed phases take when plan[i] measures on
+// runsOn[i] targets: the warm-ups and measured durations fixed by o, which
+// a run cannot be shorter than. Count-based phases (latency scenarios,
+// dataset setup, server warm-ups of JVM servers) come on top; the text
+// says so.
+func Estimate(plan []Scenario, runsOn []int, o Options) string {
+	var timed time.Duration
+	counted := 0
+	for i, sc := range plan {
+		n := time.Duration(runsOn[i] * max(o.Rounds, 1))
+		if n == 0 {
+			continue
+		}
+		switch {
+		case sc.Kind == KindThroughput, sc.Kind == KindDurability && sc.Metric == results.OpsSec:
+			timed += n * (min(o.Warmup, o.Duration) + o.Duration)
+		case sc.Kind == KindOpen:
+			timed += n * (o.Warmup + o.Duration)
+		default:
+			timed += n * o.Warmup
+			counted++
+		}
+	}
+	return fmt.Sprintf("at least %s of timed phases, plus %d count-based scenarios (up to %d operations each) and the dataset setup",
+		timed.Round(100*time.Millisecond), counted, max(o.LatencyOps, o.CreateOps))
+}
+
+// runsSweep reports whether sc runs in this run: every scenario but a
+// sweep one in a quick run, which runs only with Full or when Select names
+// it.
+func (o Options) runsSweep(sc Scenario) bool {
+	return !sc.Sweep || !o.Quick || o.Full || len(o.Select) > 0
+}
+
 // round measures one round of sc on s into c.
 func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, round int) error {
 	if c.skip != "" {
 		return nil
 	}
-	env := &Env{Competitor: s.c, Dataset: s.d, SetupErr: s.setup, Opts: r.Opts, Threads: sc.Threads, Round: round, Target: s.t, created: &s.created}
-	if s.setup != nil {
-		env.Dataset = nil
-	}
-	for _, need := range sc.Needs {
-		if !need.Met(env) {
-			c.skip = need.Why
-			if need.Explain != nil {
-				c.skip = need.Explain(env)
-			}
-			return nil
+	env := r.env(sc, s, round)
+	if need, unmet := firstUnmet(sc, env); unmet {
+		c.skip = need.Why
+		if need.Explain != nil {
+			c.skip = need.Explain(env)
 		}
+		return nil
 	}
 	if r.Opts.Rounds > 1 {
 		r.logf("%s: %s (round %d/%d)", s.c.Name(), sc.Name, round+1, r.Opts.Rounds)

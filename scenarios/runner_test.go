@@ -19,6 +19,7 @@ import (
 
 func tinyOptions() scenarios.Options {
 	o := scenarios.Defaults(true)
+	o.Full = true // every scenario, the sweeps included
 	o.Shape = scenarios.Shape{Width: 2, Depth: 1, TablesPerLeaf: 5}
 	o.Namespace = "katbench_test"
 	o.LatencyOps = 60

@@ -64,6 +64,10 @@ type Scenario struct {
 	// Levels expands the scenario once per thread level of
 	// Options.Threads; Threads and Name are set per level by [Plan].
 	Levels bool
+	// Sweep marks a scenario of the full sweeps (the durability modes at
+	// several worker counts): a quick run leaves it out unless
+	// Options.Full is set or Options.Select was given.
+	Sweep bool
 	// Order places the scenario in the run: lower runs first. Ties run in
 	// name order. The built-ins use multiples of 10.
 	Order int

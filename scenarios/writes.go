@@ -63,7 +63,7 @@ func init() {
 		for j, n := range SweepThreads {
 			Register(Scenario{
 				Name: fmt.Sprintf("create_table.durability.%s.t%d", mode, n), Kind: KindDurability, Metric: results.OpsSec,
-				Threads: n, Order: 80 + 3*i + j,
+				Threads: n, Order: 80 + 3*i + j, Sweep: true,
 				Doc:   fmt.Sprintf("create_table.throughput.t%d on a fresh competitor in durability mode %s", n, mode),
 				Needs: []Requirement{NeedDurabilityModes},
 				Run: func(ctx context.Context, env *Env) (Outcome, error) {
@@ -74,7 +74,7 @@ func init() {
 			})
 			Register(Scenario{
 				Name: fmt.Sprintf("commit_table.durability.%s.t%d", mode, n), Kind: KindDurability, Metric: results.OpsSec,
-				Threads: n, Order: 90 + 3*i + j,
+				Threads: n, Order: 90 + 3*i + j, Sweep: true,
 				Doc:   fmt.Sprintf("commit_table.throughput.t%d on a fresh competitor in durability mode %s", n, mode),
 				Needs: []Requirement{NeedDurabilityModes},
 				Run: func(ctx context.Context, env *Env) (Outcome, error) {

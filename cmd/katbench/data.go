@@ -116,7 +116,7 @@ func init() {
 	fl.StringVar(&f.durability, "durability", os.Getenv("BENCH_DURABILITY"), "embedded catalog durability: immediate|eventual|none; env BENCH_DURABILITY")
 	registerLabel(fl, &f.label)
 	fl.StringVar(&f.history, "history", "", "also append result lines to this file (none by default, as for run; the README's runs are recorded with --history bench_history.jsonl)")
-	fl.StringVar(&f.format, "format", "jsonl", "stdout format: jsonl or table")
+	fl.StringVar(&f.format, "format", "auto", formatHelp)
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable)")
 	rootCmd.AddCommand(dataCmd)
 }
@@ -203,6 +203,50 @@ func (st *dataStore) start(ctx context.Context, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "katbench: created bucket %q at %s for the data warehouse (it did not exist)\n", st.bucket, st.name)
 	}
 	return nil
+}
+
+// storeKind is the line's params.store: "in-process control" (the
+// control S3 store inside this process), "s3" (an S3 endpoint) or
+// "file" (a local directory).
+func (st *dataStore) storeKind() string {
+	switch {
+	case !st.s3:
+		return "file"
+	case st.ctl != nil:
+		return "in-process control"
+	}
+	return "s3"
+}
+
+// endpointShown is the line's params.endpoint: the S3 endpoint as
+// scheme://host:port, without user info, path or query; "" when the store
+// is in-process or a directory (its port means nothing after the run).
+func (st *dataStore) endpointShown() string {
+	if !st.s3 || st.ctl != nil {
+		return ""
+	}
+	u, err := url.Parse(st.endpoint)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// describe says on stderr which store the run uses and why: the
+// in-process store, or an endpoint from --s3-endpoint or the environment.
+// It may be called before start.
+func (st *dataStore) describe(fromFlag bool) string {
+	switch {
+	case !st.s3:
+		return "the local disk (a file:// warehouse)"
+	case st.ctl != nil || st.endpoint == "":
+		return "the in-process control S3 store (no --s3-endpoint, no " + s3.EnvEndpoint + ")"
+	}
+	from := s3.EnvEndpoint + " from the environment"
+	if fromFlag {
+		from = "--s3-endpoint"
+	}
+	return "the S3 store at " + st.endpointShown() + " (" + from + ")"
 }
 
 // ioProps are the iceberg-go IO properties of a lane on transport k.
@@ -302,8 +346,8 @@ func (f *dataFlags) config(run *results.Run) (dataplane.Config, []transport.Kind
 		CommitOps: f.commitOps, CommitRows: f.commitRows, ScanConcurrency: f.scanConc,
 		Seed: f.seed, Namespace: f.namespace, Quick: f.quick, Run: run, KeepTables: f.keep,
 	}
-	if f.format != "jsonl" && f.format != "table" {
-		return cfg, nil, usagef("--format %q: want jsonl or table", f.format)
+	if !validFormatName(f.format) {
+		return cfg, nil, usagef("--format %q: want auto, jsonl or table", f.format)
 	}
 	if f.rows != "" {
 		n, err := dataplane.ParseRows(f.rows)
@@ -410,6 +454,7 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 
 	// The store is checked before --dir is created: an unreachable
 	// endpoint or refused keys leave nothing behind.
+	fmt.Fprintf(stderr, "katbench data: warehouse %s on %s\n", store.root, store.describe(cmd.Flags().Changed("s3-endpoint")))
 	if err := store.start(ctx, stderr); err != nil {
 		return err
 	}
@@ -428,8 +473,9 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 		defer func() { err = errors.Join(err, store.removeRun(ctx)) }()
 	}
 
+	format := resolveFormat(f.format, stdout)
 	jsonOut := stdout
-	if f.format == "table" {
+	if format == "table" {
 		jsonOut = io.Discard
 	}
 	out, err := newOutput("jsonl", f.history, jsonOut, plainWriter{stderr})
@@ -442,7 +488,7 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 	defer func() {
 		err = errors.Join(err, out.Close())
 		tables := stderr
-		if f.format == "table" {
+		if format == "table" {
 			tables = stdout
 		}
 		err = errors.Join(err, dataplane.WriteTable(tables, coll.Snapshot()))
@@ -475,7 +521,11 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 		if err != nil {
 			// The target could not start: its lines say why; the others run.
 			for _, name := range dataplane.Names(rowsOrDefault(cfg)) {
-				if werr := sink.Write(run.Skipped(spec.name, name, err.Error(), map[string]any{"warehouse": store.shown(), "quick": f.quick})); werr != nil {
+				p := map[string]any{"warehouse": store.shown(), "quick": f.quick, "store": store.storeKind()}
+				if ep := store.endpointShown(); ep != "" {
+					p["endpoint"] = ep
+				}
+				if werr := sink.Write(run.Skipped(spec.name, name, err.Error(), p)); werr != nil {
 					return werr
 				}
 			}
@@ -568,7 +618,10 @@ func openDataLanes(ctx context.Context, fac competitors.Factory, spec targetSpec
 	for _, k := range kinds {
 		lane := dataplane.Lane{Target: spec.name}
 		sub := fmt.Sprintf("%d-%s", idx, spec.name)
-		storage := competitors.Storage{Params: map[string]any{"warehouse": store.shown()}}
+		storage := competitors.Storage{Params: map[string]any{"warehouse": store.shown(), "store": store.storeKind()}}
+		if ep := store.endpointShown(); ep != "" {
+			storage.Params["endpoint"] = ep
+		}
 		if store.s3 {
 			fsys, err := s3io.New(store.ioProps(k))
 			if err != nil {

@@ -148,6 +148,9 @@ func TestDataControlStore(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
+	if !strings.Contains(stderr, "on the in-process control S3 store") {
+		t.Errorf("stderr does not say the run uses the in-process store:\n%s", stderr)
+	}
 	transports := []string{"http", "uring"}
 	if strings.Contains(stderr, "transport uring unavailable") {
 		transports = []string{"http"}
@@ -160,6 +163,9 @@ func TestDataControlStore(t *testing.T) {
 		}
 		switch {
 		case strings.HasPrefix(r.Scenario, "data."):
+			if r.Params["store"] != "in-process control" || r.Params["endpoint"] != nil {
+				t.Errorf("%s %s: store %v endpoint %v, want the in-process store and no endpoint", r.Scenario, r.Transport, r.Params["store"], r.Params["endpoint"])
+			}
 			if r.Params["warehouse"] != "s3://katbench" || r.Params["transport"] != r.Transport {
 				t.Errorf("%s %s: warehouse %v transport %v/%s", r.Scenario, r.Transport, r.Params["warehouse"], r.Params["transport"], r.Transport)
 			}
@@ -207,6 +213,15 @@ func TestDataUnreachableEndpoint(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "127.0.0.1:1") || !strings.Contains(stderr, "unreachable") {
 		t.Errorf("stderr %q does not name the unreachable endpoint", stderr)
+	}
+	if !strings.Contains(stderr, "the S3 store at http://127.0.0.1:1 (--s3-endpoint)") {
+		t.Errorf("stderr %q does not say which store the run uses and where it came from", stderr)
+	}
+	// An endpoint left in the environment is said to come from there.
+	_, stderr, _ = katbenchEnv(t, dir, []string{"KATBENCH_S3_ENDPOINT=http://127.0.0.1:1", "AWS_ACCESS_KEY_ID=k", "AWS_SECRET_ACCESS_KEY=s"},
+		"data", "--history", "")
+	if !strings.Contains(stderr, "the S3 store at http://127.0.0.1:1 (KATBENCH_S3_ENDPOINT from the environment)") {
+		t.Errorf("stderr %q does not say the endpoint came from the environment", stderr)
 	}
 	for _, p := range []string{"h.jsonl", "keep"} {
 		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {

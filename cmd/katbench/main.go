@@ -7,7 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/transport/uring"
@@ -41,6 +45,30 @@ var serveCmd = &cobra.Command{
 
 func init() {
 	rootCmd.AddCommand(serveCmd)
+	// --version: computed when asked for (the commit may take a git call).
+	rootCmd.Version = "set by the template"
+	cobra.AddTemplateFunc("katbenchVersion", versionString)
+	rootCmd.SetVersionTemplate("{{katbenchVersion}}\n")
+}
+
+// versionString is what `katbench --version` prints: the module version,
+// the commit the binary was built from and whether its tree was dirty, and
+// the Go toolchain.
+func versionString() string {
+	mod := "(devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		mod = bi.Main.Version
+	}
+	c := results.ThisCommit()
+	commit := "commit not recorded (built without version control information)"
+	if c.SHA != "" && c.SHA != "unknown" {
+		state := "clean"
+		if c.Dirty {
+			state = "dirty"
+		}
+		commit = fmt.Sprintf("commit %s (%s)", c.SHA, state)
+	}
+	return fmt.Sprintf("katbench %s, %s, %s %s/%s", mod, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 // usageError is an error that exits with status 2 (bad command line).
@@ -66,6 +94,10 @@ func usageArgs(c *cobra.Command) {
 }
 
 func main() {
+	// A closed stdout (`katbench run … | head`) must not kill the process
+	// before it cleans up: writes then fail with EPIPE, which ends the run
+	// the ordinary way (cleanup, then a non-zero exit).
+	signal.Ignore(syscall.SIGPIPE)
 	invocation = os.Args[1:]
 	usageArgs(rootCmd)
 	if err := rootCmd.Execute(); err != nil {

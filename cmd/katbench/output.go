@@ -56,10 +56,10 @@ func (o *output) Close() error {
 	var err error
 	recs := o.coll.Snapshot()
 	if o.format == "table" {
-		err = results.WriteTable(o.stdout, recs)
+		err = results.WriteTableWidth(o.stdout, recs, terminalWidth(o.stdout))
 	} else if isTerminal(o.stderr) && len(recs) > 0 {
 		fmt.Fprintln(o.stderr)
-		err = results.WriteTable(o.stderr, recs)
+		err = results.WriteTableWidth(o.stderr, recs, terminalWidth(o.stderr))
 	}
 	if o.hist != nil {
 		err = errors.Join(err, o.hist.Close())

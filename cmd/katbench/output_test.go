@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -113,11 +114,16 @@ func TestPipedStdoutGetsJSONL(t *testing.T) {
 }
 
 // TestProgressPlainLines: off a terminal, each task prints at most one line
-// per tenth and always its end; status lines pass through.
+// per tenth and always its end, with the time it took so far and what is
+// left at its pace; status lines pass through.
 func TestProgressPlainLines(t *testing.T) {
 	var b bytes.Buffer
 	p := newProgress(&b, false)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var clock time.Time
+	p.now = func() time.Time { return clock }
 	for i := 1; i <= 1000; i++ {
+		clock = t0.Add(time.Duration(i) * 100 * time.Millisecond) // one update every 100ms
 		p.update("rest: tables", i, 1000)
 	}
 	fmt.Fprintln(p, "rest: load_table.latency")
@@ -127,6 +133,9 @@ func TestProgressPlainLines(t *testing.T) {
 	got := strings.Split(strings.TrimSpace(b.String()), "\n")
 	if len(got) != 12 {
 		t.Fatalf("%d lines, want 10 tenths + the end + the status line:\n%s", len(got), b.String())
+	}
+	if got[5] != "rest: tables: 500/1000 (50%, 50s elapsed, about 50s left)" {
+		t.Errorf("halfway line %q, want the elapsed time and the time left at that pace", got[5])
 	}
 	if got[0] != "rest: tables: 1/1000 (0%)" || got[10] != "rest: tables: 1000/1000 (100%)" || got[11] != "rest: load_table.latency" {
 		t.Fatalf("lines:\n%s", b.String())

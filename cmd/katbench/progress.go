@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -20,15 +21,18 @@ type progress struct {
 	mu     sync.Mutex
 	w      io.Writer
 	bars   bool
-	p      *mpb.Progress       // created with the first bar; nil after Close
-	active map[string]*mpb.Bar // bars not yet complete, by task
-	steps  map[string]int      // plain mode: last tenth printed, by task
+	p      *mpb.Progress        // created with the first bar; nil after Close
+	active map[string]*mpb.Bar  // bars not yet complete, by task
+	steps  map[string]int       // plain mode: last tenth printed, by task
+	start  map[string]time.Time // when each unfinished task began
+	now    func() time.Time
 	closed bool
 }
 
 // newProgress reports on w, with bars when bars is true (see useBars).
 func newProgress(w io.Writer, bars bool) *progress {
-	return &progress{w: w, bars: bars, active: map[string]*mpb.Bar{}, steps: map[string]int{}}
+	return &progress{w: w, bars: bars, active: map[string]*mpb.Bar{}, steps: map[string]int{},
+		start: map[string]time.Time{}, now: time.Now}
 }
 
 // useBars decides whether progress may draw bars on stderr: only on a
@@ -64,6 +68,12 @@ func (p *progress) update(what string, done, total int) {
 	if p.closed {
 		return
 	}
+	if _, ok := p.start[what]; !ok {
+		p.start[what] = p.now()
+	}
+	if done == total {
+		defer delete(p.start, what)
+	}
 	if !p.bars {
 		p.plainLine(what, done, total)
 		return
@@ -77,7 +87,7 @@ func (p *progress) update(what string, done, total int) {
 		// scrollback keeps what was done without stale bars.
 		b = p.p.New(int64(total), mpb.BarStyle(), mpb.BarRemoveOnComplete(),
 			mpb.PrependDecorators(decor.Name(what, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
-			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace)))
+			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Any(p.paceDecor(p.start[what]), decor.WCSyncSpace)))
 		p.active[what] = b
 	}
 	b.SetCurrent(int64(done))
@@ -99,7 +109,46 @@ func (p *progress) plainLine(what string, done, total int) {
 	if done == total {
 		delete(p.steps, what)
 	}
-	fmt.Fprintf(p.w, "%s: %d/%d (%d%%)\n", what, done, total, done*100/total)
+	fmt.Fprintf(p.w, "%s: %d/%d (%d%%%s)\n", what, done, total, done*100/total, p.eta(what, done, total))
+}
+
+// eta is ", 12s elapsed, about 1m10s left" (see pace) for plain lines.
+// Called with p.mu held.
+func (p *progress) eta(what string, done, total int) string {
+	start, ok := p.start[what]
+	if !ok || done == total {
+		return ""
+	}
+	if s := pace(p.now().Sub(start), int64(done), int64(total)); s != "" {
+		return ", " + s
+	}
+	return ""
+}
+
+// paceDecor draws a bar's pace (see pace) as time goes by, so a bar
+// whose count stands still still moves.
+func (p *progress) paceDecor(start time.Time) decor.DecorFunc {
+	return func(st decor.Statistics) string {
+		if st.Completed || st.Aborted {
+			return ""
+		}
+		return pace(p.now().Sub(start), st.Current, st.Total)
+	}
+}
+
+// pace is "12s elapsed, about 1m10s left" after took for done of total,
+// the time left at the average pace so far; just the elapsed time before
+// anything is done, nothing in the first second.
+func pace(took time.Duration, done, total int64) string {
+	if took < time.Second {
+		return ""
+	}
+	el := took.Round(time.Second).String() + " elapsed"
+	if done <= 0 || done >= total {
+		return el
+	}
+	left := time.Duration(float64(took) / float64(done) * float64(total-done))
+	return fmt.Sprintf("%s, about %s left", el, left.Round(time.Second))
 }
 
 // Write prints status lines: above the bars while there are any.

@@ -14,10 +14,10 @@ import (
 )
 
 // startServe runs `katbench serve FRONT` on a free loopback port and returns
-// the address it announced and a stop function that SIGTERMs it and waits.
-func startServe(t *testing.T, front, catDir string) (string, func()) {
+// the address it announced (extra are more serve flags) and a stop function that SIGTERMs it and waits.
+func startServe(t *testing.T, front, catDir string, extra ...string) (string, func()) {
 	t.Helper()
-	addr, stop := startServeArgs(t, front, "--addr", "127.0.0.1:0", "--dir", catDir)
+	addr, stop := startServeArgs(t, append([]string{front, "--addr", "127.0.0.1:0", "--dir", catDir}, extra...)...)
 	return addr, func() { t.Helper(); stop() }
 }
 
@@ -77,4 +77,19 @@ func parseLines(t *testing.T, out string) []results.Record {
 		recs = append(recs, r)
 	}
 	return recs
+}
+
+// TestRESTUnauthorizedSaysHowToLogIn: a server that wants credentials
+// refuses a client without them, and the error says which flag gives them.
+func TestRESTUnauthorizedSaysHowToLogIn(t *testing.T) {
+	dir := t.TempDir()
+	addr, stop := startServe(t, "rest", filepath.Join(dir, "served"), "--credential", "bench:s3cret")
+	defer stop()
+	_, stderr, code := katbench(t, dir, "rest", addr, "--peer", "", "--quick", "--scenario", "control.*", "--history", "")
+	if code == 0 || !strings.Contains(strings.ToLower(stderr), "authoriz") || !strings.Contains(stderr, "--prop credential=") {
+		t.Fatalf("exit %d, stderr %q; want a refusal that names --prop credential=", code, stderr)
+	}
+	if strings.Contains(stderr, "s3cret") {
+		t.Errorf("stderr shows the server's secret: %q", stderr)
+	}
 }

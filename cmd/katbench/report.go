@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -44,7 +46,15 @@ Inline SVG and CSS only: nothing is fetched when the page opens.`,
 				_, err := cmd.OutOrStdout().Write(buf.Bytes())
 				return err
 			}
-			return writeFileAtomic(out, buf.Bytes())
+			if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+				return err
+			}
+			abs, err := filepath.Abs(out)
+			if err != nil {
+				abs = out
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (%d lines, %d KiB)\n", abs, len(lines), (buf.Len()+1023)/1024)
+			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "report.html", "HTML file to write ('-' for stdout)")

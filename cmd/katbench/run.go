@@ -24,6 +24,7 @@ import (
 // benchFlags are the flags every benchmark command shares.
 type benchFlags struct {
 	quick      bool
+	full       bool
 	tables     int
 	duration   time.Duration
 	warmup     time.Duration
@@ -52,12 +53,13 @@ type benchFlags struct {
 
 func (f *benchFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", "small dataset (200 tables) and short phases; env BENCH_QUICK=1")
+	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", "smoke run: small dataset (200 tables), short phases, threads 1,4, no durability throughput sweep; env BENCH_QUICK=1")
+	fl.BoolVar(&f.full, "full", false, "with --quick: still run every thread level (1..32) and the durability throughput sweep")
 	fl.IntVar(&f.tables, "tables", 0, "tables in the dataset (default 200 with --quick, 10000 otherwise)")
-	fl.DurationVar(&f.duration, "duration", 0, "measured time per throughput level (default 1s with --quick, 5s otherwise)")
-	fl.DurationVar(&f.warmup, "warmup", 0, "unrecorded warm-up before each scenario (default 300ms with --quick, 2s otherwise; JVM servers ask for more)")
+	fl.DurationVar(&f.duration, "duration", 0, "measured time per throughput level (default 500ms with --quick, 5s otherwise)")
+	fl.DurationVar(&f.warmup, "warmup", 0, "unrecorded warm-up before each scenario (default 200ms with --quick, 2s otherwise; JVM servers ask for more)")
 	fl.StringVar(&f.serverWarm, "server-warmup", "auto", "one-time warm-up of each server before its first scenario; 'auto' = what the competitor asks for (30s for JVM servers: Nessie, Polaris, the fixture; 0 otherwise)")
-	fl.StringVar(&f.threads, "threads", "", "throughput levels, comma-separated (default 1,2,4,8,16,32)")
+	fl.StringVar(&f.threads, "threads", "", "throughput levels, comma-separated (default 1,4 with --quick and no --scenario, 1,2,4,8,16,32 otherwise)")
 	fl.StringVar(&f.durability, "durability", os.Getenv("BENCH_DURABILITY"), "embedded catalog durability: immediate|eventual|none; env BENCH_DURABILITY")
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
 	fl.StringVar(&f.scenario, "scenario", "", "run only scenarios matching these globs, comma-separated (e.g. 'load_table.*')")
@@ -66,8 +68,8 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.allowErrs, "allow-errors", false, "exit 0 even when operations failed (recorded on every line as allow_errors)")
 	fl.StringVar(&f.format, "format", "auto", formatHelp)
 	fl.StringVar(&f.namespace, "namespace", "", "root namespace of the dataset (default katbench_<run id>)")
-	fl.IntVar(&f.latencyOps, "ops", 0, "recorded operations per latency scenario (default 2000 with --quick, 20000 otherwise)")
-	fl.IntVar(&f.createOps, "create-ops", 0, "recorded creates and commits per scenario (default 200 with --quick, 1000 otherwise)")
+	fl.IntVar(&f.latencyOps, "ops", 0, "recorded operations per latency scenario (default 1000 with --quick, 20000 otherwise)")
+	fl.IntVar(&f.createOps, "create-ops", 0, "recorded creates and commits per scenario (default 100 with --quick, 1000 otherwise)")
 	fl.IntVar(&f.parallel, "setup-parallel", 4, "workers creating and dropping the dataset (fewer where the competitor asks for fewer)")
 	fl.IntVar(&f.rounds, "rounds", 1, "measure each scenario this many times per target, interleaved round by round (A B C, C B A, …); lines keep per-round p50 and ops/s")
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable; adds to BENCH_REST_PROPS)")
@@ -117,6 +119,15 @@ func (f *benchFlags) options(run *results.Run) (scenarios.Options, error) {
 		o.ServerWarmup = d
 	}
 	o.Parallel = f.parallel
+	if f.full {
+		o.Full = true
+		o.Threads = scenarios.DefaultThreads
+	}
+	if f.quick && strings.TrimSpace(f.scenario) != "" {
+		// Scenarios picked by name run at every level the names pick
+		// (`--quick --scenario load_table.throughput.t8`).
+		o.Threads = scenarios.DefaultThreads
+	}
 	if f.threads != "" {
 		o.Threads = nil
 		for _, s := range strings.Split(f.threads, ",") {
@@ -219,10 +230,18 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if removeDir {
-			err = errors.Join(err, os.RemoveAll(dir))
+	// The temp dir goes before the table is printed (its removal reports
+	// progress), and on every early return too.
+	cleanDir := func() error {
+		if !removeDir {
+			return nil
 		}
+		removeDir = false
+		return removeTree(dir, prog.update)
+	}
+	defer func() {
+		err = errors.Join(err, cleanDir())
+		prog.Close()
 	}()
 	targets := make([]scenarios.Target, len(specs))
 	seen := map[string]int{}
@@ -250,35 +269,97 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 	defer stop()
 	var lines results.Collector
 	r := &scenarios.Runner{Run: run, Sink: results.Tee{out.Sink(), &lines}, Opts: opts}
-	err = r.Execute(ctx, targets)
-	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
-		err = errors.Join(err, fmt.Errorf("interrupted"))
-	}
+	err = stopReason(ctx, r.Execute(ctx, targets))
+	err = errors.Join(err, cleanDir())
 	prog.Close() // the last bar is drawn before any table
 	// A line with failed operations turns the run red (exit 1).
 	return errors.Join(err, out.Close(), results.CheckErrors(lines.Snapshot()))
 }
 
-// workDir returns the directory to run in: --dir (created, checked
-// writable) or a fresh temp dir the caller removes.
-func workDir(dir string) (string, bool, error) {
-	if dir == "" {
-		d, err := os.MkdirTemp("", "katbench-*")
-		if err != nil {
-			return "", false, fmt.Errorf("create temp dir: %w", err)
+// competitorLong is the long help of `katbench NAME`: what it measures,
+// its arguments, what it reads from the environment and which shared
+// flags it leaves hidden because they do not apply.
+func competitorLong(fac competitors.Factory) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Run the shared scenarios on %s", fac.Description)
+	if fac.Peer != "" {
+		fmt.Fprintf(&b, ", with %s beside it for comparison (--peer '' for none)", fac.Peer)
+	}
+	b.WriteString(", and print one JSON line per (target, scenario), or a table on a terminal.\n")
+	if strings.Contains(fac.Usage, "WAREHOUSE") {
+		b.WriteString("\nURL is the server's Iceberg REST base URL; WAREHOUSE is the warehouse the server knows " +
+			"(Nessie: a warehouse of its config; Polaris: the catalog name), not --warehouse, which is the embedded catalog's storage.\n")
+	}
+	if fac.Env != "" {
+		fmt.Fprintf(&b, "\nEnvironment: %s.\n", fac.Env)
+	}
+	if hidden := unusedFlags(fac); len(hidden) > 0 {
+		fmt.Fprintf(&b, "\nNot shown, because they do not apply here: --%s.\n", strings.Join(hidden, ", --"))
+	}
+	return b.String()
+}
+
+// unusedFlags are the shared flags a competitor ignores: the embedded
+// catalog's durability and storage for a remote server, client properties
+// for an in-process catalog.
+func unusedFlags(fac competitors.Factory) []string {
+	var out []string
+	if !fac.Durability {
+		out = append(out, "durability")
+	}
+	if !fac.Storage {
+		out = append(out, "warehouse", "transport", "s3-endpoint")
+	}
+	if !fac.Props {
+		out = append(out, "prop")
+	}
+	return out
+}
+
+// hideUnused hides unusedFlags from c's help; they still parse, so old
+// command lines keep working.
+func hideUnused(c *cobra.Command, fac competitors.Factory) {
+	for _, name := range unusedFlags(fac) {
+		_ = c.Flags().MarkHidden(name) // registered above: never an error
+	}
+}
+
+// errInterrupted ends a run stopped by SIGINT or SIGTERM.
+var errInterrupted = errors.New("interrupted")
+
+// stopReason says why a run stopped in words for its user: "interrupted"
+// instead of the context's cancellation when a signal stopped it, and a
+// closed stdout as such instead of a bare EPIPE.
+func stopReason(ctx context.Context, err error) error {
+	if errors.Is(err, syscall.EPIPE) {
+		err = fmt.Errorf("stdout was closed (%w): the run stopped and removed what it had created", err)
+	}
+	if ctx.Err() == nil {
+		return err
+	}
+	if err == nil || errors.Is(err, context.Canceled) {
+		return errors.Join(withoutCanceled(err), errInterrupted)
+	}
+	return errors.Join(err, errInterrupted)
+}
+
+// withoutCanceled drops the parts of err that are (or wrap) the context's
+// cancellation: after a signal they say no more than "interrupted". The
+// other parts of a joined error are kept.
+func withoutCanceled(err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var keep []error
+		for _, e := range j.Unwrap() {
+			if e = withoutCanceled(e); e != nil {
+				keep = append(keep, e)
+			}
 		}
-		return d, true, nil
+		return errors.Join(keep...)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", false, fmt.Errorf("--dir %s: %w", dir, err)
+	if errors.Is(err, context.Canceled) {
+		return nil
 	}
-	probe, err := os.CreateTemp(dir, ".katbench-probe-*")
-	if err != nil {
-		return "", false, fmt.Errorf("--dir %s is not writable: %w", dir, err)
-	}
-	probe.Close()
-	os.Remove(probe.Name())
-	return dir, false, nil
+	return err
 }
 
 // parseProps reads repeated k=v flags.
@@ -326,10 +407,16 @@ endpoint: name=URL or name=URL@WAREHOUSE (e.g. nessie=http://localhost:19120/ice
 		var peer string
 		name := fac.Name
 		c := &cobra.Command{
-			Use:   strings.TrimSpace(name + " " + fac.Usage),
-			Short: "Benchmark " + fac.Description,
-			Args:  cobra.MaximumNArgs(2),
+			Use:     strings.TrimSpace(name + " " + fac.Usage),
+			Short:   "Benchmark " + fac.Description,
+			Long:    competitorLong(fac),
+			Example: fac.Example,
+			Args:    cobra.MaximumNArgs(2),
 			RunE: func(cmd *cobra.Command, args []string) error {
+				if !fac.Storage && cmd.Flags().Changed("warehouse") {
+					return usagef("--warehouse is the embedded catalog's warehouse URI and does not apply to %s; "+
+						"its server's warehouse is the argument after the URL: katbench %s", name, strings.TrimSpace(name+" "+fac.Usage))
+				}
 				specs := []targetSpec{{name: name, args: args}}
 				if peer != "" && peer != name {
 					specs = append(specs, targetSpec{name: peer})
@@ -339,6 +426,7 @@ endpoint: name=URL or name=URL@WAREHOUSE (e.g. nessie=http://localhost:19120/ice
 		}
 		ff.register(c)
 		c.Flags().StringVar(&peer, "peer", fac.Peer, "competitor run beside this one for comparison ('' for none)")
+		hideUnused(c, fac)
 		rootCmd.AddCommand(c)
 	}
 	rootCmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

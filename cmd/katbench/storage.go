@@ -51,7 +51,8 @@ type storage struct {
 	params map[string]any
 }
 
-// resolve validates the flags and, for an s3:// warehouse, checks the store
+// resolve validates the flags (the transport name always) and, for an
+// s3:// warehouse, checks the store
 // before anything else happens: bad flags are usage errors (exit 2); an
 // unreachable endpoint or refused keys are errors naming the endpoint. A
 // missing bucket is created (and said so on log): a benchmark warehouse is
@@ -59,7 +60,16 @@ type storage struct {
 // temp directories it creates for file:// catalogs; the bucket is created
 // only after every other check passed, and it is never deleted.
 func (s storageFlags) resolve(ctx context.Context, log io.Writer) (storage, error) {
+	// A bad transport name is a usage error whether or not anything uses
+	// it; a good one that nothing uses is said so.
+	kind, err := transport.ParseKind(s.transport)
+	if err != nil {
+		return storage{}, usagef("--transport: %v", err)
+	}
 	wh := strings.TrimRight(strings.TrimSpace(s.warehouse), "/")
+	if s.transport != "" && !isS3Warehouse(wh) {
+		fmt.Fprintf(log, "katbench: warning: --transport %s has no effect: it picks the S3 transport of an s3:// --warehouse, and there is none\n", s.transport)
+	}
 	if wh == "" {
 		if s.warehouse != "" {
 			return storage{}, usagef("--warehouse %q: empty", s.warehouse)
@@ -84,10 +94,6 @@ func (s storageFlags) resolve(ctx context.Context, log io.Writer) (storage, erro
 	bucket, err := s3io.ParseWarehouse(wh)
 	if err != nil {
 		return storage{}, usagef("--warehouse: %v", err)
-	}
-	kind, err := transport.ParseKind(s.transport)
-	if err != nil {
-		return storage{}, usagef("--transport: %v", err)
 	}
 	env := s3.FromEnv()
 	endpoint := s.endpoint

@@ -66,6 +66,8 @@ func TestStorageBadInputExitsTwo(t *testing.T) {
 		{"no bucket", nil, []string{"embedded", "--warehouse", "s3:///wh"}, "no bucket"},
 		{"bad transport", nil, []string{"embedded", "--warehouse", "s3://bench/wh", "--transport", "pigeon"}, "--transport"},
 		{"bad transport env", []string{"KATBENCH_TRANSPORT=pigeon"}, []string{"embedded", "--warehouse", "s3://bench/wh"}, "KATBENCH_TRANSPORT"},
+		{"bad transport without s3", nil, []string{"embedded", "--transport", "io_uring"}, "--transport"},
+		{"bad transport file warehouse", nil, []string{"run", "embedded", "--warehouse", "file:///tmp/wh", "--transport", "io_uring"}, "--transport"},
 		{"serve rest", []string{s3.EnvEndpoint + "="}, []string{"serve", "rest", "--addr", "127.0.0.1:0", "--warehouse", "s3://bench/wh"}, "needs an S3 endpoint"},
 		{"serve grpc", nil, []string{"serve", "grpc", "--addr", "127.0.0.1:0", "--warehouse", "s3://bench/wh", "--transport", "x"}, "--transport"},
 		{"vend without s3", nil, []string{"serve", "rest", "--addr", "127.0.0.1:0", "--vend-storage-credentials"}, "needs an s3:// --warehouse"},
@@ -286,5 +288,16 @@ func testServeRestVends(t *testing.T, env []string, st testenv.S3Env) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("hang: serve did not exit after SIGTERM")
+	}
+}
+
+// TestTransportWithoutS3Warns: a valid --transport without an s3://
+// warehouse changes nothing, and the run says so.
+func TestTransportWithoutS3Warns(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := katbench(t, dir, "embedded", "--peer", "", "--quick", "--tables", "4", "--ops", "20",
+		"--scenario", "control.*", "--transport", "uring", "--history", "")
+	if code != 0 || !strings.Contains(stderr, "--transport uring has no effect") {
+		t.Fatalf("exit %d, stderr %q; want a run that warns --transport has no effect", code, stderr)
 	}
 }

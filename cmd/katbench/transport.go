@@ -1,20 +1,25 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 
+	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/scenarios/s3bench"
+	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
+	s3io "github.com/nordisk/katbench/transport/s3/icebergio"
 )
 
 // transportFlags are the flags of `katbench transport`.
@@ -192,6 +197,18 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 		base.Progress = stderr
 	}
 
+	// Every endpoint is checked (reachable, keys accepted, bucket there or
+	// created) before anything is measured: a dead one fails the run at
+	// once, not after the control's bench.
+	if endpoint != "" {
+		cfg := base.S3
+		cfg.Endpoint = endpoint
+		if err := checkEndpoint(ctx, cfg); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stderr, "katbench transport: %s\n", transportPlan(base, f.control, endpoint))
+
 	suffix := ""
 	if f.background {
 		stopLoad, err := startBackgroundLoad(2)
@@ -235,6 +252,54 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 		}
 	}
 	return nil
+}
+
+// checkEndpoint makes sure the store at cfg.Endpoint answers, accepts the
+// keys and has the bucket (creating it when missing, as the bench would),
+// within storageCheckTimeout.
+func checkEndpoint(ctx context.Context, cfg s3.Config) error {
+	fsys, err := s3io.New(map[string]string{
+		icebergio.S3EndpointURL:     cfg.Endpoint,
+		icebergio.S3AccessKeyID:     cfg.AccessKey,
+		icebergio.S3SecretAccessKey: cfg.SecretKey,
+		icebergio.S3Region:          cfg.Region,
+		s3io.PropTransport:          string(transport.HTTP),
+	})
+	if err != nil {
+		return fmt.Errorf("ENDPOINT %s: %w", cfg.Endpoint, err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, storageCheckTimeout)
+	defer cancel()
+	if _, err := fsys.EnsureBucket(cctx, cfg.Bucket); err != nil {
+		return fmt.Errorf("ENDPOINT %s (checked before measuring anything): %w", cfg.Endpoint, err)
+	}
+	return nil
+}
+
+// transportPlan says what a transport run will measure: cells per
+// endpoint, transports, rounds and operations in all.
+func transportPlan(base s3bench.Config, control bool, endpoint string) string {
+	cells := 0
+	for _, op := range base.Ops {
+		n := len(base.Sizes)
+		if op == s3bench.Head {
+			n = 1
+		}
+		cells += n * len(base.Concurrency)
+	}
+	var eps []string
+	if control {
+		eps = append(eps, "the in-process control")
+	}
+	if endpoint != "" {
+		eps = append(eps, endpoint)
+	}
+	iters := base.Iterations
+	if iters == 0 {
+		iters = s3bench.DefaultIterations
+	}
+	return fmt.Sprintf("plan: %d cells × %d transports against %s, %d rounds each, %d measured operations per cell and transport (%d in all, warm-ups apart)",
+		cells, len(base.Transports), strings.Join(eps, " and "), base.Rounds, iters, cells*len(base.Transports)*len(eps)*iters)
 }
 
 // startBackgroundLoad starts n CPU-bound busy-loop processes (/bin/sh
@@ -289,9 +354,11 @@ func (f *firstWrite) Write(b []byte) (int, error) {
 }
 
 // writeTransportTables prints, per endpoint in first-seen order, the side by
-// side table (results.WriteTable: with targets http then uring its ratio
-// column is uring/http p50) and a line per scenario with the uring/http
-// ratios of ops/s and p99 and each side's MiB/s.
+// side table (results.WriteTableWidth, fitted to w when it is a terminal:
+// with targets http then uring its speed column is uring's speed × http's)
+// and a line per scenario with the uring/http ratios of ops/s, p99 and CPU
+// per operation, each header saying which way is better, and each side's
+// MiB/s.
 func writeTransportTables(w io.Writer, recs []results.Record) error {
 	var endpoints []string
 	by := map[string][]results.Record{}
@@ -304,7 +371,7 @@ func writeTransportTables(w io.Writer, recs []results.Record) error {
 	}
 	for _, ep := range endpoints {
 		fmt.Fprintf(w, "\nendpoint %s\n", ep)
-		if err := results.WriteTable(w, by[ep]); err != nil {
+		if err := results.WriteTableWidth(w, by[ep], terminalWidth(w)); err != nil {
 			return err
 		}
 		if err := writeRatios(w, by[ep]); err != nil {
@@ -328,7 +395,7 @@ func writeRatios(w io.Writer, recs []results.Record) error {
 		cell[[2]string{r.Target, r.Scenario}] = r
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\turing/http ops/s (per-round median [min–max])\turing/http p99\turing/http CPU/op\thttp MiB/s\turing MiB/s\terrors http/uring\t")
+	fmt.Fprintln(tw, "scenario\turing/http ops/s (above 1× uring is faster; per-round median [min–max])\turing/http p99 (below 1× uring is faster)\turing/http CPU/op (below 1× uring is cheaper)\thttp MiB/s\turing MiB/s\terrors http/uring\t")
 	rows := 0
 	for _, s := range scenarios {
 		h, okH := cell[[2]string{"http", s}]

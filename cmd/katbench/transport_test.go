@@ -137,3 +137,17 @@ func TestCPURatioFromLines(t *testing.T) {
 		t.Errorf("cpuRatio without rounds = %q, want the whole-run ratio 2.00×", got)
 	}
 }
+
+// TestTransportDeadEndpointFailsFirst: an unreachable ENDPOINT fails the
+// run before anything is measured (no line, not even the control's).
+func TestTransportDeadEndpointFailsFirst(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := katbenchEnv(t, dir, []string{"AWS_ACCESS_KEY_ID=k", "AWS_SECRET_ACCESS_KEY=s"},
+		"transport", "http://127.0.0.1:1", "--history", "")
+	if code != 1 || stdout != "" {
+		t.Fatalf("exit %d, stdout %.300q; want exit 1 with nothing measured (stderr %s)", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "127.0.0.1:1") || !strings.Contains(stderr, "unreachable") {
+		t.Errorf("stderr %q does not name the unreachable endpoint", stderr)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -70,5 +71,66 @@ func TestUnknownUringWaitRefused(t *testing.T) {
 				t.Errorf("bad input wrote %v", entries)
 			}
 		})
+	}
+}
+
+// TestCompetitorHelp: each competitor's help has examples, names the
+// environment it reads and shows only the flags that apply to it; a
+// remote server's --warehouse (the embedded catalog's) is refused with the
+// positional WAREHOUSE named instead.
+func TestCompetitorHelp(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name       string
+		want, hide []string
+	}{
+		{"nessie", []string{"Examples:", "KATBENCH_NESSIE_URL", "KATBENCH_NESSIE_PROPS", "--prop", "not --warehouse"}, []string{"--durability string", "--warehouse string", "--s3-endpoint string"}},
+		{"polaris", []string{"Examples:", "KATBENCH_POLARIS_WAREHOUSE", "8281/api/catalog"}, []string{"--durability string", "--transport string"}},
+		{"embedded", []string{"Examples:", "--durability", "--warehouse"}, []string{"--prop stringArray"}},
+		{"rest", []string{"Examples:", "--prop", "--warehouse", "credential="}, nil},
+	}
+	for _, c := range cases {
+		stdout, _, code := katbench(t, dir, c.name, "--help")
+		if code != 0 {
+			t.Fatalf("%s --help: exit %d", c.name, code)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("%s --help lacks %q:\n%s", c.name, w, stdout)
+			}
+		}
+		for _, h := range c.hide {
+			if strings.Contains(stdout, h) {
+				t.Errorf("%s --help shows %q, which does not apply", c.name, h)
+			}
+		}
+	}
+	_, stderr, code := katbench(t, dir, "nessie", "http://127.0.0.1:1/iceberg", "--warehouse", "wh")
+	if code != 2 || !strings.Contains(stderr, "katbench nessie URL WAREHOUSE") {
+		t.Errorf("nessie --warehouse: exit %d, stderr %q; want exit 2 naming the positional WAREHOUSE", code, stderr)
+	}
+}
+
+// TestVersion: --version names the commit (or says it is not recorded)
+// and the Go toolchain.
+func TestVersion(t *testing.T) {
+	stdout, _, code := katbench(t, t.TempDir(), "--version")
+	if code != 0 || !strings.HasPrefix(stdout, "katbench ") || !strings.Contains(stdout, "commit ") || !strings.Contains(stdout, runtime.Version()) {
+		t.Fatalf("--version: exit %d, %q; want katbench, its commit and %s", code, stdout, runtime.Version())
+	}
+}
+
+// TestQuickScenarioByLevel: a quick run whose --scenario names a level
+// outside the quick levels (1, 4) runs it, as before quick runs had fewer
+// levels.
+func TestQuickScenarioByLevel(t *testing.T) {
+	stdout, stderr, code := katbench(t, t.TempDir(), "embedded", "--peer", "", "--quick", "--tables", "4", "--ops", "20",
+		"--duration", "30ms", "--warmup", "1ms", "--scenario", "load_table.throughput.t8", "--history", "")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	recs := parseLines(t, stdout)
+	if len(recs) != 1 || recs[0].Scenario != "load_table.throughput.t8" || recs[0].Ops == 0 {
+		t.Fatalf("lines %+v, want one measured load_table.throughput.t8", recs)
 	}
 }

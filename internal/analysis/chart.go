@@ -162,3 +162,74 @@ func ninesTicks(maxNines float64) []tick {
 	}
 	return ts
 }
+
+// ratioChartSVG draws a run's speed ratios, one row per compared cell: a
+// dot at B's speed as a multiple of A's, a whisker over the per-round
+// range, on a log2 axis centred on 1× (right of it B is better). Rows
+// without a number are left out.
+func ratioChartSVG(rv ratioRunView) string {
+	var rows []ratioRow
+	lo, hi := 1.0, 1.0
+	for _, r := range rv.Rows {
+		if r.ok && r.speed > 0 && r.lo > 0 {
+			rows = append(rows, r)
+			lo, hi = math.Min(lo, r.lo), math.Max(hi, r.hi)
+		}
+	}
+	if len(rows) == 0 {
+		return ""
+	}
+	// A symmetric log2 range of whole powers, at most 2^-8..2^8 (beyond
+	// that a dot sits on the edge, its number in the table).
+	span := math.Min(math.Max(math.Ceil(math.Max(-math.Log2(lo), math.Log2(hi))), 1), 8)
+	const labelW, rowH, top, width, rightPad = 330, 16, 40, 900, 20
+	plot := float64(width - labelW - rightPad)
+	height := top + rowH*len(rows) + 30
+	px := func(v float64) float64 {
+		l := math.Max(-span, math.Min(span, math.Log2(v)))
+		return labelW + (l+span)/(2*span)*plot
+	}
+	var b strings.Builder
+	title := fmt.Sprintf("run %s: speed × %s's (headline metric; right of 1× is better)", short(rv.RunID), rv.Base)
+	fmt.Fprintf(&b, `<svg class="chart ratio" role="img" width="%d" height="%d" viewBox="0 0 %d %d"><title>%s</title>`, width, height, width, height, esc(title))
+	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#fff"/>`, width, height)
+	fmt.Fprintf(&b, `<text x="8" y="18" font-size="13" font-weight="bold">%s</text>`, esc(title))
+	bottom := top + rowH*len(rows)
+	for e := -span; e <= span; e++ {
+		x := px(math.Pow(2, e))
+		stroke := "#ddd"
+		if e == 0 {
+			stroke = "#444"
+		}
+		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="%s"/>`, x, x, top-6, bottom, stroke)
+		if span > 4 && int(e)%2 != 0 {
+			continue // every other label, so wide ranges stay legible
+		}
+		label := FormatNum(math.Pow(2, e)) + "×"
+		if e < 0 {
+			label = "1/" + FormatNum(math.Pow(2, -e)) + "×"
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="11" text-anchor="middle">%s</text>`, x, bottom+14, esc(label))
+	}
+	colour := map[string]string{}
+	for i, r := range rows {
+		c, ok := colour[r.Target]
+		if !ok {
+			c = palette[len(colour)%len(palette)]
+			colour[r.Target] = c
+		}
+		y := float64(top + rowH*i + rowH/2)
+		label := r.Target + "  " + r.Scenario
+		if rs := []rune(label); len(rs) > 52 {
+			label = string(rs[:51]) + "…"
+		}
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" text-anchor="end">%s</text>`, labelW-8, y+4, esc(label))
+		if r.hi > r.lo {
+			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="2"/>`, px(r.lo), px(r.hi), y, y, c)
+		}
+		fmt.Fprintf(&b, `<circle class="ratio" data-name="%s" cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s</title></circle>`,
+			esc(r.Target+" "+r.Scenario), px(r.speed), y, c, esc(r.Speed))
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}

@@ -48,6 +48,8 @@ type reportView struct {
 	Families  []familyView
 	Capacity  []familyView
 	Ratios    []ratioRunView
+	// Summary is one headline per (run, non-base target).
+	Summary []summaryView
 }
 
 type runView struct {
@@ -71,19 +73,32 @@ type seriesRow struct {
 }
 
 type familyView struct {
-	Name  string
-	Chart template.HTML
+	Name, Anchor string
+	Chart        template.HTML
 }
 
 type ratioRunView struct {
 	RunID, Base string
 	Rows        []ratioRow
+	Chart       template.HTML // every row's speed ratio with its spread
 }
 
 type ratioRow struct {
 	Scenario, Target string
 	P50, OpsSec      string
 	Tie              bool
+	// Speed is B's speed as a multiple of A's in the headline metric
+	// (A's p50 / B's p50 for latencies, B's ops/s / A's for throughput):
+	// above 1 B is better, whatever the metric.
+	Speed         string
+	speed, lo, hi float64
+	ok            bool
+}
+
+type summaryView struct {
+	RunID, Base, Target        string
+	Cells, Better, Worse, Ties int
+	GeoMean, Best, Worst       string
 }
 
 func buildReport(lines []Line, o ReportOptions) (reportView, error) {
@@ -160,21 +175,30 @@ func buildReport(lines []Line, o ReportOptions) (reportView, error) {
 	}
 	v.Families = families(lines, label)
 	v.Capacity = capacityCharts(lines, label)
-	v.Ratios = ratios(lines, runs)
+	v.Ratios = ratios(lines, runs, variant)
+	v.Summary = summary(v.Ratios)
+	for i := range v.Families {
+		v.Families[i].Anchor = fmt.Sprintf("f%d", i)
+	}
+	for i := range v.Ratios {
+		v.Ratios[i].Chart = template.HTML(ratioChartSVG(v.Ratios[i]))
+	}
 	return v, nil
 }
 
-// variants tells apart lines of one run and target that differ only in
-// params (a transport run measures the same cell against two endpoints):
-// it returns, for a line, the params whose values differ within its
-// group as "k=v", or "" when there is nothing to tell apart.
+// variants tells apart lines of one run, target and scenario that differ
+// only in params (a transport run measures the same cell against two
+// endpoints): it returns, for a line, the params whose values differ
+// within its group as "k=v", or "" when there is nothing to tell apart.
 func variants(lines []Line) func(Line) string {
+	// Lines of one run, target and scenario measure the same cell unless
+	// the run varied something on purpose (a transport run measures a
+	// cell against two endpoints): only params that differ there tell
+	// series apart. Params that differ between the levels of a family
+	// (commit_tables, conflict counts, CPU per op) are the cell's own
+	// results or shape, never a series of their own.
 	group := func(l Line) string {
-		name := l.Scenario
-		if fam, ok := familyOf(l); ok {
-			name = fam
-		}
-		return l.RunID + "\x00" + l.Target + "\x00" + name
+		return l.RunID + "\x00" + l.Target + "\x00" + l.Scenario
 	}
 	sets := map[string][]map[string]any{}
 	for _, l := range lines {
@@ -298,9 +322,13 @@ func families(lines []Line, label func(Line) string) []familyView {
 }
 
 // ratios compares every target of a run with the run's first target, per
-// scenario: p50 and ops/s as B/A, with the median and min–max of the
-// per-round ratios when both lines carry rounds.
-func ratios(lines []Line, runs []RunInfo) []ratioRunView {
+// scenario (and per variant, when the run measured a scenario more than
+// once): p50 and ops/s as B/A, with the median and min–max of the
+// per-round ratios when both lines carry rounds, and B's speed in the
+// line's headline metric as a multiple of A's (higher: B better).
+// Targets' own params (their store, their URL) never keep two targets'
+// cells apart.
+func ratios(lines []Line, runs []RunInfo, variant func(Line) string) []ratioRunView {
 	var out []ratioRunView
 	for _, r := range runs {
 		if len(r.Targets) < 2 {
@@ -314,7 +342,10 @@ func ratios(lines []Line, runs []RunInfo) []ratioRunView {
 			if l.RunID != r.ID || !l.Measured() {
 				continue
 			}
-			k := cellKey{l.Target, l.Scenario, definingSansTarget(l)}
+			k := cellKey{l.Target, l.Scenario + "\x00" + l.Loop, variant(l)}
+			if l.Rate != nil {
+				k.params += fmt.Sprintf(" rate=%g", *l.Rate)
+			}
 			if _, ok := cells[k]; !ok {
 				order = append(order, k)
 			}
@@ -332,11 +363,13 @@ func ratios(lines []Line, runs []RunInfo) []ratioRunView {
 			b := cells[k]
 			p50, tie1 := ratioSpread(P50, a, b)
 			ops, tie2 := ratioSpread(OpsSec, a, b)
-			scen := k.scen
-			if ep, ok := b.Params["endpoint"]; ok {
-				scen += fmt.Sprintf(" (%v)", ep)
+			scen := b.Scenario
+			if k.params != "" {
+				scen += " (" + strings.TrimSpace(k.params) + ")"
 			}
-			rv.Rows = append(rv.Rows, ratioRow{Scenario: scen, Target: k.target, P50: p50, OpsSec: ops, Tie: tie1 || tie2})
+			row := ratioRow{Scenario: scen, Target: k.target, P50: p50, OpsSec: ops, Tie: tie1 || tie2}
+			row.Speed, row.speed, row.lo, row.hi, row.ok = speedRatio(a, b)
+			rv.Rows = append(rv.Rows, row)
 		}
 		if len(rv.Rows) > 0 {
 			out = append(out, rv)
@@ -389,16 +422,106 @@ func roundRatios(m Metric, a, b Line) (roundRatio, bool) {
 	return roundRatio{median: median(rs), lo: rs[0], hi: rs[len(rs)-1], n: len(rs)}, true
 }
 
+// commitLabel is the line's build revision: "0123456789ab (clean)" or
+// "… (dirty)", and words instead of a revision when the binary carried
+// none (built without version control information).
 func commitLabel(l Line) string {
+	sha := l.Commit.SHA
+	if sha == "" || sha == "unknown" {
+		return "not recorded (built without version control information)"
+	}
 	state := "clean"
 	if l.Commit.Dirty {
 		state = "dirty"
 	}
-	sha := l.Commit.SHA
 	if len(sha) > 12 {
 		sha = sha[:12]
 	}
 	return sha + " (" + state + ")"
+}
+
+// speedRatio is b's speed as a multiple of a's in b's headline metric,
+// with the per-round range when both carry rounds: "1.23× [1.10–1.40]"
+// or "1.23×". ok is false when either side lacks the number.
+func speedRatio(a, b Line) (text string, v, lo, hi float64, ok bool) {
+	m := HeadlineOf(b)
+	inv := func(x float64) float64 {
+		if m.HigherBetter {
+			return x
+		}
+		return 1 / x
+	}
+	if rr, ok := roundRatios(m, a, b); ok {
+		v, lo, hi = inv(rr.median), inv(rr.lo), inv(rr.hi)
+		if lo > hi {
+			lo, hi = hi, lo
+		}
+		text = fmt.Sprintf("%.3g× [%.3g–%.3g]", v, lo, hi)
+		if rr.tie() {
+			text += " tie"
+		}
+		return text, v, lo, hi, true
+	}
+	va, oka := m.Value(a)
+	vb, okb := m.Value(b)
+	if !oka || !okb || va == 0 || vb == 0 {
+		return "—", 0, 0, 0, false
+	}
+	v = inv(vb / va)
+	return fmt.Sprintf("%.3g×", v), v, v, v, true
+}
+
+// summary is the headline of each compared pair of targets: over every
+// cell both measured, how often B was better or worse than A beyond its
+// spread, and the geometric mean, best and worst of B's speed as a
+// multiple of A's.
+func summary(rs []ratioRunView) []summaryView {
+	var out []summaryView
+	for _, r := range rs {
+		by := map[string]*summaryView{}
+		var order []string
+		logs := map[string][]float64{}
+		best, worst := map[string]ratioRow{}, map[string]ratioRow{}
+		for _, row := range r.Rows {
+			if !row.ok {
+				continue
+			}
+			sv := by[row.Target]
+			if sv == nil {
+				sv = &summaryView{RunID: short(r.RunID), Base: r.Base, Target: row.Target}
+				by[row.Target] = sv
+				order = append(order, row.Target)
+			}
+			sv.Cells++
+			switch {
+			case row.lo <= 1 && row.hi >= 1 && row.lo != row.hi, row.speed == 1:
+				sv.Ties++
+			case row.speed > 1:
+				sv.Better++
+			default:
+				sv.Worse++
+			}
+			logs[row.Target] = append(logs[row.Target], math.Log(row.speed))
+			if b, ok := best[row.Target]; !ok || row.speed > b.speed {
+				best[row.Target] = row
+			}
+			if w, ok := worst[row.Target]; !ok || row.speed < w.speed {
+				worst[row.Target] = row
+			}
+		}
+		for _, t := range order {
+			sv := by[t]
+			sum := 0.0
+			for _, x := range logs[t] {
+				sum += x
+			}
+			sv.GeoMean = fmt.Sprintf("%.3g×", math.Exp(sum/float64(len(logs[t]))))
+			sv.Best = fmt.Sprintf("%.3g× %s", best[t].speed, best[t].Scenario)
+			sv.Worst = fmt.Sprintf("%.3g× %s", worst[t].speed, worst[t].Scenario)
+			out = append(out, *sv)
+		}
+	}
+	return out
 }
 
 func short(id string) string {
@@ -431,24 +554,41 @@ h1{font-size:22px} h2{font-size:18px;margin-top:32px;border-bottom:1px solid #cc
 table{border-collapse:collapse;font-size:12px;margin:6px 0} th,td{border:1px solid #ccc;padding:3px 6px;text-align:right} th{background:#f3f3f3}
 td.l,th.l{text-align:left} .tie{color:#a60} .note{color:#666;font-size:12px} .chart{display:block;margin:6px 0;border:1px solid #eee}
 section.scenario{display:inline-block;vertical-align:top;margin-right:24px}
+nav.toc{font-size:13px;line-height:1.6;border:1px solid #ddd;padding:6px 12px;background:#fafafa} nav.toc ol{margin:4px 0;padding-left:20px}
 </style></head><body>
 <h1>{{.Title}}</h1>
 <p class="note">Generated {{.Generated}} from {{range $i, $s := .Sources}}{{if $i}}, {{end}}<code>{{$s}}</code>{{end}}. Closed-loop lines are service times (coordinated omission not corrected); only open-loop lines are latency under load.</p>
+<nav class="toc"><b>Contents</b><ol>
+<li><a href="#summary">Summary</a></li>
+<li><a href="#runs">Runs</a></li>
+{{if .Ratios}}<li><a href="#ratios">A/B ratios</a></li>{{end}}
+{{if .Families}}<li><a href="#throughput">Throughput vs threads</a>: {{range $i, $f := .Families}}{{if $i}} · {{end}}<a href="#{{$f.Anchor}}">{{$f.Name}}</a>{{end}}</li>{{end}}
+{{if .Capacity}}<li><a href="#capacity">Capacity: latency against throughput</a></li>{{end}}
+<li><a href="#spectra">Percentile spectra</a>: {{range $i, $s := .Scenarios}}{{if $i}} · {{end}}<a href="#{{$s.Anchor}}">{{$s.Name}}</a>{{end}}</li>
+</ol></nav>
+<h2 id="summary">Summary</h2>
+<p>{{len .Runs}} run(s), {{len .Scenarios}} scenarios, {{len .Families}} throughput families.</p>
+{{if .Summary}}<p class="note">Speed is each target's headline metric as a multiple of the run's first target (A): A's p50 ÷ B's for latencies, B's ops/s ÷ A's for throughput, so above 1× B is better in every row. A tie is a per-round range that straddles 1×.</p>
+<table><tr><th class="l">run</th><th class="l">A</th><th class="l">B</th><th>cells</th><th>B better</th><th>B worse</th><th>ties</th><th>geometric mean speed</th><th class="l">best</th><th class="l">worst</th></tr>
+{{range .Summary}}<tr><td class="l">{{.RunID}}</td><td class="l">{{.Base}}</td><td class="l">{{.Target}}</td><td>{{.Cells}}</td><td>{{.Better}}</td><td>{{.Worse}}</td><td>{{.Ties}}</td><td>{{.GeoMean}}</td><td class="l">{{.Best}}</td><td class="l">{{.Worst}}</td></tr>
+{{end}}</table>{{else}}<p class="note">No run here compares two targets, so there are no ratios.</p>{{end}}
 <h2 id="runs">Runs</h2>
 <table><tr><th class="l">run</th><th class="l">time</th><th class="l">host</th><th class="l">commit</th><th class="l">command</th><th class="l">targets</th><th>lines</th></tr>
 {{range .Runs}}<tr><td class="l"><code>{{.ID}}</code></td><td class="l">{{.TS}}</td><td class="l">{{.Host}}</td><td class="l">{{.Commit}}</td><td class="l"><code>{{.Command}}</code></td><td class="l">{{.Targets}}</td><td>{{.Lines}}</td></tr>
 {{end}}</table>
+{{if .Ratios}}<h2 id="ratios">A/B ratios (B/A per cell; median [min–max] of per-round ratios where rounds exist)</h2>
+<p class="note">p50 B/A and ops/s B/A are the plain quotients (a p50 below 1× and ops/s above 1× both mean B is better); the speed column turns the headline metric into one direction: above 1× B is better.</p>
+{{range .Ratios}}<h3>run <code>{{.RunID}}</code>, A = {{.Base}}</h3>
+{{.Chart}}
+<table><tr><th class="l">scenario</th><th class="l">B</th><th>p50 B/A</th><th>ops/s B/A</th><th>speed × A (headline, higher = B better)</th></tr>
+{{range .Rows}}<tr{{if .Tie}} class="tie"{{end}}><td class="l">{{.Scenario}}</td><td class="l">{{.Target}}</td><td>{{.P50}}</td><td>{{.OpsSec}}</td><td>{{.Speed}}</td></tr>
+{{end}}</table>{{end}}{{end}}
 {{if .Families}}<h2 id="throughput">Throughput vs threads</h2>
-{{range .Families}}<section class="scenario"><h3>{{.Name}}</h3>{{.Chart}}</section>
+{{range .Families}}<section class="scenario" id="{{.Anchor}}"><h3>{{.Name}}</h3>{{.Chart}}</section>
 {{end}}{{end}}
 {{if .Capacity}}<h2 id="capacity">Capacity: latency against throughput</h2>
 {{range .Capacity}}<section class="scenario"><h3>{{.Name}}</h3>{{.Chart}}</section>
 {{end}}{{end}}
-{{if .Ratios}}<h2 id="ratios">A/B ratios (B/A per cell; median [min–max] of per-round ratios where rounds exist)</h2>
-{{range .Ratios}}<h3>run <code>{{.RunID}}</code>, A = {{.Base}}</h3>
-<table><tr><th class="l">scenario</th><th class="l">B</th><th>p50 B/A</th><th>ops/s B/A</th></tr>
-{{range .Rows}}<tr{{if .Tie}} class="tie"{{end}}><td class="l">{{.Scenario}}</td><td class="l">{{.Target}}</td><td>{{.P50}}</td><td>{{.OpsSec}}</td></tr>
-{{end}}</table>{{end}}{{end}}
 <h2 id="spectra">Percentile spectra per scenario</h2>
 {{range .Scenarios}}<section class="scenario" id="{{.Anchor}}"><h3>{{.Name}}</h3>
 {{if .Chart}}{{.Chart}}{{else}}<p class="note">no histogram to plot</p>{{end}}

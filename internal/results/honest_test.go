@@ -138,7 +138,8 @@ func TestRatioSpread(t *testing.T) {
 	if err := WriteTable(&buf, []Record{a, b}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), "1.05× p50 [0.9–1.1] tie") {
+	// p50 ratios 0.9, 1.05, 1.1 are speeds 1/1.1, 1/1.05, 1/0.9.
+	if !strings.Contains(buf.String(), "0.952× p50 [0.909–1.11] tie") {
 		t.Errorf("table:\n%s", buf.String())
 	}
 }

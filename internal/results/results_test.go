@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestRecorderPercentilesAndMerge(t *testing.T) {
@@ -110,7 +111,8 @@ func TestTableShowsRatioToFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	if !regexp.MustCompile(`50(\.0\d?)?× p50`).MatchString(out) || !strings.Contains(out, "skipped sql resolve_metadata.latency: no resolver") {
+	// sql is 50 times slower: 0.02× embedded's speed.
+	if !regexp.MustCompile(`0\.02× p50`).MatchString(out) || !strings.Contains(out, "skipped sql resolve_metadata.latency: no resolver") {
 		t.Fatalf("table:\n%s", out)
 	}
 }
@@ -167,7 +169,76 @@ func TestTableRatioFollowsLineMetric(t *testing.T) {
 	if err := WriteTable(&buf, recs); err != nil {
 		t.Fatal(err)
 	}
-	if out := buf.String(); !strings.Contains(out, "4× p50") || !strings.Contains(out, "0.5× ops/s") {
+	// Both rows read as speed: b's p50 is 4× a's (0.25× the speed), b's
+	// ops/s half a's (0.5× the speed).
+	if out := buf.String(); !strings.Contains(out, "0.25× p50") || !strings.Contains(out, "0.5× ops/s") {
 		t.Fatalf("table:\n%s", out)
 	}
+}
+
+// TestTableFitsTheWidth: four targets do not fit 100 columns side by side;
+// the table comes in blocks no wider than that, each with the scenario
+// column, every target and its speed column present, the direction of the
+// speed said once, and repeated skip reasons folded into one line.
+func TestTableFitsTheWidth(t *testing.T) {
+	run := NewRun()
+	var recs []Record
+	targets := []string{"embedded", "rest", "grpc", "nessie"}
+	for _, sc := range []string{"load_table.latency", "create_table.latency"} {
+		for i, tg := range targets {
+			r := NewRecorder()
+			for range 100 {
+				r.Record(time.Duration(i+1) * 37 * time.Microsecond)
+			}
+			recs = append(recs, run.Result(tg, sc, Closed, 1, r, time.Second, nil))
+		}
+	}
+	const why = "competitor's durability mode is not the client's to choose"
+	for _, tg := range targets[1:] {
+		for _, mode := range []string{"immediate", "eventual", "none"} {
+			recs = append(recs, run.Skipped(tg, "create_table.durability."+mode, why, nil))
+		}
+	}
+	var wide, narrow bytes.Buffer
+	if err := WriteTable(&wide, recs); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTableWidth(&narrow, recs, 100); err != nil {
+		t.Fatal(err)
+	}
+	if maxLine(wide.String()) <= 100 {
+		t.Fatalf("fixture too narrow to test fitting:\n%s", wide.String())
+	}
+	out := narrow.String()
+	table, _, _ := strings.Cut(out, "\n×embedded:")
+	if n := maxLine(table); n > 100 {
+		t.Errorf("table line of %d columns in a 100-column fit:\n%s", n, out)
+	}
+	if got := strings.Count(table, "scenario"); got < 2 {
+		t.Errorf("%d blocks, want the table wrapped into several:\n%s", got, out)
+	}
+	for _, tg := range targets[1:] {
+		if !strings.Contains(table, tg+" p50 µs") || strings.Count(out, "×embedded") < 3 {
+			t.Errorf("%s or its speed column missing:\n%s", tg, out)
+		}
+	}
+	// rest's p50 is twice embedded's: half its speed.
+	if !strings.Contains(out, "0.5× p50") {
+		t.Errorf("speed of rest missing:\n%s", out)
+	}
+	if strings.Count(strings.Join(strings.Fields(out), " "), "above 1× is faster") != 1 {
+		t.Errorf("the speed's direction should be said once:\n%s", out)
+	}
+	flat := strings.Join(strings.Fields(out), " ") // notes are word-wrapped
+	if strings.Count(flat, why) != 1 || !strings.Contains(flat, "skipped 9 lines (rest 3, grpc 3, nessie 3;") {
+		t.Errorf("repeated skip reasons not folded into one counted line:\n%s", out)
+	}
+}
+
+func maxLine(s string) int {
+	n := 0
+	for _, l := range strings.Split(s, "\n") {
+		n = max(n, utf8.RuneCountInString(l))
+	}
+	return n
 }

@@ -6,14 +6,20 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 )
 
 // WriteTable prints records side by side: one row per scenario, one column
-// group per target in first-seen order, and each target's ratio to the first
-// target in the line's headline metric (p50 for latencies, ops/s for
-// throughput; the line says which).
-func WriteTable(w io.Writer, recs []Record) error {
+// group per target in first-seen order, and each later target's speed as
+// a multiple of the first target's (see [Speed]), at any width.
+func WriteTable(w io.Writer, recs []Record) error { return WriteTableWidth(w, recs, 0) }
+
+// WriteTableWidth is WriteTable fitted to width columns (0: no limit):
+// when the target groups do not fit side by side, p999 is left out, and
+// then p99, and when they still do not fit the table is printed in blocks of as many
+// target groups as fit, each block repeating the scenario column. Skipped
+// lines that share a reason are folded into one line with a count.
+func WriteTableWidth(w io.Writer, recs []Record, width int) error {
 	var targets, scenarios []string
 	seenT, seenS := map[string]bool{}, map[string]bool{}
 	cell := map[[2]string]Record{}
@@ -31,58 +37,245 @@ func WriteTable(w io.Writer, recs []Record) error {
 	if len(targets) == 0 {
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := []string{"scenario"}
-	for i, t := range targets {
-		head = append(head, t+" p50 µs", "p99 µs", "p999 µs", "ops/s")
-		if i > 0 {
-			head = append(head, fmt.Sprintf("%s/%s", t, targets[0]))
-		}
-	}
-	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
 	first := targets[0]
-	for _, s := range scenarios {
-		row := []string{s}
-		base, haveBase := cell[[2]string{first, s}]
+	// groups[i] are target i's columns: a header and one cell per scenario.
+	build := func(p99, p999 bool) [][]column {
+		groups := make([][]column, len(targets))
 		for i, t := range targets {
-			r, ok := cell[[2]string{t, s}]
-			switch {
-			case !ok:
-				row = append(row, "—", "", "", "")
-			case r.Skipped != "":
-				row = append(row, "skipped", "", "", "")
-			default:
-				mark := ""
-				if r.Failed() {
-					mark = " !"
-				}
-				row = append(row, num(r.P50US)+mark, num(r.P99US), num(r.P999US), num(r.OpsSec))
+			cols := []column{{head: t + " p50 µs"}}
+			if p99 {
+				cols = append(cols, column{head: "p99 µs"})
 			}
+			if p999 {
+				cols = append(cols, column{head: "p999 µs"})
+			}
+			cols = append(cols, column{head: "ops/s"})
 			if i > 0 {
-				row = append(row, ratio(base, haveBase, r, ok))
+				cols = append(cols, column{head: "×" + first})
 			}
+			for _, s := range scenarios {
+				r, ok := cell[[2]string{t, s}]
+				var vals []string
+				switch {
+				case !ok:
+					vals = []string{"—", "", "", ""}
+				case r.Skipped != "":
+					vals = []string{"skipped", "", "", ""}
+				default:
+					mark := ""
+					if r.Failed() {
+						mark = " !"
+					}
+					vals = []string{num(r.P50US) + mark, num(r.P99US), num(r.P999US), num(r.OpsSec)}
+				}
+				keep := []string{vals[0]}
+				if p99 {
+					keep = append(keep, vals[1])
+				}
+				if p999 {
+					keep = append(keep, vals[2])
+				}
+				vals = append(keep, vals[3])
+				if i > 0 {
+					base, haveBase := cell[[2]string{first, s}]
+					vals = append(vals, speedCell(base, haveBase, r, ok))
+				}
+				for c := range cols {
+					cols[c].cells = append(cols[c].cells, vals[c])
+				}
+			}
+			groups[i] = cols
 		}
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+		return groups
 	}
-	for _, r := range recs {
-		if r.Skipped != "" {
-			fmt.Fprintf(tw, "skipped %s %s: %s\n", r.Target, r.Scenario, oneLine(r.Skipped))
+	scen := column{head: "scenario", left: true, cells: scenarios}
+	groups := build(true, true)
+	if width > 0 && tableWidth(scen, groups...) > width {
+		groups = build(true, false)
+	}
+	if width > 0 && tableWidth(scen, groups...) > width {
+		groups = build(false, false)
+	}
+	var blocks [][][]column
+	if width <= 0 || tableWidth(scen, groups...) <= width {
+		blocks = [][][]column{groups}
+	} else {
+		var cur [][]column
+		for _, g := range groups {
+			if len(cur) > 0 && tableWidth(scen, append(cur, g)...) > width {
+				blocks = append(blocks, cur)
+				cur = nil
+			}
+			cur = append(cur, g)
 		}
+		blocks = append(blocks, cur)
 	}
+	var b strings.Builder
+	for i, blk := range blocks {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		cols := []column{scen}
+		for _, g := range blk {
+			cols = append(cols, g...)
+		}
+		writeColumns(&b, cols)
+	}
+	notes := &wrapped{b: &b, width: width}
+	if len(targets) > 1 {
+		fmt.Fprintf(notes, "×%s: each target's speed as a multiple of %s's in the row's headline metric "+
+			"(%s's p50 ÷ its p50 on latency rows, its ops/s ÷ %s's on throughput rows): above 1× is faster, below 1× slower\n",
+			first, first, first, first)
+	}
+	writeSkips(notes, recs)
 	for _, r := range recs {
 		if r.Skipped == "" && r.Failed() {
 			allowed := ""
 			if r.AllowErrors {
 				allowed = " (allowed by --allow-errors)"
 			}
-			fmt.Fprintf(tw, "! errors %s %s: %d of %d operations failed, %d in the warm-up%s: %s\n",
+			fmt.Fprintf(notes, "! errors %s %s: %d of %d operations failed, %d in the warm-up%s: %s\n",
 				r.Target, r.Scenario, r.Errors, r.Errors+r.Ops, r.warmupErrors(), allowed, oneLine(r.FirstError))
 		}
 	}
 	if hasSpread(recs) {
-		fmt.Fprintln(tw, "ratios: median of the per-round ratios [min–max]; \"tie\" when the range straddles 1")
+		fmt.Fprintln(notes, "speeds: median of the per-round ratios [min–max]; \"tie\" when the range straddles 1")
 	}
-	return tw.Flush()
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// column is one column of the terminal table.
+type column struct {
+	head  string
+	left  bool // left-aligned (the scenario names); numbers align right
+	cells []string
+}
+
+func (c column) width() int {
+	n := utf8.RuneCountInString(c.head)
+	for _, s := range c.cells {
+		n = max(n, utf8.RuneCountInString(s))
+	}
+	return n
+}
+
+// tableWidth is the printed width of scen and groups' columns, two spaces
+// apart.
+func tableWidth(scen column, groups ...[]column) int {
+	n := scen.width()
+	for _, g := range groups {
+		for _, c := range g {
+			n += 2 + c.width()
+		}
+	}
+	return n
+}
+
+func writeColumns(b *strings.Builder, cols []column) {
+	ws := make([]int, len(cols))
+	for i, c := range cols {
+		ws[i] = c.width()
+	}
+	row := func(get func(c column) string) {
+		var line strings.Builder
+		for i, c := range cols {
+			if i > 0 {
+				line.WriteString("  ")
+			}
+			v := get(c)
+			pad := strings.Repeat(" ", ws[i]-utf8.RuneCountInString(v))
+			if c.left {
+				line.WriteString(v + pad)
+			} else {
+				line.WriteString(pad + v)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+	row(func(c column) string { return c.head })
+	for r := range cols[0].cells {
+		row(func(c column) string { return c.cells[r] })
+	}
+}
+
+// writeSkips prints the skipped lines: one line for a lone skip, one line
+// per shared reason with a count and who was skipped otherwise.
+func writeSkips(b io.Writer, recs []Record) {
+	var reasons []string
+	by := map[string][]Record{}
+	for _, r := range recs {
+		if r.Skipped == "" {
+			continue
+		}
+		why := oneLine(r.Skipped)
+		if _, ok := by[why]; !ok {
+			reasons = append(reasons, why)
+		}
+		by[why] = append(by[why], r)
+	}
+	for _, why := range reasons {
+		rs := by[why]
+		if len(rs) == 1 {
+			fmt.Fprintf(b, "skipped %s %s: %s\n", rs[0].Target, rs[0].Scenario, why)
+			continue
+		}
+		var order []string
+		n := map[string]int{}
+		for _, r := range rs {
+			if n[r.Target] == 0 {
+				order = append(order, r.Target)
+			}
+			n[r.Target]++
+		}
+		var who []string
+		for _, t := range order {
+			who = append(who, fmt.Sprintf("%s %d", t, n[t]))
+		}
+		fmt.Fprintf(b, "skipped %d lines (%s; first %s): %s\n", len(rs), strings.Join(who, ", "), rs[0].Scenario, why)
+	}
+}
+
+// wrapped writes notes word-wrapped to width (0: as they are), each
+// continuation indented by two spaces. Every Write is one note ending in
+// a newline.
+type wrapped struct {
+	b     *strings.Builder
+	width int
+}
+
+func (w *wrapped) Write(p []byte) (int, error) {
+	text := strings.TrimRight(string(p), "\n")
+	if w.width <= 0 {
+		w.b.WriteString(text + "\n")
+		return len(p), nil
+	}
+	line := ""
+	for _, word := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = word
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > w.width:
+			w.b.WriteString(line + "\n")
+			line = "  " + word
+		default:
+			line += " " + word
+		}
+	}
+	w.b.WriteString(line + "\n")
+	return len(p), nil
+}
+
+// Speed is r's speed as a multiple of base's in r's headline metric: the
+// ops/s ratio r/base for throughput, the p50 ratio base/r for latency, so
+// that above 1 r is faster whatever the metric. 0 when either side has no
+// number.
+func Speed(base, r Record) float64 {
+	x := Ratio(base, r)
+	if x == 0 || r.HeadlineMetric() == OpsSec {
+		return x
+	}
+	return 1 / x
 }
 
 // Ratio is what the table shows in a target's ratio column: r's headline
@@ -167,19 +360,26 @@ func hasSpread(recs []Record) bool {
 	return false
 }
 
-func ratio(base Record, haveBase bool, r Record, ok bool) string {
+// speedCell is the table's speed column: "1.23× p50", with the per-round
+// median and range "1.23× p50 [1.10–1.40]" (and " tie") when both lines
+// carry rounds; the unit names the headline metric the speed came from.
+func speedCell(base Record, haveBase bool, r Record, ok bool) string {
 	if !haveBase || !ok {
 		return ""
 	}
 	unit := r.HeadlineMetric().Unit()
 	if s, ok := RatioSpread(base, r); ok {
+		med, lo, hi := s.Median, s.Min, s.Max
+		if r.HeadlineMetric() != OpsSec {
+			med, lo, hi = 1/med, 1/hi, 1/lo
+		}
 		tie := ""
 		if s.Tie {
 			tie = " tie"
 		}
-		return fmt.Sprintf("%s× %s [%s–%s]%s", ratioNum(s.Median), unit, ratioNum(s.Min), ratioNum(s.Max), tie)
+		return fmt.Sprintf("%s× %s [%s–%s]%s", ratioNum(med), unit, ratioNum(lo), ratioNum(hi), tie)
 	}
-	x := Ratio(base, r)
+	x := Speed(base, r)
 	if x == 0 {
 		return ""
 	}

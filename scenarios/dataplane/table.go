@@ -61,7 +61,7 @@ func WriteTable(w io.Writer, recs []results.Record) error {
 		}
 		if rows == 0 {
 			fmt.Fprintln(w)
-			fmt.Fprintln(tw, "target\tscenario\turing/http rows/s\turing/http p50\t")
+			fmt.Fprintln(tw, "target\tscenario\turing/http rows/s (above 1× uring is faster)\turing/http p50 (below 1× uring is faster)\t")
 		}
 		rows++
 		hr, _ := h.Params["rows_s"].(float64)

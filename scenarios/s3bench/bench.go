@@ -134,7 +134,9 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 		}
 	}
 
-	for _, c := range cells(cfg) {
+	all := cells(cfg)
+	began := time.Now()
+	for ci, c := range all {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -178,7 +180,7 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 				if round%2 == 1 {
 					i = len(lanes) - 1 - j
 				}
-				progress(cfg, name, string(lanes[i].info.Used), round, cfg.Rounds)
+				progress(cfg, ci, len(all), time.Since(began), name, string(lanes[i].info.Used), round, cfg.Rounds)
 				st := states[i]
 				recs := make([]*results.Recorder, len(st.workers))
 				for w := range recs {
@@ -424,11 +426,17 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-func progress(cfg Config, scenario, target string, round, rounds int) {
+// progress redraws the progress line: the cell of all cells, the time
+// left at the pace of the cells done so far, and the round in the cell.
+func progress(cfg Config, cell, cells int, took time.Duration, scenario, target string, round, rounds int) {
 	if cfg.Progress == nil {
 		return
 	}
-	fmt.Fprintf(cfg.Progress, "\r\x1b[K[%s] %s %s round %d/%d", cfg.EndpointName, scenario, target, round+1, rounds)
+	left := ""
+	if cell > 0 {
+		left = fmt.Sprintf(", about %s left", (took / time.Duration(cell) * time.Duration(cells-cell)).Round(time.Second))
+	}
+	fmt.Fprintf(cfg.Progress, "\r\x1b[K[%s] cell %d/%d%s: %s %s round %d/%d", cfg.EndpointName, cell+1, cells, left, scenario, target, round+1, rounds)
 }
 
 func progressDone(cfg Config) {
