@@ -159,12 +159,18 @@ func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, ident table.I
 			s.writeError(w, r, about(fmt.Errorf("load table %v: %w", ident, err), ident, ident[:len(ident)-1], nil))
 			return
 		}
+		if notModified(w, r, loc) {
+			return
+		}
 		s.writeSpliced(w, loc, raw, true)
 		return
 	}
 	tbl, err := s.cat.LoadTable(r.Context(), ident)
 	if err != nil {
 		s.writeError(w, r, about(fmt.Errorf("load table %v: %w", ident, err), ident, ident[:len(ident)-1], nil))
+		return
+	}
+	if notModified(w, r, tbl.MetadataLocation()) {
 		return
 	}
 	s.writeJSON(w, http.StatusOK, loadTableResponse{
