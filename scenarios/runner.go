@@ -62,6 +62,9 @@ type Options struct {
 	// operations per second per target, with up to OpenWorkers in flight.
 	Rate        float64
 	OpenWorkers int
+	// ViewsPerLeaf is the views per leaf namespace the view scenarios
+	// make; 0 means the default of [ViewsPerLeaf].
+	ViewsPerLeaf int
 }
 
 // Defaults returns the options of a full run (quick=false) or a --quick run.
