@@ -159,10 +159,9 @@ func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, ident table.I
 			s.writeError(w, r, about(fmt.Errorf("load table %v: %w", ident, err), ident, ident[:len(ident)-1], nil))
 			return
 		}
-		if notModified(w, r, loc) {
-			return
+		if raw, ok := s.loadAnswer(w, r, ident, loc, raw); ok {
+			s.writeSpliced(w, loc, raw, true)
 		}
-		s.writeSpliced(w, loc, raw, true)
 		return
 	}
 	tbl, err := s.cat.LoadTable(r.Context(), ident)
@@ -170,7 +169,7 @@ func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, ident table.I
 		s.writeError(w, r, about(fmt.Errorf("load table %v: %w", ident, err), ident, ident[:len(ident)-1], nil))
 		return
 	}
-	if notModified(w, r, tbl.MetadataLocation()) {
+	if s.answerLoaded(w, r, tbl) {
 		return
 	}
 	s.writeJSON(w, http.StatusOK, loadTableResponse{
