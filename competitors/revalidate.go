@@ -151,8 +151,11 @@ func (d *directLoad) resolve(ctx context.Context, c *restCompetitor) error {
 		return def
 	}
 	d.root = strings.TrimSuffix(d.base, "/") + "/v1/"
+	// The prefix is a path segment already in its escaped form (Nessie
+	// announces "main%7Cwarehouse"), inserted as it is, as Iceberg's own
+	// clients do.
 	if p := pick("prefix", d.prefix, ""); p != "" {
-		d.root += url.PathEscape(p) + "/"
+		d.root += strings.Trim(p, "/") + "/"
 	}
 	d.sep = pick("namespace-separator", "", "%1F")
 	return nil
