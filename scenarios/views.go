@@ -23,8 +23,15 @@ import (
 
 // NeedViews: the competitor serves views through an interface katbench
 // can drive.
-var NeedViews = Capability[competitors.ViewCatalog]("competitor's catalog client has no view support katbench can drive " +
-	"(iceberg-go's SQL catalog views take SQL text only and cannot be replaced; our gRPC front serves no views)")
+var NeedViews = func() Requirement {
+	r := Capability[competitors.ViewCatalog]("competitor's catalog client has no view support katbench can drive")
+	r.Explain = func(env *Env) string {
+		return fmt.Sprintf("%s's catalog client (%T) has no view support katbench can drive "+
+			"(iceberg-go's SQL catalog makes views from SQL text only and cannot replace them; our gRPC front serves no views)",
+			env.Competitor.Name(), env.Competitor.Catalog())
+	}
+	return r
+}()
 
 // ViewsPerLeaf is the number of views the view scenarios make per leaf
 // namespace when Options.ViewsPerLeaf is 0: 2 for --quick, 10 otherwise.
