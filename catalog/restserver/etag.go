@@ -19,11 +19,14 @@ import (
 // If-None-Match lists that tag, or "*", is answered 304 Not Modified with
 // the ETag and no body; any other GET gets the full 200 answer. The tag of
 // one location is the same on every server over the same catalog, so a
-// client may revalidate against any replica.
+// client may revalidate against any replica. A snapshots=refs answer is
+// another body, so its tag is derived from the location and the mode
+// (snapshots.go).
 
-// tableETag is the quoted entity tag of the table version stored at loc.
-func tableETag(loc string) string {
-	sum := sha256.Sum256([]byte(loc))
+// tableETag is the quoted entity tag of the answer identified by key: the
+// metadata location of the version, with the mode for a refs answer.
+func tableETag(key string) string {
+	sum := sha256.Sum256([]byte(key))
 	b := make([]byte, 0, 2+32)
 	b = append(b, '"')
 	b = hex.AppendEncode(b, sum[:16])
@@ -46,14 +49,14 @@ func etagListed(header, etag string) bool {
 	return false
 }
 
-// notModified stamps the ETag of the version at loc on w and, when r's
-// If-None-Match lists it, answers 304 with no body and reports true: the
-// caller then writes nothing more.
-func notModified(w http.ResponseWriter, r *http.Request, loc string) bool {
-	if loc == "" {
+// notModified stamps the ETag derived from key (a metadata location, see
+// etagKey) on w and, when r's If-None-Match lists it, answers 304 with no
+// body and reports true: the caller then writes nothing more.
+func notModified(w http.ResponseWriter, r *http.Request, key string) bool {
+	if key == "" {
 		return false
 	}
-	etag := tableETag(loc)
+	etag := tableETag(key)
 	w.Header()["Etag"] = []string{etag}
 	inm := r.Header["If-None-Match"]
 	for _, v := range inm {
