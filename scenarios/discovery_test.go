@@ -2,9 +2,14 @@ package scenarios_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/nordisk/katbench/catalog/restserver"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/scenarios"
 )
@@ -106,5 +111,61 @@ func TestDiscoveryViewsRevalidate(t *testing.T) {
 	}
 	if _, paged := got["embedded list_tables.latency"].Params["page_size"]; paged {
 		t.Error("embedded list_tables has a page_size, but the embedded catalog does not page")
+	}
+}
+
+// noETags is a REST server without freshness support: it never sees an
+// If-None-Match and never sends an ETag, as servers without ETag support
+// (Nessie 0.99) answer.
+type noETags struct{ h http.Handler }
+
+func (n noETags) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r.Header.Del("If-None-Match")
+	n.h.ServeHTTP(stripETag{w}, r)
+}
+
+// stripETag drops the ETag header before the answer is sent.
+type stripETag struct{ http.ResponseWriter }
+
+func (s stripETag) WriteHeader(code int) {
+	s.Header().Del("Etag")
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s stripETag) Write(b []byte) (int, error) {
+	s.Header().Del("Etag")
+	return s.ResponseWriter.Write(b)
+}
+
+// TestRevalidateWithoutETags: a REST server that never answers 304 is
+// measured all the same, its ratio 0 on the line.
+func TestRevalidateWithoutETags(t *testing.T) {
+	srv, err := restserver.New(openCatalog(t), restserver.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(noETags{srv})
+	t.Cleanup(hs.Close)
+	tg := target(t, "rest")
+	tg.Config.Args = []string{hs.URL}
+	o := tinyOptions()
+	o.Select, _ = scenarios.ParseSelector("load_table.revalidate.latency", o.Threads)
+	var coll results.Collector
+	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
+	if err := r.Execute(context.Background(), []scenarios.Target{tg}); err != nil {
+		t.Fatal(err)
+	}
+	if len(coll.Records) != 1 {
+		t.Fatalf("lines: %+v", coll.Records)
+	}
+	rec := coll.Records[0]
+	if rec.Skipped != "" || rec.Ops != int64(o.LatencyOps) || rec.Errors != 0 {
+		t.Fatalf("revalidate: skipped %q, ops %d, errors %d (%s)", rec.Skipped, rec.Ops, rec.Errors, rec.FirstError)
+	}
+	if rec.Params["not_modified_ratio"] != 0.0 || rec.Params["server_sent_tag"] != false {
+		t.Errorf("params = %v; want not_modified_ratio 0 and no tag sent", rec.Params)
+	}
+	if b, _ := rec.Params["mean_answer_bytes"].(float64); b <= 0 {
+		t.Errorf("mean_answer_bytes = %v; want the full tables received", rec.Params["mean_answer_bytes"])
 	}
 }
