@@ -44,7 +44,8 @@ type restCompetitor struct {
 	auth      rest.AuthManager
 	ephemeral bool
 	warmup    time.Duration
-	mode      string // durability of the in-process catalog; "" for a remote server
+	mode      string     // durability of the in-process catalog; "" for a remote server
+	direct    directLoad // the conditional load katbench sends itself (revalidate.go)
 }
 
 var (
@@ -530,6 +531,7 @@ func dialREST(ctx context.Context, name, base string, p map[string]string) (*res
 	}}
 	c.configURL = cu
 	c.auth = auth
+	c.direct = directLoad{base: base, prefix: p["prefix"], headers: headers}
 	return c, nil
 }
 

@@ -73,6 +73,9 @@ type Options struct {
 	// Capacity, with Workload, searches each target's highest rate within
 	// an objective instead (Rate must be 0).
 	Capacity *Capacity
+	// ViewsPerLeaf is the views per leaf namespace the view scenarios
+	// make; 0 means the default of [ViewsPerLeaf].
+	ViewsPerLeaf int
 }
 
 // QuickThreads are the throughput levels of a quick run: one worker and

@@ -157,12 +157,17 @@ func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, ident table.I
 			s.writeError(w, r, about(fmt.Errorf("load table %v: %w", ident, err), ident, ident[:len(ident)-1], nil))
 			return
 		}
-		s.writeSpliced(w, loc, raw, true)
+		if raw, ok := s.loadAnswer(w, r, ident, loc, raw); ok {
+			s.writeSpliced(w, loc, raw, true)
+		}
 		return
 	}
 	tbl, err := s.cat.LoadTable(r.Context(), ident)
 	if err != nil {
 		s.writeError(w, r, about(fmt.Errorf("load table %v: %w", ident, err), ident, ident[:len(ident)-1], nil))
+		return
+	}
+	if s.answerLoaded(w, r, tbl) {
 		return
 	}
 	s.writeJSON(w, http.StatusOK, loadTableResponse{

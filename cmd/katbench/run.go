@@ -43,6 +43,7 @@ type benchFlags struct {
 	createOps    int
 	parallel     int
 	rounds       int
+	viewsPerLeaf int
 	allowErrs    bool
 	props        []string
 	storage      storageFlags
@@ -72,6 +73,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.createOps, "create-ops", 0, "recorded creates and commits per scenario (default 100 with --quick, 1000 otherwise)")
 	fl.IntVar(&f.parallel, "setup-parallel", 4, "workers creating and dropping the dataset (fewer where the competitor asks for fewer)")
 	fl.IntVar(&f.rounds, "rounds", 1, "measure each scenario this many times per target, interleaved round by round (A B C, C B A, …); lines keep per-round p50 and ops/s")
+	fl.IntVar(&f.viewsPerLeaf, "views-per-leaf", 0, "views per leaf namespace made for the view scenarios (default 2 with --quick, 10 otherwise)")
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable; adds to BENCH_REST_PROPS)")
 	f.storage.register(fl)
 	f.shard.register(fl)
@@ -99,6 +101,10 @@ func (f *benchFlags) options(run *results.Run) (scenarios.Options, error) {
 		return o, usagef("--duration, --warmup, --ops and --create-ops must not be negative, --setup-parallel ≥ 1, --rounds 1..1000")
 	}
 	o.Rounds = f.rounds
+	if f.viewsPerLeaf < 0 || f.viewsPerLeaf > 10_000 {
+		return o, usagef("--views-per-leaf %d: want 1..10000 (0 for the default)", f.viewsPerLeaf)
+	}
+	o.ViewsPerLeaf = f.viewsPerLeaf
 	if f.createOps > 0 {
 		o.CreateOps = f.createOps
 	}

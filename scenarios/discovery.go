@@ -1,0 +1,328 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/iceberg-go"
+	icecatalog "github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/nordisk/katbench/internal/results"
+)
+
+// The discovery scenarios: the namespace and listing calls a query engine
+// or BI tool makes before it reads anything, each on the dataset's
+// namespace tree, and the crawl that strings them together. Every answer
+// is checked against what the dataset holds; a wrong answer is an error.
+
+// ListPageSize is the page size the listing scenarios ask for from a
+// client that pages (iceberg-go's REST client, whose default it is), so
+// a leaf of 100 tables is listed in several round trips.
+const ListPageSize = 20
+
+// pageSizer is a client that pages its listings with a page size carried
+// by the context (iceberg-go's rest.Catalog).
+type pageSizer interface {
+	SetPageSize(ctx context.Context, size int) context.Context
+}
+
+// listContext returns ctx asking cat for ListPageSize items per page, and
+// the params saying so (none when cat does not page).
+func listContext(ctx context.Context, cat icecatalog.Catalog) (context.Context, map[string]any) {
+	if ps, ok := cat.(pageSizer); ok {
+		return ps.SetPageSize(ctx, ListPageSize), map[string]any{"page_size": ListPageSize}
+	}
+	return ctx, map[string]any{}
+}
+
+// children returns the dataset namespaces directly under parent.
+func (d *Dataset) children(parent table.Identifier) []table.Identifier {
+	var out []table.Identifier
+	for _, ns := range d.Namespaces {
+		if len(ns) == len(parent)+1 && slices.Equal(ns[:len(parent)], parent) {
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+// leaf returns the namespace of the dataset's first table and how many
+// dataset tables it holds.
+func (d *Dataset) leaf() (table.Identifier, int) {
+	ns := icecatalog.NamespaceFromIdent(d.Tables[0])
+	n := 0
+	for _, id := range d.Tables {
+		if slices.Equal(icecatalog.NamespaceFromIdent(id), ns) {
+			n++
+		}
+	}
+	return ns, n
+}
+
+// leaves returns the dataset's leaf namespaces (those that hold tables),
+// in creation order.
+func (d *Dataset) leaves() []table.Identifier {
+	var out []table.Identifier
+	for _, id := range d.Tables {
+		ns := icecatalog.NamespaceFromIdent(id)
+		if len(out) == 0 || !slices.Equal(out[len(out)-1], ns) {
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+func nsString(ns table.Identifier) string {
+	if len(ns) == 0 {
+		return "(root)"
+	}
+	return strings.Join(ns, ".")
+}
+
+// listNamespacesOp alternates a listing of the catalog's root (which must
+// include the dataset's root) and of the dataset's root (which must
+// include each of its children). Some catalogs (iceberg-go's SQL catalog)
+// list every descendant, not only the children: that is their answer.
+func listNamespacesOp(cat icecatalog.Catalog, d *Dataset) Op {
+	want := d.children(d.Root)
+	return func(ctx context.Context, _, i int) error {
+		var parent table.Identifier
+		if i%2 == 1 {
+			parent = d.Root
+		}
+		got, err := cat.ListNamespaces(ctx, parent)
+		if err != nil {
+			return fmt.Errorf("list namespaces %s: %w", nsString(parent), err)
+		}
+		if parent == nil {
+			if !slices.ContainsFunc(got, func(ns table.Identifier) bool { return slices.Equal(ns, d.Root) }) {
+				return fmt.Errorf("list namespaces (root): %d namespaces without the dataset's %s", len(got), nsString(d.Root))
+			}
+			return nil
+		}
+		for _, ns := range want {
+			if !slices.ContainsFunc(got, func(g table.Identifier) bool { return slices.Equal(g, ns) }) {
+				return fmt.Errorf("list namespaces %s: %d namespaces without %s", nsString(parent), len(got), nsString(ns))
+			}
+		}
+		return nil
+	}
+}
+
+// listTablesOp lists one leaf, every page, and checks the count.
+func listTablesOp(cat icecatalog.Catalog, ns table.Identifier, want int) Op {
+	return func(ctx context.Context, _, _ int) error {
+		n := 0
+		for _, err := range cat.ListTables(ctx, ns) {
+			if err != nil {
+				return fmt.Errorf("list tables %s: %w", nsString(ns), err)
+			}
+			n++
+		}
+		if n != want {
+			return fmt.Errorf("list tables %s: got %d, want %d", nsString(ns), n, want)
+		}
+		return nil
+	}
+}
+
+// namespaceExistsOp alternates hits (dataset namespaces) and misses.
+func namespaceExistsOp(cat icecatalog.Catalog, d *Dataset, n int) Op {
+	order := picks(min(max(n, 1), 1<<16), len(d.Namespaces))
+	return func(ctx context.Context, _, i int) error {
+		hit := i%2 == 0
+		ns := append(append(table.Identifier{}, d.Root...), "missing_ns_"+strconv.Itoa(i%256))
+		if hit {
+			ns = d.Namespaces[order[i%len(order)]]
+		}
+		ok, err := cat.CheckNamespaceExists(ctx, ns)
+		if err == nil && ok != hit {
+			err = fmt.Errorf("namespace_exists %s: got %v, want %v", nsString(ns), ok, hit)
+		}
+		return err
+	}
+}
+
+// loadNamespaceOp loads the properties of dataset namespaces in a fixed
+// pseudo-random order; each must carry the property the dataset set.
+func loadNamespaceOp(cat icecatalog.Catalog, d *Dataset, n int) Op {
+	order := picks(min(max(n, 1), 1<<16), len(d.Namespaces))
+	return func(ctx context.Context, _, i int) error {
+		ns := d.Namespaces[order[i%len(order)]]
+		props, err := cat.LoadNamespaceProperties(ctx, ns)
+		if err != nil {
+			return fmt.Errorf("load namespace %s: %w", nsString(ns), err)
+		}
+		if props["katbench"] != "dataset" {
+			return fmt.Errorf("load namespace %s: property katbench = %q, want %q", nsString(ns), props["katbench"], "dataset")
+		}
+		return nil
+	}
+}
+
+// updateNamespaceOp sets one property per operation, round robin over the
+// leaves. One worker only.
+func updateNamespaceOp(cat icecatalog.Catalog, leaves []table.Identifier, round int) Op {
+	return func(ctx context.Context, _, i int) error {
+		ns := leaves[i%len(leaves)]
+		_, err := cat.UpdateNamespaceProperties(ctx, ns, nil, iceberg.Properties{"katbench.update": fmt.Sprintf("r%d_%d", round, i)})
+		if err != nil {
+			return fmt.Errorf("update namespace properties %s: %w", nsString(ns), err)
+		}
+		return nil
+	}
+}
+
+// crawl is one BI-tool crawl of the dataset: list every namespace under
+// the dataset's root, list every table in each, load every table, one call
+// after another. Each call is recorded in rec; the counts come back.
+func crawl(ctx context.Context, cat icecatalog.Catalog, root table.Identifier, rec *results.Recorder) (namespaces, tables int, firstErr error) {
+	fail := func(err error) {
+		rec.Error()
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	timed := func(f func() error) error {
+		t0 := time.Now()
+		err := f()
+		d := time.Since(t0)
+		if err != nil {
+			fail(err)
+			return err
+		}
+		rec.Record(d)
+		return nil
+	}
+	var ids []table.Identifier
+	queue := []table.Identifier{root}
+	seen := map[string]bool{strings.Join(root, "\x1f"): true}
+	for len(queue) > 0 && ctx.Err() == nil {
+		ns := queue[0]
+		queue = queue[1:]
+		namespaces++
+		var kids []table.Identifier
+		_ = timed(func() error {
+			var err error
+			kids, err = cat.ListNamespaces(ctx, ns)
+			if err != nil {
+				return fmt.Errorf("crawl: list namespaces %s: %w", nsString(ns), err)
+			}
+			return nil
+		})
+		// A catalog that lists every descendant, not only the children,
+		// has each namespace crawled once all the same.
+		for _, k := range kids {
+			key := strings.Join(k, "\x1f")
+			if len(k) > len(ns) && slices.Equal(k[:len(ns)], ns) && !seen[key] {
+				seen[key] = true
+				queue = append(queue, k)
+			}
+		}
+		ids = ids[:0]
+		_ = timed(func() error {
+			for id, err := range cat.ListTables(ctx, ns) {
+				if err != nil {
+					return fmt.Errorf("crawl: list tables %s: %w", nsString(ns), err)
+				}
+				ids = append(ids, id)
+			}
+			return nil
+		})
+		for _, id := range ids {
+			if ctx.Err() != nil {
+				break
+			}
+			if timed(func() error {
+				if _, err := cat.LoadTable(ctx, id); err != nil {
+					return fmt.Errorf("crawl: load table %s: %w", strings.Join(id, "."), err)
+				}
+				return nil
+			}) == nil {
+				tables++
+			}
+		}
+	}
+	return namespaces, tables, firstErr
+}
+
+func init() {
+	Register(Scenario{
+		Name: "list_namespaces.latency", Kind: KindLatency, Metric: results.P50, Order: 100,
+		Doc:   "list namespaces, alternately at the catalog's root and one level down (the dataset's root)",
+		Needs: []Requirement{NeedDataset},
+		Run: func(ctx context.Context, env *Env) (Outcome, error) {
+			cat := env.Competitor.Catalog()
+			ctx, p := listContext(ctx, cat)
+			p["parents"] = []string{"(root)", nsString(env.Dataset.Root)}
+			return Outcome{M: readLatency(ctx, env.Opts, listNamespacesOp(cat, env.Dataset)), Params: p}, nil
+		},
+	})
+	Register(Scenario{
+		Name: "list_tables.latency", Kind: KindLatency, Metric: results.P50, Order: 101,
+		Doc:   "list every table of one leaf namespace, every page (params.page_size where the client pages)",
+		Needs: []Requirement{NeedDataset, NeedTables},
+		Run: func(ctx context.Context, env *Env) (Outcome, error) {
+			cat := env.Competitor.Catalog()
+			ctx, p := listContext(ctx, cat)
+			ns, n := env.Dataset.leaf()
+			p["leaf_tables"] = n
+			return Outcome{M: readLatency(ctx, env.Opts, listTablesOp(cat, ns, n)), Params: p}, nil
+		},
+	})
+	Register(Scenario{
+		Name: "namespace_exists.latency", Kind: KindLatency, Metric: results.P50, Order: 102,
+		Doc:   "namespace existence checks, half hits and half misses; a wrong answer is an error",
+		Needs: []Requirement{NeedDataset},
+		Run: func(ctx context.Context, env *Env) (Outcome, error) {
+			op := namespaceExistsOp(env.Competitor.Catalog(), env.Dataset, env.Opts.LatencyOps)
+			return Outcome{M: readLatency(ctx, env.Opts, op), Params: map[string]any{"hit_ratio": 0.5}}, nil
+		},
+	})
+	Register(Scenario{
+		Name: "load_namespace.latency", Kind: KindLatency, Metric: results.P50, Order: 103,
+		Doc:   "load a namespace's properties, over every namespace of the dataset",
+		Needs: []Requirement{NeedDataset},
+		Run: func(ctx context.Context, env *Env) (Outcome, error) {
+			op := loadNamespaceOp(env.Competitor.Catalog(), env.Dataset, env.Opts.LatencyOps)
+			return Outcome{M: readLatency(ctx, env.Opts, op)}, nil
+		},
+	})
+	Register(Scenario{
+		Name: "update_namespace_properties.latency", Kind: KindLatency, Metric: results.P50, Order: 104,
+		Doc:   "set one property of a leaf namespace, round robin over the leaves",
+		Needs: []Requirement{NeedDataset, NeedTables},
+		Run: func(ctx context.Context, env *Env) (Outcome, error) {
+			op := updateNamespaceOp(env.Competitor.Catalog(), env.Dataset.leaves(), env.Round)
+			return Outcome{M: writeLatency(ctx, env.Opts, op)}, nil
+		},
+	})
+	Register(Scenario{
+		Name: "catalog_crawl", Kind: KindLatency, Metric: results.OpsSec, Order: 109,
+		Doc: "what a BI tool does: list every namespace, list every table, load every table, one call after another; " +
+			"duration_s is the crawl's wall time, the histogram is per call",
+		Needs: []Requirement{NeedDataset, NeedTables},
+		Run: func(ctx context.Context, env *Env) (Outcome, error) {
+			cat := env.Competitor.Catalog()
+			ctx, p := listContext(ctx, cat)
+			rec := results.NewRecorder()
+			start := time.Now()
+			nss, tables, err := crawl(ctx, cat, env.Dataset.Root, rec)
+			elapsed := time.Since(start)
+			if err == nil && tables < len(env.Dataset.Tables) {
+				rec.Error()
+				err = fmt.Errorf("crawl: loaded %d tables, the dataset holds %d", tables, len(env.Dataset.Tables))
+			}
+			p["crawl_s"] = elapsed.Seconds()
+			p["crawl_namespaces"] = nss
+			p["crawl_tables"] = tables
+			p["crawl_scope"] = "the dataset's root namespace and everything under it"
+			return Outcome{M: Measurement{Rec: rec, Elapsed: elapsed, FirstErr: err}, Params: p}, nil
+		},
+	})
+}
