@@ -56,8 +56,8 @@ bench:
 ## readme: regenerate the result tables of README.md and docs/results.md from the labelled runs in
 ## bench_history.jsonl (and docs/labels.tsv), and the generated lists from the registries.
 readme:
-	$(GO) run ./cmd/katbench readme --file README.md --file docs/results.md
+	$(GO) run ./cmd/katbench readme --file README.md --file docs/results.md --file docs/scenarios.md
 
 ## readme-check: fail when a generated block of README.md or docs/results.md differs from the history.
 readme-check:
-	$(GO) run ./cmd/katbench readme --check --file README.md --file docs/results.md
+	$(GO) run ./cmd/katbench readme --check --file README.md --file docs/results.md --file docs/scenarios.md

@@ -32,7 +32,7 @@ from the registries. Each table states its run, label, command, host, date,
 commit and whether the tree was clean. With --check nothing is written:
 exit 1 names the stale blocks (make check runs this). Bad markers, unknown
 labels or runs exit 2.`,
-		Example: `  katbench readme                                   # README.md and docs/results.md
+		Example: `  katbench readme                                   # README.md, docs/results.md, docs/scenarios.md
   katbench readme --file docs/results.md
   katbench readme --check                           # what make check runs`,
 		Args: cobra.NoArgs,
@@ -90,7 +90,7 @@ labels or runs exit 2.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&files, "file", []string{"README.md", "docs/results.md"}, "a file whose blocks to regenerate (repeatable)")
+	fl.StringArrayVar(&files, "file", []string{"README.md", "docs/results.md", "docs/scenarios.md"}, "a file whose blocks to regenerate (repeatable)")
 	fl.StringVar(&history, "history", "bench_history.jsonl", "history file holding the labelled runs")
 	fl.StringVar(&labels, "labels", "docs/labels.tsv", "LABEL<TAB>RUN_ID lines naming runs recorded before lines carried labels")
 	fl.BoolVar(&check, "check", false, "change nothing; exit 1 when a block differs from the history or the registries")
@@ -157,7 +157,28 @@ func readmeSections() map[string]string {
 	if len(durability) > 0 {
 		fmt.Fprintf(&s, "| the durability sweep | durability | 1 or N | | each on a fresh competitor opened in that mode (competitors with durability modes): %s |\n", strings.Join(durability, ", "))
 	}
-	return map[string]string{"competitors": c.String(), "scenarios": s.String()}
+	// The README's short form: one row per kind, the scenarios by name.
+	var g strings.Builder
+	g.WriteString("| kind | scenarios ([all, with what each does](docs/scenarios.md)) |\n|---|---|\n")
+	var kinds []string
+	byKind := map[string][]string{}
+	for _, r := range rows {
+		name := r.name
+		if len(r.threads) > 1 {
+			name += ".tN"
+		}
+		if _, ok := byKind[r.kind]; !ok {
+			kinds = append(kinds, r.kind)
+		}
+		byKind[r.kind] = append(byKind[r.kind], "`"+name+"`")
+	}
+	for _, k := range kinds {
+		fmt.Fprintf(&g, "| %s | %s |\n", k, strings.Join(byKind[k], " "))
+	}
+	if len(durability) > 0 {
+		fmt.Fprintf(&g, "| durability | %s |\n", strings.Join(durability, " "))
+	}
+	return map[string]string{"competitors": c.String(), "scenarios": s.String(), "scenario-kinds": g.String()}
 }
 
 // mdCell makes s safe inside a markdown table cell.
