@@ -62,6 +62,9 @@ type Options struct {
 	// operations per second per target, with up to OpenWorkers in flight.
 	Rate        float64
 	OpenWorkers int
+	// Delay injects a fixed per-operation slowdown for calibration; the
+	// zero value injects nothing.
+	Delay TestDelay
 }
 
 // Defaults returns the options of a full run (quick=false) or a --quick run.
@@ -105,6 +108,8 @@ type cell struct {
 	roundOps  results.Samples
 	params    map[string]any
 	measuredN int
+	counters  results.CounterDelta
+	countOps  int64
 }
 
 // Execute builds every target, builds its dataset and warms it up, then
@@ -118,6 +123,9 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 		o.Rounds = 1
 		r.Opts.Rounds = 1
 	}
+	counters := results.OpenCounters()
+	defer counters.Close()
+	ctx = results.WithCounters(ctx, counters)
 	states := make([]*state, 0, len(targets))
 	defer func() {
 		for _, s := range states {
@@ -214,6 +222,9 @@ func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, roun
 	if s.setup != nil {
 		env.Dataset = nil
 	}
+	if !r.Opts.Delay.applies(s.c.Name(), sc.Name) {
+		env.Opts.Delay = TestDelay{}
+	}
 	for _, need := range sc.Needs {
 		if !need.Met(env) {
 			c.skip = need.Why
@@ -250,11 +261,16 @@ func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, roun
 	if m.Elapsed > 0 {
 		ops = float64(m.Rec.Count()) / m.Elapsed.Seconds()
 	}
+	c.counters.Merge(m.Counters)
+	c.countOps += m.CountedOps
 	c.roundP50 = append(c.roundP50, p50)
 	c.roundOps = append(c.roundOps, ops)
 	c.measuredN++
 	for k, v := range out.Params {
 		c.params[k] = v
+	}
+	if d := env.Opts.Delay.Per; d > 0 {
+		c.params["test_delay_us"] = float64(d) / 1e3 // an injected slowdown is never hidden
 	}
 	return nil
 }
@@ -278,6 +294,9 @@ func (r *Runner) emit(sc Scenario, s *state, c *cell) error {
 	rec.RoundOpsSec = c.roundOps
 	warm := c.warmErrs
 	rec.WarmupErrors = &warm
+	if cs := c.counters.PerOp(c.countOps); !cs.Empty() {
+		rec.Counters = &cs
+	}
 	if sc.Name == ControlName && c.rec.Count() > 0 {
 		p50 := float64(c.rec.Percentile(50)) / 1e3
 		s.control = &p50
