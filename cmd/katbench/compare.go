@@ -156,6 +156,7 @@ threshold, 0 otherwise (also when cells need more runs), 2 on bad input
 // side.
 func loadSides(refs, history string) ([]analysis.Line, error) {
 	var out []analysis.Line
+	n := 0
 	for _, ref := range strings.Split(refs, ",") {
 		if ref = strings.TrimSpace(ref); ref == "" {
 			continue
@@ -165,8 +166,9 @@ func loadSides(refs, history string) ([]analysis.Line, error) {
 			return nil, err
 		}
 		out = append(out, ls...)
+		n++
 	}
-	if len(out) == 0 {
+	if n == 0 {
 		return nil, fmt.Errorf("%q names no file, run or commit", refs)
 	}
 	return out, nil

@@ -44,7 +44,11 @@ func WriteCompareText(w io.Writer, c Comparison) error {
 	for _, cell := range c.OnlyNew {
 		fmt.Fprintf(w, "only in NEW: %s\n", cell)
 	}
-	fmt.Fprintf(w, "%s over %d tests: false-discovery rate %g (q is p adjusted for the number of tests)\n", c.Correction, c.Tests, c.Alpha)
+	fmt.Fprintf(w, "%s over %d tests: false-discovery rate %g (q is p adjusted for the number of tests)", c.Correction, c.Tests, c.Alpha)
+	if c.Tests > 1 {
+		fmt.Fprintf(w, "; a change in one cell alone needs %d runs a side to be found", MinRuns(c.Alpha/float64(c.Tests)))
+	}
+	fmt.Fprintln(w)
 	_, err := fmt.Fprintf(w, "%d cells compared: %d faster, %d slower (%d regressions), %d same, %d no significant change, %d need more runs, %d unreliable\n",
 		len(c.Rows), c.Count(Faster), c.Count(Slower), c.Regressions(), c.Count(Same), c.Count(NoChange), c.Count(NeedRuns), c.Count(Unreliable))
 	return err
