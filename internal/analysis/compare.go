@@ -112,9 +112,12 @@ type Row struct {
 	Verdict      Verdict  `json:"verdict"`
 	// NeedRuns is, for a NeedRuns verdict, the runs per side the test
 	// needs to be able to decide at Alpha.
-	NeedRuns   int      `json:"need_runs,omitempty"`
-	Margin     float64  `json:"margin,omitempty"`
-	Threshold  float64  `json:"threshold"`
+	NeedRuns  int     `json:"need_runs,omitempty"`
+	Margin    float64 `json:"margin,omitempty"`
+	Threshold float64 `json:"threshold"`
+	// Floor is the smallest absolute change of the centres (in Unit) that
+	// can be a regression; 0 for wall-clock metrics.
+	Floor      float64  `json:"floor,omitempty"`
 	Regression bool     `json:"regression"`
 	CrossHost  string   `json:"cross_host,omitempty"` // "old host vs new host" when hosts were crossed
 	Notes      []string `json:"notes,omitempty"`
@@ -409,7 +412,7 @@ func compareCell(c Cell, old, new *cellSide, m Metric, o CompareOptions) (Row, b
 		return Row{}, false
 	}
 	row := Row{Cell: c, Target: c.Target, Scen: c.Scenario, Loop: c.Loop, Metric: m.Name, Unit: m.Unit,
-		Threshold: th, Margin: o.Margin, Normalised: useCtl}
+		Threshold: th, Margin: o.Margin, Normalised: useCtl, Floor: m.Floor}
 	if o.CrossHost {
 		row.CrossHost = fmt.Sprintf("cross-host: %s vs %s", hostsOf(old.all()), hostsOf(new.all()))
 	}
@@ -424,7 +427,7 @@ func compareCell(c Cell, old, new *cellSide, m Metric, o CompareOptions) (Row, b
 	sumN := benchmath.AssumeNothing.Summary(bn, 0.95)
 	row.Old = stat(sumO, vo)
 	row.New = stat(sumN, vn)
-	row.RawDelta = median(vn.raw)/median(vo.raw) - 1
+	row.RawDelta = change(median(vo.raw), median(vn.raw))
 	est, lo, hi, ok := shiftRatio(vo.vals, vn.vals, o.Alpha)
 	if !finite(est, row.RawDelta) {
 		return Row{}, false // a counter that grew from 0: no ratio to state
@@ -507,6 +510,10 @@ func verdict(r *Row, o CompareOptions) {
 	case worse:
 		r.Verdict = Slower
 		r.Regression = slowdown > r.Threshold
+		if r.Regression && math.Abs(r.New.Center-r.Old.Center) < r.Floor {
+			r.Regression = false
+			r.Notes = append(r.Notes, fmt.Sprintf("change below the counter's floor of %g %s", r.Floor, r.Unit))
+		}
 	default:
 		r.Verdict = Faster
 	}
@@ -565,6 +572,15 @@ func median(v []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// change is b/a − 1, and 0 when both are 0 (a counter that stayed at
+// nothing did not change).
+func change(a, b float64) float64 {
+	if a == 0 && b == 0 {
+		return 0
+	}
+	return b/a - 1
 }
 
 func minMax(v []float64) (float64, float64) {

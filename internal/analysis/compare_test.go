@@ -224,6 +224,15 @@ func TestCompareCounters(t *testing.T) {
 			t.Fatalf("%s: %+v; want a regression of +15 %% at the 10 %% threshold", m, r)
 		}
 	}
+	// Background noise near zero is not a regression, however large the
+	// ratio: 0.002 → 0.004 allocations per operation.
+	c, err = Compare(runs(t, "old", 6, 63, "rest", "load_table.latency", 100, allocs(0.002)), runs(t, "new", 6, 64, "rest", "load_table.latency", 100, allocs(0.004)), CompareOptions{Metric: Counters[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := c.Rows[0]; r.Verdict != Slower || r.Regression || !strings.Contains(strings.Join(r.Notes, ";"), "floor") {
+		t.Fatalf("near-zero counter: %s regression %v notes %v", r.Verdict, r.Regression, r.Notes)
+	}
 	// A side without counters compares the headline only: absent is not 0.
 	c, err = Compare(old, runs(t, "new", 6, 62, "rest", "load_table.latency", 100, nil), CompareOptions{})
 	if err != nil || len(c.Rows) != 1 {

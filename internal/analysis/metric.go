@@ -17,8 +17,12 @@ type Metric struct {
 	// operation) get the tighter default threshold; wall-clock ones the
 	// looser.
 	Deterministic bool
-	value         func(Line) *float64
-	round         func(Round) *float64
+	// Floor is the smallest absolute change (in Unit) that can be a
+	// regression: a counter near zero (0.003 allocations per operation of
+	// background work) moves by large ratios that mean nothing.
+	Floor float64
+	value func(Line) *float64
+	round func(Round) *float64
 }
 
 // Metrics katbench lines carry. All three are wall-clock.
@@ -34,16 +38,16 @@ var (
 // the moment the way wall time does, so they are gated at the tighter
 // DeterministicThreshold and never control-normalised.
 var Counters = []Metric{
-	counter("allocs_per_op", "allocs/op"),
-	counter("alloc_bytes_per_op", "B/op"),
-	counter("read_syscalls_per_op", "read syscalls/op"),
-	counter("write_syscalls_per_op", "write syscalls/op"),
-	counter("instructions_per_op", "instructions/op"),
-	counter("cycles_per_op", "cycles/op"),
+	counter("allocs_per_op", "allocs/op", 0.5),
+	counter("alloc_bytes_per_op", "B/op", 16),
+	counter("read_syscalls_per_op", "read syscalls/op", 0.1),
+	counter("write_syscalls_per_op", "write syscalls/op", 0.1),
+	counter("instructions_per_op", "instructions/op", 100),
+	counter("cycles_per_op", "cycles/op", 100),
 }
 
-func counter(field, unit string) Metric {
-	return Metric{Name: strings.TrimSuffix(field, "_per_op"), Unit: unit, Deterministic: true,
+func counter(field, unit string, floor float64) Metric {
+	return Metric{Name: strings.TrimSuffix(field, "_per_op"), Unit: unit, Deterministic: true, Floor: floor,
 		value: func(l Line) *float64 { return counterOf(l, field) }}
 }
 
