@@ -10,7 +10,7 @@
 #
 # Defaults: 20 sessions, 10 runs a side, delays of 32 and 80 µs on rest
 # (≈ +20 % and +50 % of rest's load_table p50 with --quick on a 2-core
-# VM), and the gate's scenario set.
+# VM), and the gate's scenario set on rest.
 set -euo pipefail
 
 sessions=20
@@ -31,7 +31,7 @@ done
 shift $((OPTIND - 1))
 [ "${1:-}" = "--" ] && shift
 if [ $# -eq 0 ]; then
-	set -- run embedded rest --quick --rounds 3 --scenario control.latency,load_table.latency,table_exists.latency
+	set -- run rest --quick --rounds 3 --scenario control.latency,load_table.latency,table_exists.latency
 fi
 runargs=("$@")
 root=$(cd "$(dirname "$0")/.." && pwd)
