@@ -98,3 +98,16 @@ func TestABFindsAnInjectedSlowdown(t *testing.T) {
 		t.Fatalf("compare --ab: exit %d\n%s", code, again)
 	}
 }
+
+func TestBadTestDelayIsAUsageError(t *testing.T) {
+	for _, v := range []string{"fast", "rest:-3", "rest:"} {
+		dir := t.TempDir()
+		_, errOut, code := katbenchEnv(t, dir, []string{envTestDelay + "=" + v}, "run", "embedded", "--quick", "--dir", filepath.Join(dir, "work"))
+		if code != 2 || !strings.Contains(errOut, envTestDelay) {
+			t.Fatalf("%s=%q: exit %d, stderr %q; want exit 2 naming the variable", envTestDelay, v, code, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "work")); err == nil {
+			t.Fatalf("%s=%q: the run created its directory before refusing", envTestDelay, v)
+		}
+	}
+}
