@@ -121,6 +121,8 @@ type Row struct {
 	Regression bool     `json:"regression"`
 	CrossHost  string   `json:"cross_host,omitempty"` // "old host vs new host" when hosts were crossed
 	Notes      []string `json:"notes,omitempty"`
+
+	higherBetter bool // the metric is a rate
 }
 
 // VerdictText is the verdict as printed: "same within ±5 %", "need 4
@@ -412,7 +414,7 @@ func compareCell(c Cell, old, new *cellSide, m Metric, o CompareOptions) (Row, b
 		return Row{}, false
 	}
 	row := Row{Cell: c, Target: c.Target, Scen: c.Scenario, Loop: c.Loop, Metric: m.Name, Unit: m.Unit,
-		Threshold: th, Margin: o.Margin, Normalised: useCtl, Floor: m.Floor}
+		Threshold: th, Margin: o.Margin, Normalised: useCtl, Floor: m.Floor, higherBetter: m.HigherBetter}
 	if o.CrossHost {
 		row.CrossHost = fmt.Sprintf("cross-host: %s vs %s", hostsOf(old.all()), hostsOf(new.all()))
 	}
@@ -486,14 +488,13 @@ func decide(rows []Row, o CompareOptions) int {
 func verdict(r *Row, o CompareOptions) {
 	finiteDelta := r.DeltaLo != nil && r.DeltaHi != nil
 	worse := r.Delta > 0
-	higherBetter := r.Metric == OpsSec.Name
-	if higherBetter {
+	if r.higherBetter {
 		worse = r.Delta < 0
 	}
 	// slowdown is the growth of time per operation, whichever way the
 	// metric points, so one threshold means the same for p50 and ops/s.
 	slowdown := r.Delta
-	if higherBetter && r.Delta > -1 {
+	if r.higherBetter && r.Delta > -1 {
 		slowdown = 1/(1+r.Delta) - 1
 	}
 	switch {
