@@ -2,6 +2,7 @@ package ab
 
 import (
 	"context"
+	"debug/buildinfo"
 	"errors"
 	"fmt"
 	"os"
@@ -26,7 +27,7 @@ func Resolve(ctx context.Context, ref, repo, dir string, log func(string)) (Side
 		if err != nil {
 			return Side{}, fmt.Errorf("%s: %w", ref, err)
 		}
-		return Side{Ref: ref, Bin: abs}, nil
+		return Side{Ref: ref, Bin: abs, Revision: stampedRevision(abs)}, nil
 	}
 	sha, err := git(ctx, repo, "rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
 	if err != nil || sha == "" {
@@ -67,13 +68,39 @@ func Build(ctx context.Context, repo, sha, dir string, log func(string)) (string
 		return "", fmt.Errorf("build %s: checkout: %w", sha, err)
 	}
 	bin := filepath.Join(dir, "katbench-"+sha[:min(12, len(sha))])
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/katbench")
+	// -buildvcs=true overrides a GOFLAGS=-buildvcs=false: the binary must
+	// carry its own revision, or its lines would name whatever checkout
+	// it happens to run in.
+	cmd := exec.CommandContext(ctx, "go", "build", "-buildvcs=true", "-o", bin, "./cmd/katbench")
 	cmd.Dir = src
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("build %s: go build: %w%s", sha, err, tail(string(out)))
 	}
 	return bin, nil
+}
+
+// stampedRevision is the vcs.revision a binary's build info carries
+// ("+dirty" appended when it was built from a modified tree), or "" when
+// it carries none.
+func stampedRevision(bin string) string {
+	bi, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		return ""
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev != "" && dirty {
+		rev += "+dirty"
+	}
+	return rev
 }
 
 func git(ctx context.Context, dir string, args ...string) (string, error) {

@@ -27,7 +27,8 @@ type Side struct {
 	Ref string
 	// Bin is the executable run for this side.
 	Bin string
-	// Revision is the commit Bin was built from, when Build made it.
+	// Revision is the commit Bin was built from: the one Build checked
+	// out, or the vcs.revision a given binary carries ("" when none).
 	Revision string
 	// Env is added to the environment of this side's runs only.
 	Env []string

@@ -3,6 +3,7 @@ package ab
 import (
 	"bytes"
 	"context"
+	"debug/buildinfo"
 	"encoding/json"
 	"errors"
 	"os"
@@ -182,6 +183,17 @@ func TestBuildUsesTheCommitNotTheTree(t *testing.T) {
 	}
 	if len(side.Revision) != 40 {
 		t.Fatalf("revision %q", side.Revision)
+	}
+	bi, err := buildinfo.ReadFile(side.Bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stamped := map[string]string{}
+	for _, st := range bi.Settings {
+		stamped[st.Key] = st.Value
+	}
+	if stamped["vcs.revision"] != side.Revision || stamped["vcs.modified"] != "false" {
+		t.Fatalf("binary stamped %v, want revision %s, unmodified", stamped, side.Revision)
 	}
 	out, err := exec.Command(side.Bin).Output()
 	if err != nil || !strings.Contains(string(out), `"scenario":"committed"`) {
