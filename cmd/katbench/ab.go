@@ -121,8 +121,12 @@ failed run, 2 on bad input, 0 otherwise.`,
 			for _, r := range sum.Runs {
 				took += r.Took
 			}
-			fmt.Fprintf(logw, "ab: %d runs (%d a side, ABBA), %.0f s of runs; %d started or ended above load %.1f; lines in %s\n",
-				len(sum.Runs), runs, took, sum.OverLoad, maxLoad, out)
+			load := "no load limit"
+			if maxLoad > 0 {
+				load = fmt.Sprintf("%d started or ended above load %.1f", sum.OverLoad, maxLoad)
+			}
+			fmt.Fprintf(logw, "ab: %d runs (%d a side, ABBA), %.0f s of runs; %s; lines in %s\n",
+				len(sum.Runs), runs, took, load, out)
 			lines, err := analysis.Load(out)
 			if err != nil {
 				return err
