@@ -4,7 +4,7 @@
 GO      ?= go
 export KATBENCH_CACHE ?= $(HOME)/.cache/katbench
 
-.PHONY: test setup build unit integration check bench generate check-generated shellcheck readme readme-check
+.PHONY: test setup build unit integration check bench generate check-generated shellcheck readme readme-check bench-gate
 
 ## test: everything CI runs — setup (installs and compiles the real servers, with progress), vet,
 ## generated-code check, shellcheck, unit and integration tests, then the race detector over the
@@ -61,3 +61,17 @@ readme:
 ## readme-check: fail when a generated block of README.md or docs/results.md differs from the history.
 readme-check:
 	$(GO) run ./cmd/katbench readme --check --file README.md --file docs/results.md --file docs/scenarios.md
+
+## bench-gate: regression gate, not part of `make test` — `katbench ab` of the merge base of
+## BENCH_GATE_BASE (default main) against HEAD, both built from clean checkouts of their commits
+## (uncommitted changes are not measured), BENCH_GATE_RUNS runs a side in ABBA order on a small,
+## fast scenario set; fails (exit 1) on a significant regression beyond the thresholds. Lines go to
+## BENCH_GATE_OUT; BENCH_GATE_FLAGS adds ab flags (--max-load, --cooldown, --margin). See docs/compare.md for the rules and for running it in CI.
+BENCH_GATE_BASE ?= main
+BENCH_GATE_RUNS ?= 8
+BENCH_GATE_ARGS ?= run rest --quick --rounds 3 --scenario control.latency,load_table.latency,table_exists.latency
+BENCH_GATE_FLAGS ?=
+BENCH_GATE_OUT  ?= $(or $(TMPDIR),/tmp)/bench-gate-$(shell date -u +%Y%m%dT%H%M%SZ).jsonl
+bench-gate:
+	base=$$(git merge-base $(BENCH_GATE_BASE) HEAD) && \
+	$(GO) run ./cmd/katbench ab --old "$$base" --new HEAD --runs $(BENCH_GATE_RUNS) --out $(BENCH_GATE_OUT) $(BENCH_GATE_FLAGS) -- $(BENCH_GATE_ARGS)

@@ -35,6 +35,8 @@ func runCold(ctx context.Context, env *Env) (Outcome, error) {
 	rec := results.NewRecorder()
 	var eh errHolder
 	var elapsed time.Duration
+	var counted results.CounterDelta
+	var countedOps int64
 	reopens := 0
 	for done := 0; done < env.Opts.LatencyOps && ctx.Err() == nil; {
 		if err := re.Reopen(ctx); err != nil {
@@ -43,6 +45,7 @@ func runCold(ctx context.Context, env *Env) (Outcome, error) {
 		reopens++
 		cat := env.Competitor.Catalog()
 		n := min(len(tables), env.Opts.LatencyOps-done)
+		c0 := results.SnapshotFrom(ctx)
 		start := time.Now()
 		for _, k := range order[:n] {
 			if ctx.Err() != nil {
@@ -51,6 +54,7 @@ func runCold(ctx context.Context, env *Env) (Outcome, error) {
 			t0 := time.Now()
 			_, err := cat.LoadTable(ctx, tables[k])
 			d := time.Since(t0)
+			countedOps++
 			if err != nil {
 				rec.Error()
 				eh.set(err)
@@ -59,6 +63,7 @@ func runCold(ctx context.Context, env *Env) (Outcome, error) {
 			rec.Record(d)
 		}
 		elapsed += time.Since(start)
+		counted.Add(c0, results.SnapshotFrom(ctx)) // the reopen is not counted
 		done += n
 	}
 	cat := env.Competitor.Catalog()
@@ -68,7 +73,7 @@ func runCold(ctx context.Context, env *Env) (Outcome, error) {
 		}
 		_, _ = cat.LoadTable(ctx, id) // re-warm; failures were measured above
 	}
-	return Outcome{M: Measurement{Rec: rec, Elapsed: elapsed, FirstErr: eh.err},
+	return Outcome{M: Measurement{Rec: rec, Elapsed: elapsed, FirstErr: eh.err, Counters: counted, CountedOps: countedOps},
 		Params: map[string]any{"cache": "cold", "reopens": reopens}}, nil
 }
 

@@ -16,7 +16,7 @@ const ControlName = "control.latency"
 // readLatency measures o.LatencyOps recorded operations of op after the
 // warm-up.
 func readLatency(ctx context.Context, o Options, op Op) Measurement {
-	return Latency(ctx, op, o.Warmup, 10, 10*o.LatencyOps+1000, o.LatencyOps)
+	return Latency(ctx, o.Delay.wrap(op), o.Warmup, 10, 10*o.LatencyOps+1000, o.LatencyOps)
 }
 
 func init() {

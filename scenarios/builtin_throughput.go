@@ -13,7 +13,7 @@ func init() {
 		Needs: []Requirement{NeedDataset, NeedTables},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			o := env.Opts
-			return Outcome{M: ThroughputAtLeast(ctx, loadOp(env.Competitor, env.Dataset, 1<<16), env.Threads, min(o.Warmup, o.Duration), o.Duration, 1)}, nil
+			return Outcome{M: ThroughputAtLeast(ctx, o.Delay.wrap(loadOp(env.Competitor, env.Dataset, 1<<16)), env.Threads, min(o.Warmup, o.Duration), o.Duration, 1)}, nil
 		},
 	})
 }

@@ -23,7 +23,7 @@ var DurabilityModes = []string{"immediate", "eventual", "none"}
 
 // writeLatency measures o.CreateOps recorded operations of op.
 func writeLatency(ctx context.Context, o Options, op Op) Measurement {
-	return Latency(ctx, op, o.Warmup, 5, 2*o.CreateOps+100, o.CreateOps)
+	return Latency(ctx, o.Delay.wrap(op), o.Warmup, 5, 2*o.CreateOps+100, o.CreateOps)
 }
 
 // NeedDurabilityModes: the competitor runs in the mode Config.Durability

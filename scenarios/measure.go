@@ -21,6 +21,10 @@ type Measurement struct {
 	// WarmupErrors counts failures of the unrecorded warm-up; FirstErr
 	// includes them when no measured operation failed.
 	WarmupErrors int64
+	// Counters is what the process counted over the measured phase, and
+	// CountedOps the operations (successful or not) that phase did.
+	Counters   results.CounterDelta
+	CountedOps int64
 }
 
 // errHolder keeps the first error seen by any worker.
@@ -49,7 +53,9 @@ func Latency(ctx context.Context, op Op, warmup time.Duration, minWarmup, maxWar
 			warmErr.set(fmt.Errorf("warm-up: %w", err))
 		}
 	}
+	c0 := results.SnapshotFrom(ctx)
 	start := time.Now()
+	done := int64(0)
 	for i := range n {
 		if ctx.Err() != nil {
 			break
@@ -57,6 +63,7 @@ func Latency(ctx context.Context, op Op, warmup time.Duration, minWarmup, maxWar
 		t0 := time.Now()
 		err := op(ctx, 0, w+i)
 		d := time.Since(t0)
+		done++
 		if err != nil {
 			rec.Error()
 			eh.set(err)
@@ -64,7 +71,8 @@ func Latency(ctx context.Context, op Op, warmup time.Duration, minWarmup, maxWar
 		}
 		rec.Record(d)
 	}
-	m := Measurement{Rec: rec, Elapsed: time.Since(start), FirstErr: eh.err, WarmupErrors: warmErrs}
+	m := Measurement{Rec: rec, Elapsed: time.Since(start), FirstErr: eh.err, WarmupErrors: warmErrs, CountedOps: done}
+	m.Counters.Add(c0, results.SnapshotFrom(ctx))
 	if m.FirstErr == nil {
 		m.FirstErr = warmErr.err
 	}
@@ -153,6 +161,7 @@ func throughputClasses(ctx context.Context, op ClassOp, classes, threads int, wa
 	sleepCtx(ctx, warmup)
 	// Operations that began during warm-up but end after this point are
 	// recorded; their count is at most one per worker.
+	c0 := results.SnapshotFrom(ctx)
 	phase.Store(phaseMeasure)
 	start := time.Now()
 	sleepCtx(ctx, d)
@@ -161,6 +170,7 @@ func throughputClasses(ctx context.Context, op ClassOp, classes, threads int, wa
 	}
 	phase.Store(phaseDone)
 	elapsed := time.Since(start)
+	c1 := results.SnapshotFrom(ctx)
 	stop.Store(true)
 	wg.Wait()
 	byClass := make([]*results.Recorder, classes)
@@ -170,7 +180,8 @@ func throughputClasses(ctx context.Context, op ClassOp, classes, threads int, wa
 			byClass[c].Merge(recs[w][c])
 		}
 	}
-	m := Measurement{Rec: results.Merged(byClass...), Elapsed: elapsed, FirstErr: eh.err, WarmupErrors: warmErrs.Load()}
+	m := Measurement{Rec: results.Merged(byClass...), Elapsed: elapsed, FirstErr: eh.err, WarmupErrors: warmErrs.Load(), CountedOps: endedSum(ended)}
+	m.Counters.Add(c0, c1)
 	if m.FirstErr == nil {
 		m.FirstErr = warmErr.err
 	}

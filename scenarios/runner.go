@@ -76,6 +76,9 @@ type Options struct {
 	// ViewsPerLeaf is the views per leaf namespace the view scenarios
 	// make; 0 means the default of [ViewsPerLeaf].
 	ViewsPerLeaf int
+	// Delay injects a fixed per-operation slowdown for calibration; the
+	// zero value injects nothing.
+	Delay TestDelay
 }
 
 // QuickThreads are the throughput levels of a quick run: one worker and
@@ -124,6 +127,8 @@ type cell struct {
 	roundOps  results.Samples
 	params    map[string]any
 	measuredN int
+	counters  results.CounterDelta
+	countOps  int64
 }
 
 // Execute builds every target, builds its dataset and warms it up, then
@@ -137,6 +142,9 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 		o.Rounds = 1
 		r.Opts.Rounds = 1
 	}
+	counters := results.OpenCounters()
+	defer counters.Close()
+	ctx = results.WithCounters(ctx, counters)
 	states := make([]*state, 0, len(targets))
 	defer func() {
 		for _, s := range states {
@@ -328,6 +336,9 @@ func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, roun
 		return nil
 	}
 	env := r.env(sc, s, round)
+	if !r.Opts.Delay.applies(s.c.Name(), sc.Name) {
+		env.Opts.Delay = TestDelay{}
+	}
 	if need, unmet := firstUnmet(sc, env); unmet {
 		c.skip = need.Why
 		if need.Explain != nil {
@@ -362,11 +373,16 @@ func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, roun
 	if m.Elapsed > 0 {
 		ops = float64(m.Rec.Count()) / m.Elapsed.Seconds()
 	}
+	c.counters.Merge(m.Counters)
+	c.countOps += m.CountedOps
 	c.roundP50 = append(c.roundP50, p50)
 	c.roundOps = append(c.roundOps, ops)
 	c.measuredN++
 	for k, v := range out.Params {
 		c.params[k] = v
+	}
+	if d := env.Opts.Delay.Per; d > 0 {
+		c.params["test_delay_us"] = float64(d) / 1e3 // an injected slowdown is never hidden
 	}
 	return nil
 }
@@ -390,6 +406,9 @@ func (r *Runner) emit(sc Scenario, s *state, c *cell) error {
 	rec.RoundOpsSec = c.roundOps
 	warm := c.warmErrs
 	rec.WarmupErrors = &warm
+	if cs := c.counters.PerOp(c.countOps); !cs.Empty() {
+		rec.Counters = &cs
+	}
 	if sc.Name == ControlName && c.rec.Count() > 0 {
 		p50 := float64(c.rec.Percentile(50)) / 1e3
 		s.control = &p50

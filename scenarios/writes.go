@@ -94,7 +94,7 @@ func init() {
 // --duration on a slow or busy machine.
 func writeThroughput(ctx context.Context, env *Env, op Op) Measurement {
 	o := env.Opts
-	return ThroughputAtLeast(ctx, op, env.Threads, min(o.Warmup, o.Duration), o.Duration, int64(env.Threads))
+	return ThroughputAtLeast(ctx, o.Delay.wrap(op), env.Threads, min(o.Warmup, o.Duration), o.Duration, int64(env.Threads))
 }
 
 // runOwnCommits creates one table per worker in ns (named prefix_w<N>) and

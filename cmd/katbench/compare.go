@@ -3,7 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,81 +16,162 @@ import (
 // errRegression makes compare exit 1 without being a usage error.
 var errRegression = errors.New("regression")
 
+// compareFlags are the flags compare and ab share.
+type compareFlags struct {
+	metric    string
+	threshold float64
+	margin    string
+	crossHost bool
+	format    string
+}
+
+func (f *compareFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.metric, "metric", "auto", "what to compare: p50, p99, p999, ops_sec, a counter (allocs, alloc_bytes, read_syscalls, write_syscalls, instructions, cycles), or auto (each line's headline metric — ops_sec for throughput scenarios, p50 otherwise — and every counter both sides carry)")
+	fl.Float64Var(&f.threshold, "threshold", 0, "slowdown in percent a significant change must exceed to fail (default 25 for wall-clock metrics, 10 for deterministic counters)")
+	fl.StringVar(&f.margin, "margin", "", "equivalence margin, e.g. 5%: a cell whose delta interval lies inside ±5 % reads 'same within ±5 %'")
+	fl.BoolVar(&f.crossHost, "cross-host", false, "match cells measured on different hosts (every row says so)")
+	fl.StringVar(&f.format, "format", "text", "output: text or jsonl")
+}
+
+// options checks the flags and turns them into compare options.
+func (f *compareFlags) options() (analysis.CompareOptions, error) {
+	var o analysis.CompareOptions
+	if f.metric != "auto" {
+		m, err := analysis.MetricByName(f.metric)
+		if err != nil {
+			return o, usagef("--metric: %v", err)
+		}
+		o.Metric = m
+	}
+	if f.format != "text" && f.format != "jsonl" {
+		return o, usagef("--format %q: want text or jsonl", f.format)
+	}
+	if f.threshold < 0 {
+		return o, usagef("--threshold %v: must be ≥ 0", f.threshold)
+	}
+	o.Threshold = f.threshold / 100
+	if f.margin != "" {
+		v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(f.margin), "%")), 64)
+		if err != nil || v <= 0 || v >= 100 {
+			return o, usagef("--margin %q: want a percentage between 0 and 100, like 5%%", f.margin)
+		}
+		o.Margin = v / 100
+	}
+	o.CrossHost = f.crossHost
+	return o, nil
+}
+
+// report compares, prints and returns errRegression on a regression.
+func (f *compareFlags) report(w io.Writer, old, nw []analysis.Line, o analysis.CompareOptions) error {
+	c, err := analysis.Compare(old, nw, o)
+	if err != nil {
+		return usageError{err}
+	}
+	if f.format == "jsonl" {
+		err = analysis.WriteCompareJSONL(w, c)
+	} else {
+		err = analysis.WriteCompareText(w, c)
+	}
+	if err != nil {
+		return err
+	}
+	if n := c.Regressions(); n > 0 {
+		return fmt.Errorf("%w: %d of %d cells", errRegression, n, len(c.Rows))
+	}
+	return nil
+}
+
 func init() {
 	var (
-		history   string
-		metric    string
-		threshold float64
-		crossHost bool
-		format    string
+		history string
+		abFile  string
+		f       compareFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "compare OLD NEW",
-		Short: "Compare two runs cell by cell; exit 1 on a significant regression",
+		Use:   "compare OLD NEW | compare --ab FILE",
+		Short: "Compare two sets of runs cell by cell; exit 1 on a significant regression",
 		Long: `compare matches the measured lines of OLD and NEW by (host, target,
 scenario, loop, defining params) and tests each common cell with a
-Mann-Whitney U test over per-round samples (golang.org/x/perf/benchmath).
-OLD and NEW are JSONL files, or run ids / commit SHAs (prefixes of at least
-4 characters) found in --history.
+Mann-Whitney U test (golang.org/x/perf/benchmath) whose samples are
+independent runs: the lines of a side are grouped by run_id, and each run
+contributes one value per cell, the median of its rounds. Rounds inside
+one run share a process, a heap and a moment; they only give that run's own
+spread. OLD and NEW are each a comma-separated list of JSONL files, run ids
+or commit SHAs (prefixes of at least 4 characters, found in --history); a
+commit selects every run of it. --ab FILE reads both sides from a
+'katbench ab' session.
 
-A line without per-round samples is one sample: its cell says "no test"
-rather than inventing significance. Where both sides carry control_p50_us
-the test runs on value/control, so a machine that got slower overall does
-not read as a regression; a control that moved by more than ±50 % makes
-the cell "unreliable".
+A side with fewer runs than the test can ever decide on (4 at α = 0.05)
+reads "need 4 runs", never "no significant change". The verdicts of all
+cells of the comparison control the false-discovery rate at 5 %
+(Benjamini-Hochberg; q is the adjusted p). Where both sides carry
+control_p50_us, each run's value is divided by its own control, so a
+machine that got slower overall does not read as a regression; a control
+that moved by more than ±50 % makes the cell "unreliable". With --margin,
+a cell whose interval lies inside the margin reads "same within ±N %".
 
 Exit status: 1 when a cell is significantly slower by more than the
-threshold, 0 otherwise, 2 on bad input (unreadable file, unknown ref, no
-common cells).`,
-		Args: cobra.ExactArgs(2),
+threshold, 0 otherwise (also when cells need more runs), 2 on bad input
+(unreadable file, unknown ref, no common cells).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if abFile != "" {
+				return cobra.ExactArgs(0)(cmd, args)
+			}
+			return cobra.ExactArgs(2)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var m analysis.Metric // auto: each cell's headline metric
-			if metric != "auto" {
-				var err error
-				if m, err = analysis.MetricByName(metric); err != nil {
-					return usagef("--metric: %v", err)
-				}
-			}
-			if format != "text" && format != "jsonl" {
-				return usagef("--format %q: want text or jsonl", format)
-			}
-			if threshold < 0 {
-				return usagef("--threshold %v: must be ≥ 0", threshold)
-			}
-			old, err := loadSide(args[0], history)
-			if err != nil {
-				return usagef("OLD: %v", err)
-			}
-			nw, err := loadSide(args[1], history)
-			if err != nil {
-				return usagef("NEW: %v", err)
-			}
-			c, err := analysis.Compare(old, nw, analysis.CompareOptions{Metric: m, Threshold: threshold / 100, CrossHost: crossHost})
-			if err != nil {
-				return usageError{err}
-			}
-			out := cmd.OutOrStdout()
-			if format == "jsonl" {
-				err = analysis.WriteCompareJSONL(out, c)
-			} else {
-				err = analysis.WriteCompareText(out, c)
-			}
+			o, err := f.options()
 			if err != nil {
 				return err
 			}
-			if n := c.Regressions(); n > 0 {
-				return fmt.Errorf("%w: %d of %d cells", errRegression, n, len(c.Rows))
+			var old, nw []analysis.Line
+			if abFile != "" {
+				lines, err := analysis.Load(abFile)
+				if err != nil {
+					return usagef("--ab: %v", err)
+				}
+				if old, nw, err = analysis.SplitAB(lines); err != nil {
+					return usagef("--ab %s: %v", abFile, err)
+				}
+			} else {
+				if old, err = loadSides(args[0], history); err != nil {
+					return usagef("OLD: %v", err)
+				}
+				if nw, err = loadSides(args[1], history); err != nil {
+					return usagef("NEW: %v", err)
+				}
 			}
-			return nil
+			return f.report(cmd.OutOrStdout(), old, nw, o)
 		},
 	}
+	f.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&history, "history", "bench_history.jsonl", "history file where run ids and commits are looked up")
-	fl.StringVar(&metric, "metric", "auto", "what to compare: p50, p99, p999, ops_sec, or auto (each line's headline metric: ops_sec for throughput scenarios, p50 otherwise; p50 for lines that do not say)")
-	fl.Float64Var(&threshold, "threshold", 0, "slowdown in percent a significant change must exceed to fail (default 25 for wall-clock metrics, 10 for deterministic counters)")
-	fl.BoolVar(&crossHost, "cross-host", false, "match cells measured on different hosts (every row says so)")
-	fl.StringVar(&format, "format", "text", "output: text or jsonl")
+	fl.StringVar(&abFile, "ab", "", "compare the two sides of a 'katbench ab' output file")
 	rootCmd.AddCommand(cmd)
+}
+
+// loadSides reads a comma-separated list of refs (see loadSide) into one
+// side.
+func loadSides(refs, history string) ([]analysis.Line, error) {
+	var out []analysis.Line
+	n := 0
+	for _, ref := range strings.Split(refs, ",") {
+		if ref = strings.TrimSpace(ref); ref == "" {
+			continue
+		}
+		ls, err := loadSide(ref, history)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ls...)
+		n++
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%q names no file, run or commit", refs)
+	}
+	return out, nil
 }
 
 // loadSide reads ref as a JSONL file when one exists at that path, else as

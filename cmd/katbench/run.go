@@ -156,6 +156,9 @@ func (f *benchFlags) options(run *results.Run) (scenarios.Options, error) {
 		}
 		o.Durability = string(d)
 	}
+	if o.Delay, err = testDelay(); err != nil {
+		return o, err
+	}
 	o.Namespace = f.namespace
 	if f.namespaceSet && o.Namespace == "" {
 		return o, usagef("--namespace '': want a namespace name (leave the flag out for katbench_<run id>)")

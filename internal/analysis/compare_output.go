@@ -10,10 +10,12 @@ import (
 )
 
 // WriteCompareText prints a comparison as an aligned table, one row per
-// cell, then the cells only one side has and a one-line summary.
+// cell and metric, then the cells only one side has and a summary that
+// names the correction for many cells.
 func WriteCompareText(w io.Writer, c Comparison) error {
+	fmt.Fprintf(w, "OLD: %d runs, NEW: %d runs; each run is one sample (the median of its rounds)\n", c.OldRuns, c.NewRuns)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "target\tscenario\tmetric\told\tnew\tdelta\tinterval\tp\tn\tverdict\tnotes")
+	fmt.Fprintln(tw, "target\tscenario\tmetric\told\tnew\tdelta\tinterval\tp\tq\truns\tverdict\tnotes")
 	for _, r := range c.Rows {
 		unit := r.Unit
 		if r.Normalised {
@@ -23,16 +25,15 @@ func WriteCompareText(w io.Writer, c Comparison) error {
 		if r.Normalised {
 			notes = append(notes, fmt.Sprintf("raw %s %+.1f %%", r.Metric, 100*r.RawDelta))
 		}
+		if r.Old.RunSpread != nil && r.New.RunSpread != nil {
+			notes = append(notes, fmt.Sprintf("within-run spread %.0f %% / %.0f %%", 100**r.Old.RunSpread, 100**r.New.RunSpread))
+		}
 		if r.CrossHost != "" {
 			notes = append([]string{r.CrossHost}, notes...)
 		}
-		verdict := string(r.Verdict)
-		if r.Regression {
-			verdict = fmt.Sprintf("REGRESSION (> %.0f %%)", 100*r.Threshold)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%s\t%+.1f %%\t%s\t%s\t%d/%d\t%s\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%s\t%+.1f %%\t%s\t%s\t%s\t%d/%d\t%s\t%s\n",
 			r.Target, r.Scen, r.Metric, unit, fmtStat(r.Old), fmtStat(r.New), 100*r.Delta,
-			fmtInterval(r.DeltaLo, r.DeltaHi), fmtP(r.P), r.Old.N, r.New.N, verdict, strings.Join(notes, "; "))
+			fmtInterval(r.DeltaLo, r.DeltaHi), fmtP(r.P), fmtP(r.Q), r.Old.N, r.New.N, r.VerdictText(), strings.Join(notes, "; "))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -43,12 +44,13 @@ func WriteCompareText(w io.Writer, c Comparison) error {
 	for _, cell := range c.OnlyNew {
 		fmt.Fprintf(w, "only in NEW: %s\n", cell)
 	}
-	counts := map[Verdict]int{}
-	for _, r := range c.Rows {
-		counts[r.Verdict]++
+	fmt.Fprintf(w, "%s over %d tests: false-discovery rate %g (q is p adjusted for the number of tests)", c.Correction, c.Tests, c.Alpha)
+	if c.Tests > 1 {
+		fmt.Fprintf(w, "; a change in one cell alone needs %d runs a side to be found", MinRuns(c.Alpha/float64(c.Tests)))
 	}
-	_, err := fmt.Fprintf(w, "%d cells compared: %d faster, %d slower (%d regressions), %d no significant change, %d no test, %d unreliable\n",
-		len(c.Rows), counts[Faster], counts[Slower], c.Regressions(), counts[NoChange], counts[NoTest], counts[Unreliable])
+	fmt.Fprintln(w)
+	_, err := fmt.Fprintf(w, "%d cells compared: %d faster, %d slower (%d regressions), %d same, %d no significant change, %d need more runs, %d unreliable\n",
+		len(c.Rows), c.Count(Faster), c.Count(Slower), c.Regressions(), c.Count(Same), c.Count(NoChange), c.Count(NeedRuns), c.Count(Unreliable))
 	return err
 }
 
@@ -59,8 +61,11 @@ func WriteCompareJSONL(w io.Writer, c Comparison) error {
 		r.Old, r.New = jsonStat(r.Old), jsonStat(r.New)
 		if err := enc.Encode(struct {
 			Row
-			Params string `json:"params"`
-		}{r, r.Cell.Params}); err != nil {
+			Params     string `json:"params"`
+			Text       string `json:"verdict_text"`
+			Correction string `json:"correction"`
+			Tests      int    `json:"tests"`
+		}{r, r.Cell.Params, r.VerdictText(), c.Correction, c.Tests}); err != nil {
 			return fmt.Errorf("encode comparison row: %w", err)
 		}
 	}

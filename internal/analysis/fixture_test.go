@@ -3,6 +3,7 @@ package analysis
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -21,14 +22,19 @@ type fixture struct {
 	metric  results.Metric
 	label   string    // --label recorded on every line, when set
 	ts      time.Time // the lines' time, when set
+	// runShift scales every value of the run: the run-to-run variation
+	// (a process, a heap, a moment) that rounds inside one run do not see.
+	runShift float64
+	counters *results.Counters // stamped on every line, when set
 }
 
 func newFixture(runID, host string, seed uint64) *fixture {
 	return &fixture{
 		run: &results.Run{ID: runID, Host: results.Host{Hostname: host, Cores: 2, CPU: "Test CPU", Kernel: "6.1", Go: "go1.26", OS: "linux", Arch: "amd64"},
 			Commit: results.Commit{SHA: "c0ffee" + runID, Dirty: false}},
-		rng:    rand.New(rand.NewPCG(seed, seed^0x9e3779b9)),
-		rounds: 10,
+		rng:      rand.New(rand.NewPCG(seed, seed^0x9e3779b9)),
+		rounds:   10,
+		runShift: 1,
 	}
 }
 
@@ -43,7 +49,7 @@ func (f *fixture) line(t testing.TB, target, scenario string, centerUS float64) 
 		rc := results.NewRecorder()
 		shift := 1 + 0.02*(f.rng.Float64()*2-1)
 		for range 200 {
-			v := centerUS * shift * (1 + 0.05*(f.rng.Float64()*2-1))
+			v := centerUS * f.runShift * shift * (1 + 0.05*(f.rng.Float64()*2-1))
 			rc.Record(time.Duration(v * 1e3))
 		}
 		p50 := float64(rc.Percentile(50)) / 1e3
@@ -65,6 +71,7 @@ func (f *fixture) line(t testing.TB, target, scenario string, centerUS float64) 
 	if !f.ts.IsZero() {
 		r.TS = f.ts.Format(time.RFC3339Nano)
 	}
+	r.Counters = f.counters
 	b, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +85,24 @@ func parse(t testing.TB, ls ...[]byte) []Line {
 	out, err := Read(bytes.NewReader(bytes.Join(ls, []byte("\n"))), "fixture")
 	if err != nil {
 		t.Fatal(err)
+	}
+	return out
+}
+
+// runs builds n independent runs of one cell around centerUS: each run has
+// its own id, seed and a run-to-run shift of up to ±4 %. set, when not
+// nil, adjusts each run's fixture.
+func runs(t testing.TB, prefix string, n int, seed uint64, target, scenario string, centerUS float64, set func(i int, f *fixture)) []Line {
+	t.Helper()
+	var out []Line
+	rng := rand.New(rand.NewPCG(seed, ^seed))
+	for i := range n {
+		f := newFixture(fmt.Sprintf("%s%012d", prefix, i), "vm", seed*1000+uint64(i))
+		f.runShift = 1 + 0.04*(2*rng.Float64()-1)
+		if set != nil {
+			set(i, f)
+		}
+		out = append(out, parse(t, f.line(t, target, scenario, centerUS))...)
 	}
 	return out
 }

@@ -1,8 +1,10 @@
 package analysis
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Metric is one number of a line that can be compared across runs.
@@ -15,8 +17,12 @@ type Metric struct {
 	// operation) get the tighter default threshold; wall-clock ones the
 	// looser.
 	Deterministic bool
-	value         func(Line) *float64
-	round         func(Round) *float64
+	// Floor is the smallest absolute change (in Unit) that can be a
+	// regression: a counter near zero (0.003 allocations per operation of
+	// background work) moves by large ratios that mean nothing.
+	Floor float64
+	value func(Line) *float64
+	round func(Round) *float64
 }
 
 // Metrics katbench lines carry. All three are wall-clock.
@@ -26,6 +32,38 @@ var (
 	OpsSec = Metric{Name: "ops_sec", Unit: "ops/s", HigherBetter: true, value: func(l Line) *float64 { return l.OpsSec }, round: func(r Round) *float64 { return r.OpsSec }}
 	P999   = Metric{Name: "p999", Unit: "µs", value: func(l Line) *float64 { return l.P999US }}
 )
+
+// Counters are the deterministic per-operation counters a line may carry
+// (results.Counters, the line's `counters` object): they do not depend on
+// the moment the way wall time does, so they are gated at the tighter
+// DeterministicThreshold and never control-normalised.
+var Counters = []Metric{
+	counter("allocs_per_op", "allocs/op", 0.5),
+	counter("alloc_bytes_per_op", "B/op", 16),
+	counter("read_syscalls_per_op", "read syscalls/op", 0.1),
+	counter("write_syscalls_per_op", "write syscalls/op", 0.1),
+	counter("instructions_per_op", "instructions/op", 100),
+	counter("cycles_per_op", "cycles/op", 100),
+}
+
+func counter(field, unit string, floor float64) Metric {
+	return Metric{Name: strings.TrimSuffix(field, "_per_op"), Unit: unit, Deterministic: true, Floor: floor,
+		value: func(l Line) *float64 { return counterOf(l, field) }}
+}
+
+// counterOf reads one field of the line's counters object; nil when the
+// line has none (the counter was not read: absent, never 0).
+func counterOf(l Line, field string) *float64 {
+	b, ok := l.raw["counters"]
+	if !ok {
+		return nil
+	}
+	var m map[string]*float64
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m[field]
+}
 
 // HeadlineOf returns the metric a line names as its headline (p50_us or
 // ops_sec), falling back to P50 for lines that name none.
@@ -39,14 +77,18 @@ func HeadlineOf(l Line) Metric {
 // ErrUnknownMetric is returned by MetricByName for a name it does not know.
 var ErrUnknownMetric = errors.New("unknown metric")
 
-// MetricByName returns p50, p99, p999 or ops_sec.
+// MetricByName returns p50, p99, p999, ops_sec or one of the Counters
+// (allocs, alloc_bytes, read_syscalls, write_syscalls, instructions,
+// cycles).
 func MetricByName(name string) (Metric, error) {
-	for _, m := range []Metric{P50, P99, P999, OpsSec} {
+	names := []string{}
+	for _, m := range append([]Metric{P50, P99, P999, OpsSec}, Counters...) {
 		if m.Name == name {
 			return m, nil
 		}
+		names = append(names, m.Name)
 	}
-	return Metric{}, fmt.Errorf("%w %q: want p50, p99, p999 or ops_sec", ErrUnknownMetric, name)
+	return Metric{}, fmt.Errorf("%w %q: want %s", ErrUnknownMetric, name, strings.Join(names, ", "))
 }
 
 // Value returns the line's value of m, or false when the line has none.

@@ -54,6 +54,10 @@ type Record struct {
 	Rounds      int     `json:"rounds,omitempty"`
 	RoundP50US  Samples `json:"round_p50_us,omitempty"`
 	RoundOpsSec Samples `json:"round_ops_sec,omitempty"`
+	// Counters are the deterministic per-operation counters of the
+	// measured phase (allocations, system calls, instructions); absent
+	// when none could be read.
+	Counters *Counters `json:"counters,omitempty"`
 	// WarmupErrors counts failed operations of the unrecorded warm-up
 	// (present where a warm-up ran): they are not in Errors, but never
 	// vanish.
