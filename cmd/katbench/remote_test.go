@@ -43,7 +43,7 @@ func TestRemoteRunAgainstServe(t *testing.T) {
 					measured++
 				case strings.HasPrefix(r.Scenario, "create_table.durability."), strings.HasPrefix(r.Scenario, "commit_table.durability."):
 				case r.Scenario == "load_table.cold.latency", front == "rest" && r.Scenario == "resolve_metadata.latency":
-				case front == "grpc" && (strings.HasSuffix(r.Scenario, "_view.latency") || r.Scenario == "list_views.latency" ||
+				case front == "grpc" && (strings.Contains(r.Scenario, "view") ||
 					r.Scenario == "load_table.revalidate.latency"):
 					// Our gRPC front serves no views and has no conditional load.
 				default:
