@@ -40,12 +40,20 @@ type worker struct {
 	payload []byte
 	// buf receives GET bodies; one extra byte detects an over-long body.
 	buf []byte
+	// ranges is a ranged-GET worker's offset state (nil for other ops).
+	ranges *rangeState
 }
 
-func newWorker(c *minio.Client, bucket, key string, op Op, size int64, payload []byte) *worker {
+// newWorker makes the worker for op. For Range, size is the range's and
+// payload the whole object's; seed and index choose its offsets.
+func newWorker(c *minio.Client, bucket, key string, op Op, size int64, payload []byte, seed int64, index int) *worker {
 	w := &worker{client: c, core: minio.Core{Client: c}, bucket: bucket, key: key, op: op, size: size, payload: payload}
-	if op == Get {
+	switch op {
+	case Get:
 		w.buf = make([]byte, size+1)
+	case Range:
+		w.buf = make([]byte, size+1)
+		w.ranges = newRangeState(seed, index)
 	}
 	return w
 }
@@ -65,6 +73,8 @@ func (w *worker) do(ctx context.Context) error {
 		return nil
 	case Get:
 		return w.get(ctx)
+	case Range:
+		return w.getRange(ctx)
 	case Put:
 		// A fresh reader each time: net/http may still be reading (and
 		// discarding) a request body after RoundTrip returns, so a reused
@@ -90,6 +100,11 @@ func (w *worker) get(ctx context.Context) error {
 	if _, err := io.ReadFull(body, w.buf[:w.size]); err != nil {
 		return fmt.Errorf("GET %s: read %d bytes: %w", w.key, w.size, err)
 	}
+	return w.expectEOF(body)
+}
+
+// expectEOF checks that body, read for w.size bytes, ends exactly there.
+func (w *worker) expectEOF(body io.Reader) error {
 	// The body must end exactly here. A reader may return (0, nil) once.
 	extra := w.buf[w.size:]
 	n, err := body.Read(extra)
@@ -108,6 +123,9 @@ func (w *worker) get(ctx context.Context) error {
 // verify compares the body of the worker's last successful GET with the
 // object's bytes; other operations have nothing to compare.
 func (w *worker) verify() error {
+	if w.op == Range {
+		return w.verifyRange()
+	}
 	if w.op == Get && !bytes.Equal(w.buf[:w.size], w.payload) {
 		return fmt.Errorf("GET %s: %w", w.key, errCorrupt)
 	}
