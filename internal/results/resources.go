@@ -22,8 +22,12 @@ type Resources struct {
 	// FDs is the process's open file descriptors (/proc/self/fd), not
 	// counting the one used to list them.
 	FDs *int `json:"fds,omitempty"`
-	// Rings is how many of those descriptors are io_uring instances.
+	// Rings is the process's io_uring instances: its io_uring mappings at
+	// offset 0 (each instance maps its submission ring there once).
 	Rings *int `json:"rings,omitempty"`
+	// RingFDs is how many of the descriptors are io_uring files; an
+	// instance may have more than one (a duplicate handed to Go's poller).
+	RingFDs *int `json:"ring_fds,omitempty"`
 	// RingMapMiB is the size of the process's io_uring mappings (submission
 	// and completion rings, SQE arrays) in /proc/self/maps, MiB.
 	RingMapMiB *float64 `json:"ring_map_mib,omitempty"`
@@ -72,14 +76,14 @@ func ReadResources() (Resources, error) {
 				rings++
 			}
 		}
-		r.FDs, r.Rings = &fds, &rings
+		r.FDs, r.RingFDs = &fds, &rings
 	}
 	if maps, err := os.ReadFile("/proc/self/maps"); err != nil {
 		errs = append(errs, err.Error())
-	} else if mib, err := ringMappings(maps); err != nil {
+	} else if mib, rings, err := ringMappings(maps); err != nil {
 		errs = append(errs, err.Error())
 	} else {
-		r.RingMapMiB = &mib
+		r.RingMapMiB, r.Rings = &mib, &rings
 	}
 	if len(errs) > 0 {
 		return r, fmt.Errorf("results: resources: %s", strings.Join(errs, "; "))
@@ -104,8 +108,9 @@ func statusField(st []byte, name string) (int64, bool) {
 	return 0, false
 }
 
-// ringMappings sums the sizes of the io_uring mappings in a maps file, MiB.
-func ringMappings(maps []byte) (float64, error) {
+// ringMappings sums the sizes of the io_uring mappings in a maps file, MiB,
+// and counts the instances (mappings at offset 0).
+func ringMappings(maps []byte) (mib float64, rings int, err error) {
 	var total uint64
 	sc := bufio.NewScanner(bytes.NewReader(maps))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -118,12 +123,15 @@ func ringMappings(maps []byte) (float64, error) {
 		a, err1 := strconv.ParseUint(lo, 16, 64)
 		b, err2 := strconv.ParseUint(hi, 16, 64)
 		if !ok || err1 != nil || err2 != nil || b < a {
-			return 0, fmt.Errorf("bad /proc/self/maps range %q", f[0])
+			return 0, 0, fmt.Errorf("bad /proc/self/maps range %q", f[0])
 		}
 		total += b - a
+		if off, err := strconv.ParseUint(f[2], 16, 64); err == nil && off == 0 {
+			rings++
+		}
 	}
 	if err := sc.Err(); err != nil {
-		return 0, fmt.Errorf("read /proc/self/maps: %w", err)
+		return 0, 0, fmt.Errorf("read /proc/self/maps: %w", err)
 	}
-	return float64(total) / (1 << 20), nil
+	return float64(total) / (1 << 20), rings, nil
 }

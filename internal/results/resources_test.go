@@ -13,11 +13,11 @@ func TestRingMappings(t *testing.T) {
 7f0000010000-7f0000011000 rw-s 10000000 00:0f 7 anon_inode:[io_uring]
 7f0000020000-7f0000021000 rw-p 00000000 00:00 0
 `
-	got, err := ringMappings([]byte(maps))
-	if err != nil || got != float64(0x5000)/(1<<20) {
-		t.Fatalf("ringMappings = %v, %v; want %v", got, err, float64(0x5000)/(1<<20))
+	got, rings, err := ringMappings([]byte(maps))
+	if err != nil || got != float64(0x5000)/(1<<20) || rings != 1 {
+		t.Fatalf("ringMappings = %v, %d, %v; want %v, 1", got, rings, err, float64(0x5000)/(1<<20))
 	}
-	if _, err := ringMappings([]byte("zz-7f00 rw-s 0 00:0f 7 anon_inode:[io_uring]\n")); err == nil {
+	if _, _, err := ringMappings([]byte("zz-7f00 rw-s 0 00:0f 7 anon_inode:[io_uring]\n")); err == nil {
 		t.Fatal("a bad range parsed")
 	}
 }
@@ -32,7 +32,7 @@ func TestReadResources(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ReadResources: %v", err)
 	}
-	if before.Threads == nil || *before.Threads < 1 || before.VMSizeMiB == nil || *before.VMSizeMiB <= 0 || before.FDs == nil || before.Rings == nil || before.RingMapMiB == nil {
+	if before.Threads == nil || *before.Threads < 1 || before.VMSizeMiB == nil || *before.VMSizeMiB <= 0 || before.FDs == nil || before.Rings == nil || before.RingFDs == nil || before.RingMapMiB == nil {
 		t.Fatalf("resources %+v", before)
 	}
 	f, err := os.Open("/proc/self/status")

@@ -165,13 +165,12 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 			}
 			states[i] = st
 			// Warm-up: every GET verified, nothing recorded; its failures
-			// are kept apart as warm-up errors. The other lanes' idle
-			// connections are closed first, so what the process holds
-			// after it is this lane's.
-			for j, o := range lanes {
-				if j != i {
-					o.info.CloseIdle()
-				}
+			// are kept apart as warm-up errors. Every lane's idle
+			// connections are closed first (this lane's too, left from
+			// an earlier cell), so what the process holds after it is
+			// what this lane opened for this cell.
+			for _, o := range lanes {
+				o.info.CloseIdle()
 			}
 			warmUp(ctx, cfg, c, st)
 			st.res = readResources(cfg)
@@ -272,7 +271,7 @@ func readResources(cfg Config) *results.Resources {
 	if err != nil && cfg.Log != nil {
 		fmt.Fprintf(cfg.Log, "katbench: warning: %v\n", err)
 	}
-	r.Scope = "process, after this transport's warm-up with the other transports' idle connections closed; threads: the process's high-water mark"
+	r.Scope = "process, after this transport's warm-up for this cell, every transport's idle connections closed before it; threads: the process's high-water mark"
 	return &r
 }
 

@@ -110,15 +110,15 @@ func checkManyConns(t *testing.T, recs []results.Record, cfg s3bench.Config) {
 func checkResources(t *testing.T, r results.Record) {
 	t.Helper()
 	res := r.Resources
-	if res == nil || res.Threads == nil || res.FDs == nil || res.Rings == nil || res.RingMapMiB == nil || res.VMSizeMiB == nil {
+	if res == nil || res.Threads == nil || res.FDs == nil || res.Rings == nil || res.RingFDs == nil || res.RingMapMiB == nil || res.VMSizeMiB == nil {
 		t.Errorf("%s %s: resources %+v, want every field", r.Target, r.Scenario, res)
 		return
 	}
 	if *res.Threads <= 0 || *res.FDs < r.Threads || *res.VMSizeMiB <= 0 || res.Scope == "" {
 		t.Errorf("%s %s: threads %d fds %d vm %v MiB scope %q", r.Target, r.Scenario, *res.Threads, *res.FDs, *res.VMSizeMiB, res.Scope)
 	}
-	if r.Target == "uring" && (*res.Rings <= 0 || *res.RingMapMiB <= 0) {
-		t.Errorf("%s %s: rings %d, ring mappings %v MiB", r.Target, r.Scenario, *res.Rings, *res.RingMapMiB)
+	if r.Target == "uring" && (*res.Rings <= 0 || *res.RingFDs < *res.Rings || *res.RingMapMiB <= 0) {
+		t.Errorf("%s %s: rings %d (%d fds), ring mappings %v MiB", r.Target, r.Scenario, *res.Rings, *res.RingFDs, *res.RingMapMiB)
 	}
 }
 
