@@ -117,16 +117,12 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 	// GET and HEAD read objects written once here; PUT writes its own keys.
 	readKeys := map[int64]string{}
 	for _, op := range cfg.Ops {
-		var sizes []int64
-		switch op {
-		case Head:
-			sizes = []int64{HeadSize}
-		case Get:
-			sizes = cfg.Sizes
-		case Range:
-			sizes = []int64{RangeObjectSize}
+		s := spec(op)
+		if s.object == nil {
+			continue
 		}
-		for _, size := range sizes {
+		for _, cs := range s.cellSizes(cfg) {
+			size := s.object(cs)
 			if _, ok := readKeys[size]; ok {
 				continue
 			}
@@ -144,19 +140,17 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 			return err
 		}
 		size, objSize := c.size, c.size
-		switch c.op {
-		case Head:
-			size, objSize = HeadSize, HeadSize
-		case Range:
-			size, objSize = RangeSize, RangeObjectSize
+		sp := spec(c.op)
+		if sp.object != nil {
+			objSize = sp.object(size)
 		}
 		states := make([]*laneCell, len(lanes))
 		for i, l := range lanes {
 			st := &laneCell{cpuOK: true}
 			for w := 0; w < c.conc; w++ {
 				key := readKeys[objSize]
-				if c.op == Put {
-					key = fmt.Sprintf("%sput-%s-%s-w%d", prefix, l.info.Used, FormatSize(size), w)
+				if sp.object == nil {
+					key = fmt.Sprintf("%s%s-%s-%s-w%d", prefix, c.op, l.info.Used, FormatSize(size), w)
 				}
 				st.workers = append(st.workers, newWorker(l.client, cfg.S3.Bucket, key, c.op, size, payload(objSize), cfg.Seed, w))
 				st.recs = append(st.recs, results.NewRecorder())
@@ -312,14 +306,7 @@ func openLanes(cfg Config) ([]lane, string, error) {
 func cells(cfg Config) []cell {
 	var out []cell
 	for _, op := range cfg.Ops {
-		sizes := cfg.Sizes
-		switch op {
-		case Head:
-			sizes = []int64{HeadSize}
-		case Range:
-			sizes = []int64{RangeSize}
-		}
-		for _, size := range sizes {
+		for _, size := range spec(op).cellSizes(cfg) {
 			for _, conc := range cfg.Concurrency {
 				out = append(out, cell{op: op, size: size, conc: conc})
 			}
@@ -386,7 +373,7 @@ func runPhase(ctx context.Context, st *laneCell, recs []*results.Recorder, n, ve
 func record(cfg Config, c cell, size int64, l lane, st *laneCell, fallback string) results.Record {
 	rec := results.Merged(st.recs...)
 	params := lineParams(cfg, c, size, l, st)
-	if c.op != Head && st.elapsed > 0 {
+	if spec(c.op).moves && st.elapsed > 0 {
 		params["mib_s"] = float64(rec.Count()) * float64(size) / st.elapsed.Seconds() / (1 << 20)
 	}
 	r := cfg.Run.Result(string(l.info.Used), Scenario(c.op, size, c.conc), results.Closed, c.conc, rec, st.elapsed, params)
@@ -435,17 +422,7 @@ func lineParams(cfg Config, c cell, size int64, l lane, st *laneCell) map[string
 		params["cpu_us_per_op_rounds"] = st.roundCPU
 		params["cpu_scope"] = cpuScope(cfg.StoreInProcess)
 	}
-	switch c.op {
-	case Head:
-		params["object_bytes"] = size
-	case Range:
-		params["size_bytes"] = size
-		params["object_bytes"] = int64(RangeObjectSize)
-		params["range_seed"] = cfg.Seed
-		params["range_offsets"] = "uniform over every byte offset the range fits at; worker w of each transport reads the same sequence (PCG seeded with range_seed, w)"
-	default:
-		params["size_bytes"] = size
-	}
+	spec(c.op).params(cfg, size, params)
 	return params
 }
 

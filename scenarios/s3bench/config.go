@@ -26,9 +26,6 @@ const (
 	Head Op = "head" // StatObject: one HEAD, no body
 	Get  Op = "get"  // GetObject read into a reused buffer of the object's size
 	Put  Op = "put"  // PutObject of a known size, unsigned payload
-	// Range is a ranged GET: RangeSize bytes at a seeded random offset of
-	// an object of RangeObjectSize (a Parquet footer or column chunk read).
-	Range Op = "range"
 )
 
 // Defaults for a full run; Quick runs use QuickIterations.
@@ -209,16 +206,6 @@ func (c Config) warmup(conc int) int {
 	}
 }
 
-// ParseOp parses "head", "get", "put" or "range" (any case).
-func ParseOp(s string) (Op, error) {
-	switch op := Op(strings.ToLower(strings.TrimSpace(s))); op {
-	case Head, Get, Put, Range:
-		return op, nil
-	default:
-		return "", fmt.Errorf("%w %q: want head, get, put or range", ErrBadOp, s)
-	}
-}
-
 // ParseOps parses a comma-separated list of operations.
 func ParseOps(s string) ([]Op, error) {
 	var out []Op
@@ -354,11 +341,12 @@ func CheckConcurrency(levels []int, allowHigh bool) error {
 
 // Scenario names a cell: "s3.head.c1", "s3.get.4KiB.c8", "s3.range.8KiB.c64".
 func Scenario(op Op, size int64, conc int) string {
-	if op == Head {
-		return fmt.Sprintf("s3.head.c%d", conc)
+	s := spec(op)
+	if s.bare {
+		return fmt.Sprintf("s3.%s.c%d", op, conc)
 	}
-	if op == Range {
-		size = RangeSize
+	if s.size > 0 {
+		size = s.size
 	}
 	return fmt.Sprintf("s3.%s.%s.c%d", op, FormatSize(size), conc)
 }

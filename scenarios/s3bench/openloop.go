@@ -227,7 +227,7 @@ func recordOpen(cfg Config, c cell, size int64, l lane, st *laneCell, ol *openSt
 		params["cpu_us_per_op_rounds"] = ol.roundCPU
 		params["cpu_scope"] = cpuScope(cfg.StoreInProcess)
 	}
-	if c.op != Head && ol.elapsed > 0 {
+	if spec(c.op).moves && ol.elapsed > 0 {
 		params["mib_s"] = float64(rec.Count()) * float64(size) / ol.elapsed.Seconds() / (1 << 20)
 	}
 	out := cfg.Run.Result(string(l.info.Used), OpenScenario(c.op, size, c.conc, r), results.Open, c.conc, rec, ol.elapsed, params)

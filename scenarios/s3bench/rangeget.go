@@ -13,6 +13,9 @@ import (
 // The ranged GET: what an engine reading Parquet does, a small range of a
 // large object at an offset it cannot predict.
 const (
+	// Range is a ranged GET: RangeSize bytes at a seeded random offset of
+	// an object of RangeObjectSize (a Parquet footer or column chunk read).
+	Range Op = "range"
 	// RangeSize is the bytes one ranged GET reads.
 	RangeSize = 8 << 10
 	// RangeObjectSize is the object the ranges are read from.
@@ -20,6 +23,26 @@ const (
 	// DefaultSeed seeds the ranged GETs' offsets when Config.Seed is 0.
 	DefaultSeed = 1
 )
+
+func init() {
+	registerOp(Range, &opSpec{
+		size:   RangeSize,
+		object: func(int64) int64 { return RangeObjectSize },
+		setup: func(w *worker, seed int64, index int) {
+			w.buf = make([]byte, w.size+1)
+			w.ranges = newRangeState(seed, index)
+		},
+		do:     (*worker).getRange,
+		verify: (*worker).verifyRange,
+		params: func(cfg Config, size int64, p map[string]any) {
+			p["size_bytes"] = size
+			p["object_bytes"] = int64(RangeObjectSize)
+			p["range_seed"] = cfg.Seed
+			p["range_offsets"] = "uniform over every byte offset the range fits at; worker w of each transport reads the same sequence (PCG seeded with range_seed, w)"
+		},
+		moves: true,
+	})
+}
 
 // rangeState is a ranged-GET worker's own: its offset generator and the
 // offset of its last request, for verify. Owned by the worker's goroutine.
