@@ -43,6 +43,7 @@ type transportFlags struct {
 	keepAlive   bool
 	background  bool
 	allowErrs   bool
+	rate        transportRateFlags
 }
 
 var transportCmd = &cobra.Command{
@@ -88,8 +89,8 @@ func init() {
 	fl.IntVar(&f.iterations, "iterations", 0, fmt.Sprintf("measured operations per (transport, op, size, concurrency) (default %d, %d with --quick)", s3bench.DefaultIterations, s3bench.QuickIterations))
 	fl.IntVar(&f.rounds, "rounds", s3bench.DefaultRounds, "interleaved rounds the iterations are split into")
 	fl.StringVar(&f.sizes, "sizes", "4KiB,64KiB,1MiB", "object sizes for GET and PUT, comma-separated")
-	fl.StringVar(&f.concurrency, "concurrency", "1,8", "concurrency levels, comma-separated")
-	fl.StringVar(&f.ops, "ops", "head,get,put", "operations, comma-separated: head, get, put")
+	fl.StringVar(&f.concurrency, "concurrency", "1,8", "concurrency levels, comma-separated: 1..256, up to 1024 with --allow-high-concurrency")
+	fl.StringVar(&f.ops, "ops", "head,get,put", "operations, comma-separated: head, get, put, range (8 KiB at random offsets of a 64 MiB object)")
 	fl.BoolVar(&f.control, "control", true, "also run against the in-process control S3 server")
 	fl.StringVar(&f.transports, "transports", "http,uring", "transports to compare, comma-separated")
 	fl.IntVar(&f.poolSize, "pool-size", 0, "keep-alive connections per transport (default: the largest concurrency)")
@@ -100,6 +101,7 @@ func init() {
 	fl.StringVar(&f.format, "format", "auto", formatHelp)
 	fl.BoolVar(&f.keepAlive, "keep-alive", true, "the control server keeps connections alive; false answers Connection: close (params.endpoint control-close)")
 	fl.BoolVar(&f.background, "background-load", false, "run two CPU-bound busy processes beside the bench (params.endpoint gets +load)")
+	f.rate.register(fl)
 	rootCmd.AddCommand(transportCmd)
 }
 
@@ -126,6 +128,9 @@ func (f *transportFlags) configs(args []string) (base s3bench.Config, endpoint s
 	}
 	if base.Transports, err = s3bench.ParseTransports(f.transports); err != nil {
 		return base, "", usagef("--transports: %v", err)
+	}
+	if err := f.rate.apply(&base); err != nil {
+		return base, "", err
 	}
 	if f.iterations < 0 || f.rounds < 1 || f.poolSize < 0 {
 		return base, "", usagef("--iterations and --pool-size must not be negative, --rounds ≥ 1")

@@ -82,6 +82,9 @@ type Record struct {
 	// Command is the run's command line (Run.Command), absent when the
 	// run was not started by a command.
 	Command []string `json:"command,omitempty"`
+	// Resources is what the process held for the line (see Resources);
+	// absent where it was not measured.
+	Resources *Resources `json:"resources,omitempty"`
 }
 
 // Loop values.

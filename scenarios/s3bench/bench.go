@@ -58,6 +58,9 @@ type laneCell struct {
 	ops      int64
 	roundCPU []float64
 	cpuOK    bool
+	// res is what the process held after this lane's warm-up (nil when
+	// /proc could not say).
+	res *results.Resources
 }
 
 // Run measures every (transport, op, size, concurrency) of cfg against one
@@ -114,14 +117,12 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 	// GET and HEAD read objects written once here; PUT writes its own keys.
 	readKeys := map[int64]string{}
 	for _, op := range cfg.Ops {
-		var sizes []int64
-		switch op {
-		case Head:
-			sizes = []int64{HeadSize}
-		case Get:
-			sizes = cfg.Sizes
+		s := spec(op)
+		if s.object == nil {
+			continue
 		}
-		for _, size := range sizes {
+		for _, cs := range s.cellSizes(cfg) {
+			size := s.object(cs)
 			if _, ok := readKeys[size]; ok {
 				continue
 			}
@@ -140,34 +141,40 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		size := c.size
-		if c.op == Head {
-			size = HeadSize
+		size, objSize := c.size, c.size
+		sp := spec(c.op)
+		if sp.object != nil {
+			objSize = sp.object(size)
 		}
 		states := make([]*laneCell, len(lanes))
 		for i, l := range lanes {
 			st := &laneCell{cpuOK: true}
 			for w := 0; w < c.conc; w++ {
-				key := readKeys[size]
-				if c.op == Put {
-					key = fmt.Sprintf("%sput-%s-%s-w%d", prefix, l.info.Used, FormatSize(size), w)
+				key := readKeys[objSize]
+				if sp.object == nil {
+					key = fmt.Sprintf("%s%s-%s-%s-w%d", prefix, c.op, l.info.Used, FormatSize(size), w)
 				}
-				st.workers = append(st.workers, newWorker(l.client, cfg.S3.Bucket, key, c.op, size, payload(size)))
+				st.workers = append(st.workers, newWorker(l.client, cfg.S3.Bucket, key, c.op, size, payload(objSize), cfg.Seed, w))
 				st.recs = append(st.recs, results.NewRecorder())
 				st.firstErr = append(st.firstErr, nil)
 				st.warmErrs = append(st.warmErrs, 0)
 			}
 			states[i] = st
 			// Warm-up: every GET verified, nothing recorded; its failures
-			// are kept apart as warm-up errors.
-			warm := make([]*results.Recorder, len(st.workers))
-			for w := range warm {
-				warm[w] = results.NewRecorder()
+			// are kept apart as warm-up errors. Every lane's idle
+			// connections are closed first (this lane's too, left from
+			// an earlier cell), so what the process holds after it is
+			// what this lane opened for this cell.
+			for _, o := range lanes {
+				o.info.CloseIdle()
 			}
-			runPhase(ctx, st, warm, cfg.warmup(c.conc), 1, true)
-			for w, r := range warm {
-				st.warmErrs[w] += r.Errors()
-			}
+			warmUp(ctx, cfg, c, st)
+			st.res = readResources(cfg)
+		}
+		// The lanes whose connections a later lane's warm-up closed dial
+		// them again before anything is measured.
+		for i := 0; i < len(lanes)-1; i++ {
+			warmUp(ctx, cfg, c, states[i])
 		}
 		name := Scenario(c.op, size, c.conc)
 		for round := 0; round < cfg.Rounds; round++ {
@@ -213,13 +220,55 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 				return err
 			}
 		}
+		base := 0.0 // net/http's closed-loop ops/s in this cell
 		for i, l := range lanes {
-			if err := sink.Write(record(cfg, c, size, l, states[i], fallback)); err != nil {
+			r := record(cfg, c, size, l, states[i], fallback)
+			if l.info.Used == transport.HTTP {
+				base = r.OpsSec
+			}
+			if err := sink.Write(r); err != nil {
 				return fmt.Errorf("s3bench: write result: %w", err)
+			}
+		}
+		for _, r := range cfg.Rates {
+			rate, b := r.OpsSec, 0.0
+			if rate == 0 {
+				if base <= 0 {
+					return fmt.Errorf("s3bench: rate %v of %s: net/http measured no closed-loop ops/s to take it of", r, name)
+				}
+				b = base
+				rate = base * r.Pct / 100
+			}
+			if err := runOpen(ctx, cfg, c, size, lanes, states, r, rate, b, fallback, sink); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
+}
+
+// warmUp runs the cell's unrecorded warm-up on st's workers, every GET
+// verified, and adds its failures to st's warm-up errors.
+func warmUp(ctx context.Context, cfg Config, c cell, st *laneCell) {
+	warm := make([]*results.Recorder, len(st.workers))
+	for w := range warm {
+		warm[w] = results.NewRecorder()
+	}
+	runPhase(ctx, st, warm, cfg.warmup(c.conc), 1, true)
+	for w, r := range warm {
+		st.warmErrs[w] += r.Errors()
+	}
+}
+
+// readResources reads what the process holds now; a value /proc would not
+// give stays absent and the reason goes to cfg.Log.
+func readResources(cfg Config) *results.Resources {
+	r, err := results.ReadResources()
+	if err != nil && cfg.Log != nil {
+		fmt.Fprintf(cfg.Log, "katbench: warning: %v\n", err)
+	}
+	r.Scope = "process, after this transport's warm-up for this cell, every transport's idle connections closed before it; threads: the process's high-water mark"
+	return &r
 }
 
 // openLanes creates one client per requested transport, dropping a lane
@@ -259,11 +308,7 @@ func openLanes(cfg Config) ([]lane, string, error) {
 func cells(cfg Config) []cell {
 	var out []cell
 	for _, op := range cfg.Ops {
-		sizes := cfg.Sizes
-		if op == Head {
-			sizes = []int64{HeadSize}
-		}
-		for _, size := range sizes {
+		for _, size := range spec(op).cellSizes(cfg) {
 			for _, conc := range cfg.Concurrency {
 				out = append(out, cell{op: op, size: size, conc: conc})
 			}
@@ -329,6 +374,33 @@ func runPhase(ctx context.Context, st *laneCell, recs []*results.Recorder, n, ve
 // record builds the result line of one lane in one cell.
 func record(cfg Config, c cell, size int64, l lane, st *laneCell, fallback string) results.Record {
 	rec := results.Merged(st.recs...)
+	params := lineParams(cfg, c, size, l, st)
+	if spec(c.op).moves && st.elapsed > 0 {
+		params["mib_s"] = float64(rec.Count()) * float64(size) / st.elapsed.Seconds() / (1 << 20)
+	}
+	r := cfg.Run.Result(string(l.info.Used), Scenario(c.op, size, c.conc), results.Closed, c.conc, rec, st.elapsed, params)
+	r.Transport = string(l.info.Used)
+	r.TransportFallback = fallback
+	r.Kind, r.Metric, r.Better = "latency", results.P50, results.P50.Better()
+	r.Rounds = len(st.roundP50)
+	r.RoundP50US, r.RoundOpsSec = st.roundP50, st.roundOps
+	r.Resources = st.res
+	var warm int64
+	for _, n := range st.warmErrs {
+		warm += n
+	}
+	r.WarmupErrors = &warm
+	for _, err := range st.firstErr {
+		if err != nil {
+			r.FirstError = err.Error()
+			break
+		}
+	}
+	return r
+}
+
+// lineParams are the params every line of a lane in a cell carries.
+func lineParams(cfg Config, c cell, size int64, l lane, st *laneCell) map[string]any {
 	params := map[string]any{
 		"endpoint":    cfg.EndpointName,
 		"op":          string(c.op),
@@ -352,32 +424,8 @@ func record(cfg Config, c cell, size int64, l lane, st *laneCell, fallback strin
 		params["cpu_us_per_op_rounds"] = st.roundCPU
 		params["cpu_scope"] = cpuScope(cfg.StoreInProcess)
 	}
-	if c.op != Head {
-		params["size_bytes"] = size
-		if st.elapsed > 0 {
-			params["mib_s"] = float64(rec.Count()) * float64(size) / st.elapsed.Seconds() / (1 << 20)
-		}
-	} else {
-		params["object_bytes"] = size
-	}
-	r := cfg.Run.Result(string(l.info.Used), Scenario(c.op, size, c.conc), results.Closed, c.conc, rec, st.elapsed, params)
-	r.Transport = string(l.info.Used)
-	r.TransportFallback = fallback
-	r.Kind, r.Metric, r.Better = "latency", results.P50, results.P50.Better()
-	r.Rounds = len(st.roundP50)
-	r.RoundP50US, r.RoundOpsSec = st.roundP50, st.roundOps
-	var warm int64
-	for _, n := range st.warmErrs {
-		warm += n
-	}
-	r.WarmupErrors = &warm
-	for _, err := range st.firstErr {
-		if err != nil {
-			r.FirstError = err.Error()
-			break
-		}
-	}
-	return r
+	spec(c.op).params(cfg, size, params)
+	return params
 }
 
 // ensureBucket creates bucket when it does not exist.

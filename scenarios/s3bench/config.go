@@ -11,6 +11,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/transport"
@@ -36,6 +37,10 @@ const (
 	MaxSize = 256 << 20
 	// HeadSize is the size of the object HEAD is measured on.
 	HeadSize = 4 << 10
+	// MaxConcurrency bounds a concurrency level unless the config allows
+	// up to HighConcurrency (AllowHighConcurrency).
+	MaxConcurrency  = 256
+	HighConcurrency = 1024
 )
 
 // Errors for bad configuration.
@@ -82,6 +87,21 @@ type Config struct {
 	// Warmup operations per (transport, op, size, concurrency), not
 	// recorded; 0 means max(2×concurrency, Iterations/20), -1 means none.
 	Warmup int
+	// AllowHighConcurrency admits concurrency levels above MaxConcurrency,
+	// up to HighConcurrency.
+	AllowHighConcurrency bool
+	// Seed makes the ranged GETs' offsets reproducible: worker w of every
+	// transport reads the same sequence of offsets. 0 means DefaultSeed.
+	Seed int64
+	// Rates, when not empty, add open-loop lines: after a cell's closed
+	// loop, each rate is offered to every transport for Duration (split
+	// into Rounds), latency measured from the intended start. A percentage
+	// rate needs net/http among the transports: it is of net/http's
+	// closed-loop ops/s in that cell of this run.
+	Rates []Rate
+	// Duration is the open loop's measured time per (transport, cell,
+	// rate); 0 means DefaultDuration.
+	Duration time.Duration
 	// Quick is recorded in params.
 	Quick bool
 	// Run gives the run id and provenance shared with other lines; nil
@@ -123,6 +143,21 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Rounds > c.Iterations {
 		c.Rounds = c.Iterations
 	}
+	if c.Seed == 0 {
+		c.Seed = DefaultSeed
+	}
+	if c.Duration == 0 {
+		c.Duration = DefaultDuration
+	}
+	if c.Duration < 0 {
+		return c, fmt.Errorf("%w: duration %v", ErrBadConfig, c.Duration)
+	}
+	if err := CheckRates(c.Rates, c.Transports); err != nil {
+		return c, err
+	}
+	if err := CheckConcurrency(c.Concurrency, c.AllowHighConcurrency); err != nil {
+		return c, err
+	}
 	if c.Warmup < -1 {
 		return c, fmt.Errorf("%w: warmup %d", ErrBadConfig, c.Warmup)
 	}
@@ -138,9 +173,6 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	maxConc := 0
 	for _, n := range c.Concurrency {
-		if n < 1 || n > 1024 {
-			return c, fmt.Errorf("%w: concurrency %d, want 1..1024", ErrBadConfig, n)
-		}
 		maxConc = max(maxConc, n)
 	}
 	if c.S3.PoolSize == 0 {
@@ -171,16 +203,6 @@ func (c Config) warmup(conc int) int {
 		return c.Warmup
 	default:
 		return max(2*conc, c.Iterations/20)
-	}
-}
-
-// ParseOp parses "head", "get" or "put" (any case).
-func ParseOp(s string) (Op, error) {
-	switch op := Op(strings.ToLower(strings.TrimSpace(s))); op {
-	case Head, Get, Put:
-		return op, nil
-	default:
-		return "", fmt.Errorf("%w %q: want head, get or put", ErrBadOp, s)
 	}
 }
 
@@ -256,13 +278,14 @@ func FormatSize(n int64) string {
 	return strconv.FormatInt(n, 10) + "B"
 }
 
-// ParseConcurrency parses a comma-separated list of positive integers.
+// ParseConcurrency parses a comma-separated list of integers in
+// 1..HighConcurrency; CheckConcurrency applies the MaxConcurrency bound.
 func ParseConcurrency(s string) ([]int, error) {
 	var out []int
 	for _, f := range splitList(s) {
 		n, err := strconv.Atoi(f)
-		if err != nil || n < 1 || n > 1024 {
-			return nil, fmt.Errorf("%w: concurrency %q, want 1..1024", ErrBadConfig, f)
+		if err != nil || n < 1 || n > HighConcurrency {
+			return nil, fmt.Errorf("%w: concurrency %q, want 1..%d (above %d only when allowed)", ErrBadConfig, f, HighConcurrency, MaxConcurrency)
 		}
 		out = append(out, n)
 	}
@@ -302,10 +325,28 @@ func splitList(s string) []string {
 	return out
 }
 
-// Scenario names a cell: "s3.head.c1", "s3.get.4KiB.c8".
+// CheckConcurrency rejects a level outside 1..MaxConcurrency, or
+// 1..HighConcurrency when allowHigh.
+func CheckConcurrency(levels []int, allowHigh bool) error {
+	for _, n := range levels {
+		switch {
+		case n < 1 || n > HighConcurrency:
+			return fmt.Errorf("%w: concurrency %d, want 1..%d", ErrBadConfig, n, MaxConcurrency)
+		case n > MaxConcurrency && !allowHigh:
+			return fmt.Errorf("%w: concurrency %d is above %d: allow it explicitly (up to %d)", ErrBadConfig, n, MaxConcurrency, HighConcurrency)
+		}
+	}
+	return nil
+}
+
+// Scenario names a cell: "s3.head.c1", "s3.get.4KiB.c8", "s3.range.8KiB.c64".
 func Scenario(op Op, size int64, conc int) string {
-	if op == Head {
-		return fmt.Sprintf("s3.head.c%d", conc)
+	s := spec(op)
+	if s.bare {
+		return fmt.Sprintf("s3.%s.c%d", op, conc)
+	}
+	if s.size > 0 {
+		size = s.size
 	}
 	return fmt.Sprintf("s3.%s.%s.c%d", op, FormatSize(size), conc)
 }

@@ -1,0 +1,77 @@
+package s3bench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// opSpec is what the bench knows of one operation. Each operation's file
+// registers its spec in an init function (registerOp); the bench reads
+// specs only, so adding an operation is adding a file.
+type opSpec struct {
+	// size, when not 0, is the op's one cell size: the HEAD object's, a
+	// ranged GET's range. 0 means the cells are Config.Sizes.
+	size int64
+	// bare leaves the size out of the scenario name ("s3.head.c1").
+	bare bool
+	// object is the size of the object a worker of the given cell size
+	// reads, written once before the cells run; nil means the op reads
+	// none, and each worker gets a key of its own (a PUT's).
+	object func(size int64) int64
+	// setup prepares a new worker: buffers, per-worker state. seed and
+	// index are Config.Seed and the worker's index in its cell.
+	setup func(w *worker, seed int64, index int)
+	// do performs one operation.
+	do func(w *worker, ctx context.Context) error
+	// verify compares the last operation's bytes with the object's; nil
+	// means there is nothing to compare.
+	verify func(w *worker) error
+	// params adds the op's own params to a line of cell size size.
+	params func(cfg Config, size int64, p map[string]any)
+	// moves says the op moves size bytes per operation: its lines carry
+	// mib_s.
+	moves bool
+}
+
+var (
+	opSpecs = map[Op]*opSpec{}
+	opNames []string // registration order, for messages
+)
+
+// registerOp adds op's spec; called from init functions only.
+func registerOp(op Op, s *opSpec) {
+	if _, dup := opSpecs[op]; dup {
+		panic(fmt.Sprintf("s3bench: operation %q registered twice", op))
+	}
+	opSpecs[op] = s
+	opNames = append(opNames, string(op))
+}
+
+// spec returns op's spec; ops reach the bench through ParseOp, so an
+// unknown op here is a bug.
+func spec(op Op) *opSpec {
+	s, ok := opSpecs[op]
+	if !ok {
+		panic(fmt.Sprintf("s3bench: unknown operation %q", op))
+	}
+	return s
+}
+
+// ParseOp parses the name of a registered operation (any case): head,
+// get, put, range.
+func ParseOp(s string) (Op, error) {
+	op := Op(strings.ToLower(strings.TrimSpace(s)))
+	if _, ok := opSpecs[op]; ok {
+		return op, nil
+	}
+	return "", fmt.Errorf("%w %q: want one of %s", ErrBadOp, s, strings.Join(opNames, ", "))
+}
+
+// cellSizes are the sizes op's cells are measured at.
+func (s *opSpec) cellSizes(cfg Config) []int64 {
+	if s.size > 0 {
+		return []int64{s.size}
+	}
+	return cfg.Sizes
+}
