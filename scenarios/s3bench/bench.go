@@ -474,17 +474,22 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// progress redraws the progress line: the cell of all cells, the time
-// left at the pace of the cells done so far, and the round in the cell.
+// progress redraws the progress line: the cell of all cells (cell -1 for
+// an open-loop step, which has none), the time left at the pace of the
+// cells done so far, and the round in the cell.
 func progress(cfg Config, cell, cells int, took time.Duration, scenario, target string, round, rounds int) {
 	if cfg.Progress == nil {
 		return
 	}
-	left := ""
-	if cell > 0 {
-		left = fmt.Sprintf(", about %s left", (took / time.Duration(cell) * time.Duration(cells-cell)).Round(time.Second))
+	where := ""
+	if cell >= 0 { // an open-loop step has no cell of its own (cell -1)
+		left := ""
+		if cell > 0 {
+			left = fmt.Sprintf(", about %s left", (took / time.Duration(cell) * time.Duration(cells-cell)).Round(time.Second))
+		}
+		where = fmt.Sprintf(" cell %d/%d%s", cell+1, cells, left)
 	}
-	fmt.Fprintf(cfg.Progress, "\r\x1b[K[%s] cell %d/%d%s: %s %s round %d/%d", cfg.EndpointName, cell+1, cells, left, scenario, target, round+1, rounds)
+	fmt.Fprintf(cfg.Progress, "\r\x1b[K[%s]%s: %s %s round %d/%d", cfg.EndpointName, where, scenario, target, round+1, rounds)
 }
 
 func progressDone(cfg Config) {

@@ -134,7 +134,7 @@ func runOpen(ctx context.Context, cfg Config, c cell, size int64, lanes []lane, 
 			if round%2 == 1 {
 				i = len(lanes) - 1 - j
 			}
-			progress(cfg, name, string(lanes[i].info.Used), round, cfg.Rounds)
+			progress(cfg, -1, 0, 0, name, string(lanes[i].info.Used), round, cfg.Rounds)
 			st, ol := states[i], opens[i]
 			count := make([]int, len(st.workers)) // per pacer worker: its own goroutine's
 			op := func(ctx context.Context, w int) error {
