@@ -70,7 +70,7 @@ failed run, 2 on bad input, 0 otherwise.`,
 			}
 			for _, kv := range append(append([]string(nil), oldEnv...), newEnv...) {
 				if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-					return usagef("--old-env/--new-env %q: want KEY=VALUE", kv)
+					return usagef("--old-env/--new-env %q: want NAME=VALUE", kv)
 				}
 			}
 			if out == "" {
@@ -153,7 +153,7 @@ failed run, 2 on bad input, 0 otherwise.`,
 	fl.DurationVar(&loadWait, "load-wait", 30*time.Second, "longest wait for the load to drop; a run that starts above it is recorded so")
 	fl.StringVar(&out, "out", "", "file for every run's lines (default ab-<UTC time>.jsonl; never overwritten)")
 	fl.StringVar(&repo, "repo", ".", "git repository that revisions are built from")
-	fl.StringArrayVar(&oldEnv, "old-env", nil, "KEY=VALUE added to the old side's environment (repeatable)")
-	fl.StringArrayVar(&newEnv, "new-env", nil, "KEY=VALUE added to the new side's environment (repeatable), e.g. "+envTestDelay+"=rest:40 to inject a slowdown")
+	fl.StringArrayVar(&oldEnv, "old-env", nil, "NAME=VALUE added to the old side's environment (repeatable)")
+	fl.StringArrayVar(&newEnv, "new-env", nil, "NAME=VALUE added to the new side's environment (repeatable), e.g. "+envTestDelay+"=rest:40 to inject a slowdown")
 	rootCmd.AddCommand(cmd)
 }

@@ -26,7 +26,7 @@ func TestABBadInputExitsTwo(t *testing.T) {
 		{"too few runs", append([]string{"--old", bin, "--new", bin, "--runs", "3"}, run...), "at least 4 runs"},
 		{"not a build", append([]string{"--old", bin, "--new", "no-such-rev-or-file", "--repo", dir}, run...), "neither an executable nor a revision"},
 		{"out exists", append([]string{"--old", bin, "--new", bin, "--out", exists}, run...), "does not overwrite"},
-		{"bad env", append([]string{"--old", bin, "--new", bin, "--new-env", "NOEQUALS"}, run...), "KEY=VALUE"},
+		{"bad env", append([]string{"--old", bin, "--new", bin, "--new-env", "NOEQUALS"}, run...), "NAME=VALUE"},
 		{"bad margin", append([]string{"--old", bin, "--new", bin, "--margin", "-5%"}, run...), "--margin"},
 	}
 	for _, tc := range cases {
