@@ -194,14 +194,17 @@ polaris_inputs() {
 polaris_kit_hash() {
 	local src
 	src=$(polaris_src)
-	polaris_inputs >/dev/null
+	polaris_inputs >/dev/null || return 1
 	(cd "$src" && find . -type f ! -name '*.md' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)
 }
 
 # polaris_app prints the cached fast-jar's folder (quarkus-app) for the
 # current build inputs.
 polaris_app() {
-	printf '%s\n' "$(kb_cache_dir)/polaris/$POLARIS_VERSION-$(polaris_kit_hash)/quarkus-app"
+	local h
+	h=$(polaris_kit_hash) || return 1
+	[ -n "$h" ] || return 1
+	printf '%s\n' "$(kb_cache_dir)/polaris/$POLARIS_VERSION-$h/quarkus-app"
 }
 
 # build_java_home prints the JDK the build uses: POLARIS_JAVA_HOME, else
@@ -263,12 +266,15 @@ run_logged() {
 # and runs the Quarkus build. The result appears atomically (rename).
 build_polaris() {
 	local src inputs app cache work repo a jar jhome log
-	app=$(polaris_app)
+	# build_polaris runs as `(build_polaris) || …`, where set -e is off:
+	# every step that can fail exits by itself.
+	app=$(polaris_app) || exit 1
 	cache="$(kb_cache_dir)/polaris"
 	kb_lock "$cache/.lock"
 	[ ! -f "$app/quarkus-run.jar" ] || return 0
 	src=$(polaris_src)
-	inputs=$(polaris_inputs)
+	inputs=$(polaris_inputs) || exit 1
+	[ -f "$inputs/pom.xml" ] || kb_die "no pom.xml in the Polaris build inputs '$inputs'"
 	kb_need_cmd mvn "to build Polaris from Maven Central"
 	kb_need_cmd curl "to fetch the published Polaris jars"
 	jhome=$(build_java_home)
@@ -322,7 +328,7 @@ build_polaris() {
 # ensure_polaris_app prints the fast-jar folder, building it when missing.
 ensure_polaris_app() {
 	local app
-	app=$(polaris_app)
+	app=$(polaris_app) || exit 1
 	if [ ! -f "$app/quarkus-run.jar" ]; then
 		(build_polaris) || exit $?
 	fi
