@@ -391,7 +391,17 @@ else
 		if [ -d "$wdir" ]; then
 			kb_log "reusing the warehouse in $wdir (containers/polaris_down.sh --store postgres empties it)"
 		fi
-		persist=(-Dpolaris.persistence.type=relational-jdbc -Dpolaris.persistence.auto-bootstrap-types=relational-jdbc)
+		persist=(-Dpolaris.persistence.type=relational-jdbc)
+		# Polaris refuses to bootstrap a realm twice ("already been
+		# bootstrapped"): only a database without Polaris' schema is
+		# bootstrapped at start; a restart finds its realm there.
+		tables=$(kb_pg_psql "$KATBENCH_PG_POLARIS_DB" -At <<<"SELECT count(*) FROM information_schema.tables WHERE table_schema = 'polaris_schema'") ||
+			kb_die "cannot read database $KATBENCH_PG_POLARIS_DB of the PostgreSQL cluster"
+		if [ "$tables" = 0 ]; then
+			persist+=(-Dpolaris.persistence.auto-bootstrap-types=relational-jdbc)
+		else
+			kb_log "database $KATBENCH_PG_POLARIS_DB holds a bootstrapped Polaris ($tables tables in polaris_schema): starting on it"
+		fi
 		# The datasource through the environment: the password stays off
 		# the command line.
 		dbenv=("QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://$KATBENCH_PG_HOST:$KATBENCH_PG_PORT/$KATBENCH_PG_POLARIS_DB"
