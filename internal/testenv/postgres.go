@@ -36,6 +36,11 @@ func Postgres(t testing.TB) PGEnv {
 	svc, err := StartService("postgres", state, 5*time.Minute, "--port", strconv.Itoa(port))
 	if svc != nil {
 		t.Cleanup(func() {
+			if t.Failed() { // the server's own account, before down removes it
+				if b, err := os.ReadFile(filepath.Join(state, "postgres", "log")); err == nil {
+					t.Logf("PostgreSQL log (last lines):\n%s", tail(string(b), 40))
+				}
+			}
 			if err := svc.Down(2 * time.Minute); err != nil {
 				t.Errorf("%v", err)
 			}
