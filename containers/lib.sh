@@ -449,18 +449,19 @@ kb_pg_running() {
 	"$bin/pg_isready" -q -h 127.0.0.1 -p "$(cat "$st/port")" -t 2
 }
 
-# kb_pg_psql DB runs psql on database DB of postgres_up.sh's cluster as its
-# superuser, through the cluster's Unix socket, with SQL from stdin; it stops
-# at the first error.
+# kb_pg_psql DB [PSQL_ARGS...] runs psql on database DB of postgres_up.sh's
+# cluster as its superuser, through the cluster's Unix socket, with SQL from
+# stdin; it stops at the first error.
 kb_pg_psql() {
 	local db=$1 st bin osuser runas=()
+	shift
 	st=$(kb_state_dir postgres)
 	bin=$(kb_pg_bin) || kb_die "no PostgreSQL found: run containers/postgres_up.sh --install-only"
 	osuser=$(cat "$st/osuser")
 	if [ "$(id -u)" = 0 ] && [ "$osuser" != root ]; then
 		runas=(setpriv "--reuid=$osuser" "--regid=$(id -g "$osuser")" --init-groups --)
 	fi
-	"${runas[@]}" "$bin/psql" -X -q -v ON_ERROR_STOP=1 -h "$st/run" -p "$(cat "$st/port")" -U katbench -d "$db"
+	"${runas[@]}" "$bin/psql" -X -q -v ON_ERROR_STOP=1 -h "$st/run" -p "$(cat "$st/port")" -U katbench -d "$db" "$@"
 }
 
 # kb_pg_ensure DIR prints the exports of postgres_up.sh's cluster, starting

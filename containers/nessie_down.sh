@@ -67,7 +67,23 @@ created_bucket=0
 [ -f "$state/created-bucket" ] && created_bucket=1
 kb_down "$state" "Nessie ($store)"
 empty_store
+# The variants share one versitygw: while another one runs, it inherits the
+# duty to stop the versitygw this one started.
+heir=''
 if [ "$started_s3" = 1 ]; then
+	for other in nessie nessie-pg nessie-rocks; do
+		[ "$other" != "$name" ] || continue
+		odir=$(kb_state_dir "$other")
+		if [ -d "$odir" ] && kb_pid_alive "$(kb_recorded_pid "$odir")"; then
+			heir=$other
+			touch "$odir/started-versitygw"
+			break
+		fi
+	done
+fi
+if [ -n "$heir" ]; then
+	kb_log "leaving the versitygw running for $heir, which stores in it too (its down stops it)"
+elif [ "$started_s3" = 1 ]; then
 	"$HERE/versitygw_down.sh"
 elif [ "$created_bucket" = 1 ]; then
 	s3state=$(kb_state_dir versitygw)

@@ -114,6 +114,9 @@ kb_valid_port "$s3port"
 
 state=$(kb_state_dir "$name")
 healthy() { kb_http_ok "http://127.0.0.1:$(cat "$state/port")/iceberg/v1/config?warehouse=$WAREHOUSE"; }
+# A server that died leaves its state behind, which kb_existing removes;
+# the versitygw it had started is still ours to stop.
+[ -f "$state/started-versitygw" ] && had_s3=1 || had_s3=0
 kb_existing "$state" healthy
 kb_require_free_port "$port" "Nessie HTTP"
 kb_require_free_port "$mport" "Nessie management"
@@ -137,6 +140,7 @@ printf '%s\n' "$port" >"$state/port"
 s3state=$(kb_state_dir versitygw)
 if [ -f "$s3state/exports" ] && kb_pid_alive "$(kb_recorded_pid "$s3state")"; then
 	kb_log "reusing the running versitygw in $s3state"
+	[ "$had_s3" = 0 ] || touch "$state/started-versitygw"
 else
 	touch "$state/started-versitygw"
 fi

@@ -157,6 +157,15 @@ bootstrap() {
 	if [ "$dry" = 0 ]; then
 		token=$(printf '%s' "$resp" | sed -n 's/.*"access_token"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p')
 		[ -n "$token" ] || kb_die "no access_token in the token response: $(printf '%s' "$resp" | head -c 300)"
+		# A restart on its own persistence (--store postgres) finds the
+		# catalog and its grants there; Polaris answers a repeated grant
+		# with a 500 (duplicate key), so they are not made twice.
+		if [ "${restarted:-0}" = 1 ] && [ "$(curl -s -o /dev/null -w '%{http_code}' -m 30 \
+			-H "Authorization: Bearer $token" -H 'Polaris-Realm: POLARIS' \
+			"$base/api/management/v1/catalogs/$CATALOG" || true)" = 200 ]; then
+			kb_log "catalog $CATALOG is in the persistence already (restart): no bootstrap calls"
+			return 0
+		fi
 	fi
 	call POST "$base/api/management/v1/catalogs" \
 		"{\"catalog\":{\"name\":\"$CATALOG\",\"type\":\"INTERNAL\",\"readOnly\":false,\"properties\":{\"default-base-location\":\"$LOCATION\"},\"storageConfigInfo\":{\"storageType\":\"FILE\",\"allowedLocations\":[\"$LOCATION\"]}}}" >/dev/null
@@ -194,14 +203,17 @@ polaris_inputs() {
 polaris_kit_hash() {
 	local src
 	src=$(polaris_src)
-	polaris_inputs >/dev/null
+	polaris_inputs >/dev/null || return 1
 	(cd "$src" && find . -type f ! -name '*.md' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)
 }
 
 # polaris_app prints the cached fast-jar's folder (quarkus-app) for the
 # current build inputs.
 polaris_app() {
-	printf '%s\n' "$(kb_cache_dir)/polaris/$POLARIS_VERSION-$(polaris_kit_hash)/quarkus-app"
+	local h
+	h=$(polaris_kit_hash) || return 1
+	[ -n "$h" ] || return 1
+	printf '%s\n' "$(kb_cache_dir)/polaris/$POLARIS_VERSION-$h/quarkus-app"
 }
 
 # build_java_home prints the JDK the build uses: POLARIS_JAVA_HOME, else
@@ -263,12 +275,15 @@ run_logged() {
 # and runs the Quarkus build. The result appears atomically (rename).
 build_polaris() {
 	local src inputs app cache work repo a jar jhome log
-	app=$(polaris_app)
+	# build_polaris runs as `(build_polaris) || …`, where set -e is off:
+	# every step that can fail exits by itself.
+	app=$(polaris_app) || exit 1
 	cache="$(kb_cache_dir)/polaris"
 	kb_lock "$cache/.lock"
 	[ ! -f "$app/quarkus-run.jar" ] || return 0
 	src=$(polaris_src)
-	inputs=$(polaris_inputs)
+	inputs=$(polaris_inputs) || exit 1
+	[ -f "$inputs/pom.xml" ] || kb_die "no pom.xml in the Polaris build inputs '$inputs'"
 	kb_need_cmd mvn "to build Polaris from Maven Central"
 	kb_need_cmd curl "to fetch the published Polaris jars"
 	jhome=$(build_java_home)
@@ -322,7 +337,7 @@ build_polaris() {
 # ensure_polaris_app prints the fast-jar folder, building it when missing.
 ensure_polaris_app() {
 	local app
-	app=$(polaris_app)
+	app=$(polaris_app) || exit 1
 	if [ ! -f "$app/quarkus-run.jar" ]; then
 		(build_polaris) || exit $?
 	fi
@@ -385,7 +400,18 @@ else
 		if [ -d "$wdir" ]; then
 			kb_log "reusing the warehouse in $wdir (containers/polaris_down.sh --store postgres empties it)"
 		fi
-		persist=(-Dpolaris.persistence.type=relational-jdbc -Dpolaris.persistence.auto-bootstrap-types=relational-jdbc)
+		persist=(-Dpolaris.persistence.type=relational-jdbc)
+		# Polaris refuses to bootstrap a realm twice ("already been
+		# bootstrapped"): only a database without Polaris' schema is
+		# bootstrapped at start; a restart finds its realm there.
+		tables=$(kb_pg_psql "$KATBENCH_PG_POLARIS_DB" -At <<<"SELECT count(*) FROM information_schema.tables WHERE table_schema = 'polaris_schema'") ||
+			kb_die "cannot read database $KATBENCH_PG_POLARIS_DB of the PostgreSQL cluster"
+		if [ "$tables" = 0 ]; then
+			persist+=(-Dpolaris.persistence.auto-bootstrap-types=relational-jdbc)
+		else
+			kb_log "database $KATBENCH_PG_POLARIS_DB holds a bootstrapped Polaris ($tables tables in polaris_schema): starting on it"
+			restarted=1
+		fi
 		# The datasource through the environment: the password stays off
 		# the command line.
 		dbenv=("QUARKUS_DATASOURCE_JDBC_URL=jdbc:postgresql://$KATBENCH_PG_HOST:$KATBENCH_PG_PORT/$KATBENCH_PG_POLARIS_DB"

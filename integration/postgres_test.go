@@ -63,8 +63,13 @@ func TestPostgresCatalogsEndToEnd(t *testing.T) {
 		targets = append(targets, s.target)
 	}
 	args := append([]string{"run"}, targets...)
-	args = append(args, "--quick", "--tables", "40", "--threads", "1,4", "--server-warmup", "2s", "--history", "",
-		"--scenario", "control.latency,load_table.*,table_exists.latency,create_table.latency,create_table.throughput.*,commit_table.latency")
+	// Few operations per scenario: this checks that every competitor gives
+	// clean rows, it measures nothing (a JVM server under a loaded machine
+	// answers in tens of milliseconds, and the default 2,000 operations per
+	// latency scenario would take minutes per target).
+	args = append(args, "--quick", "--tables", "40", "--ops", "100", "--create-ops", "20", "--threads", "4",
+		"--server-warmup", "2s", "--history", "", "--allow-errors",
+		"--scenario", "control.latency,load_table.latency,load_table.throughput.t4,table_exists.latency,create_table.latency,create_table.throughput.t4,commit_table.latency")
 	res := runKatbench(t, 30*time.Minute, env, args...)
 	if res.err != nil {
 		t.Fatalf("katbench run failed: %v\nstderr:\n%s", res.err, tailLines(res.stderr, 60))
@@ -76,11 +81,21 @@ func TestPostgresCatalogsEndToEnd(t *testing.T) {
 	}
 	for _, target := range targets {
 		rows := m[target]
-		if len(rows) < 6 {
+		if len(rows) < 7 {
 			t.Errorf("%s: %d rows; want every scenario", target, len(rows))
 			continue
 		}
 		for name, r := range rows {
+			if target == "sql-pg" && name == "create_table.throughput.t4" {
+				// iceberg-go's SERIALIZABLE creates on PostgreSQL: some of 4
+				// concurrent writers' transactions abort with SQLSTATE 40001
+				// after iceberg-go's retries (docs/catalogs.md). The line
+				// records them; it must still have measured creates.
+				if r.Ops <= 0 || r.Skipped != "" {
+					t.Errorf("%s %s: ops=%d skipped=%q; want creates measured", target, name, r.Ops, r.Skipped)
+				}
+				continue
+			}
 			if r.Errors != 0 || r.Skipped != "" {
 				t.Errorf("%s %s: errors=%d skipped=%q", target, name, r.Errors, r.Skipped)
 			}

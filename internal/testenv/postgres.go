@@ -36,6 +36,11 @@ func Postgres(t testing.TB) PGEnv {
 	svc, err := StartService("postgres", state, 5*time.Minute, "--port", strconv.Itoa(port))
 	if svc != nil {
 		t.Cleanup(func() {
+			if t.Failed() { // the server's own account, before down removes it
+				if b, err := os.ReadFile(filepath.Join(state, "postgres", "log")); err == nil {
+					t.Logf("PostgreSQL log (last lines):\n%s", tail(string(b), 40))
+				}
+			}
 			if err := svc.Down(2 * time.Minute); err != nil {
 				t.Errorf("%v", err)
 			}
@@ -84,7 +89,9 @@ func StartOnPostgres(t testing.TB, pg PGEnv, name, store string, timeout time.Du
 
 // KillServer sends SIGKILL to the process group of the server recorded in
 // StateDir/dir/pid (a crash: nothing is flushed or shut down) and waits up
-// to 30 s until it is gone.
+// to 30 s until the process has exited and, when StateDir/dir/port names
+// one, nothing accepts connections there any more (its last thread has
+// released its sockets).
 func (s *Service) KillServer(dir string) error {
 	b, err := os.ReadFile(filepath.Join(s.StateDir, dir, "pid"))
 	if err != nil {
@@ -94,19 +101,27 @@ func (s *Service) KillServer(dir string) error {
 	if err != nil || pid <= 1 {
 		return fmt.Errorf("kill %s: bad pid file %q", dir, b)
 	}
+	port := 0
+	if pb, err := os.ReadFile(filepath.Join(s.StateDir, dir, "port")); err == nil {
+		port, _ = strconv.Atoi(string(trimSpace(pb)))
+	}
 	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			return fmt.Errorf("kill %s (pid %d): %w", dir, pid, err)
 		}
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for ProcessAlive(pid) {
+	for {
+		// A zombie counts as gone (nobody may reap it), so the port is
+		// what says the last thread has released the sockets.
+		if !ProcessAlive(pid) && (port == 0 || portFree(port)) {
+			return nil
+		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("kill %s: pid %d still alive 30s after SIGKILL", dir, pid)
+			return fmt.Errorf("kill %s: pid %d or port %d still held 30s after SIGKILL", dir, pid, port)
 		}
 		time.Sleep(50 * time.Millisecond) // polling a process's exit, not synchronising a test
 	}
-	return nil
 }
 
 func trimSpace(b []byte) []byte {
