@@ -526,3 +526,26 @@ kb_store_option() {
 		shift
 	done
 }
+
+# kb_down_args DEFAULT ARGS... reads the arguments every NAME_down.sh with
+# store variants takes: --store S (KB_STORE, DEFAULT when absent) and
+# --keep-store (KB_KEEP=1: leave the durable store as it is). Anything else
+# is a usage error.
+# shellcheck disable=SC2034 # KB_STORE and KB_KEEP are read by the caller
+kb_down_args() {
+	KB_STORE=$1
+	KB_KEEP=0
+	shift
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--store)
+			[ $# -ge 2 ] || kb_die "--store needs a value"
+			KB_STORE=$2
+			shift 2
+			;;
+		--store=*) KB_STORE=${1#*=} && shift ;;
+		--keep-store) KB_KEEP=1 && shift ;;
+		*) kb_die "unknown argument '$1' (see --help)" ;;
+		esac
+	done
+}

@@ -20,20 +20,9 @@ When nessie_up.sh started the versitygw holding the warehouse, stops that too
 nessie_up.sh created on it is removed if empty. Exits 0 with a note when
 nothing is running." "$@"
 
-store=memory
-keep=0
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--store)
-		[ $# -ge 2 ] || kb_die "--store needs a value"
-		store=$2
-		shift 2
-		;;
-	--store=*) store=${1#*=} && shift ;;
-	--keep-store) keep=1 && shift ;;
-	*) kb_die "unknown argument '$1' (see --help)" ;;
-	esac
-done
+kb_down_args memory "$@"
+store=$KB_STORE
+keep=$KB_KEEP
 case "$store" in
 memory) name=nessie ;;
 jdbc) name=nessie-pg ;;

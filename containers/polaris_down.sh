@@ -17,20 +17,9 @@ running; stop it with postgres_down.sh). --keep-store leaves the persistence
 and its warehouse as they are (what a failed start does). The build cache
 stays. Exits 0 with a note when nothing is running." "$@"
 
-store=memory
-keep=0
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--store)
-		[ $# -ge 2 ] || kb_die "--store needs a value"
-		store=$2
-		shift 2
-		;;
-	--store=*) store=${1#*=} && shift ;;
-	--keep-store) keep=1 && shift ;;
-	*) kb_die "unknown argument '$1' (see --help)" ;;
-	esac
-done
+kb_down_args memory "$@"
+store=$KB_STORE
+keep=$KB_KEEP
 case "$store" in
 memory) kb_down "$(kb_state_dir polaris)" Polaris ;;
 postgres)
