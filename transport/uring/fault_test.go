@@ -19,7 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nordisk/katbench/internal/testenv"
-	"github.com/nordisk/katbench/transport/uring/internal/ring"
+	"github.com/nordisk/katbench/internal/ring"
 )
 
 // idleClosingServer is a real net/http server that closes keep-alive

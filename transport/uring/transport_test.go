@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/nordisk/katbench/internal/testenv"
-	"github.com/nordisk/katbench/transport/uring/internal/ring"
+	"github.com/nordisk/katbench/internal/ring"
 )
 
 // countingListener counts accepted connections and remembers them, so a
