@@ -21,8 +21,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nordisk/katbench/internal/testenv"
 	"github.com/nordisk/katbench/internal/ring"
+	"github.com/nordisk/katbench/internal/testenv"
 )
 
 // countingListener counts accepted connections and remembers them, so a
