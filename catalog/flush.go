@@ -173,3 +173,9 @@ func runParallel(tasks []*flushTask) {
 	run(tasks[0])
 	wg.Wait()
 }
+
+// CommitBatches returns how many commit steps the group committer ran and
+// how many writes they held (ops ÷ batches is the mean batch size).
+func (c *Catalog) CommitBatches() (batches, ops uint64) {
+	return c.gc.batches.Load(), c.gc.ops.Load()
+}

@@ -214,6 +214,11 @@ func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, roun
 	if s.setup != nil {
 		env.Dataset = nil
 	}
+	if sk, ok := competitors.As[competitors.Scoped](s.c); ok {
+		if c.skip = sk.Runs(sc.Name); c.skip != "" {
+			return nil
+		}
+	}
 	for _, need := range sc.Needs {
 		if !need.Met(env) {
 			c.skip = need.Why
