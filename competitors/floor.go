@@ -92,7 +92,9 @@ func init() {
 		Name: FloorName,
 		Description: "the file work of the embedded catalog's durable creates and commits (directories, metadata file, " +
 			"a record write for bbolt's), batched like its group commit and flushed the cheapest correct way; no catalog",
-		New: newFloor,
+		// Its table list lives in memory; the record file is never read back.
+		Store: StoreInMemory,
+		New:   newFloor,
 	})
 }
 
@@ -113,7 +115,6 @@ func newFloor(_ context.Context, cfg Config) (Competitor, error) {
 	}
 	c := &floorCompetitor{cat: cat, Base: Base{N: FloorName, Cat: cat, P: map[string]any{
 		"dir": cfg.Dir, "durability": string(catalog.Immediate), "flush": string(fl.FlushMode()),
-		"store": "none (files only)",
 		"floor": "per write: new directories, the metadata file's bytes, a record of the pointer's size; " +
 			"per batch: the files and directories flushed in params.flush, then the records in one page-rounded write and one fdatasync",
 	}}}
