@@ -133,14 +133,10 @@ func (r *syncRoots) close() error {
 
 // syncFiles is the durability half of a commit step (Immediate mode): it
 // makes every file of the ops in batch durable, with its directories,
-// before their pointers are committed. A batch of fewer than
-// syncfsMinBatch files fsyncs each file and directory, all in parallel;
-// a larger one issues one syncfs per file system, which commits all the
-// batch's files and directory entries in one journal commit (files on a
-// file system syncfs cannot reach are fsynced). An op whose files cannot
-// be made durable gets the error and must not be committed; every other
-// op's files are marked durable. Safe to call from any goroutine, one
-// batch at a time per op.
+// before their pointers are committed, in the catalog's flush mode (see
+// Flush). An op whose files cannot be made durable gets the error and must
+// not be committed; every other op's files are marked durable. Safe to
+// call from any goroutine, one batch at a time per op.
 func (c *Catalog) syncFiles(batch []*writeOp) {
 	var files []*fileSync
 	for _, op := range batch {
@@ -149,62 +145,7 @@ func (c *Catalog) syncFiles(batch []*writeOp) {
 	if len(files) == 0 {
 		return
 	}
-	// The work: one task per distinct fsync path or syncfs root; each file
-	// depends on the tasks in its deps.
-	type task struct {
-		path string
-		file syncCloser // fsync this open file instead of opening path
-		root *os.File   // syncfs this file system
-		err  error
-	}
-	var tasks []*task
-	byKey := make(map[any]*task)
-	add := func(key any, t *task) *task {
-		if old := byKey[key]; old != nil {
-			return old
-		}
-		byKey[key] = t
-		tasks = append(tasks, t)
-		return t
-	}
-	deps := make([][]*task, len(files))
-	for i, f := range files {
-		if len(files) >= syncfsMinBatch && f.plan.devOK {
-			if root := c.roots.root(f.plan.dev, f.plan.sync[0]); root != nil {
-				deps[i] = []*task{add(f.plan.dev, &task{root: root})}
-				continue
-			}
-		}
-		deps[i] = append(deps[i], add(f.path, &task{path: f.path, file: f.f}))
-		for _, d := range f.plan.sync {
-			deps[i] = append(deps[i], add(d, &task{path: d}))
-		}
-	}
-	run := func(t *task) {
-		if t.root != nil {
-			if err := syncfs(t.root); err != nil {
-				t.err = fmt.Errorf("syncfs %s: %w", t.root.Name(), err)
-			}
-			return
-		}
-		if t.file != nil {
-			if err := t.file.Sync(); err != nil {
-				t.err = fmt.Errorf("fsync %s: %w", t.path, err)
-			}
-			return
-		}
-		t.err = fsyncPath(t.path)
-	}
-	if len(tasks) == 1 {
-		run(tasks[0])
-	} else {
-		var wg sync.WaitGroup
-		for _, t := range tasks[1:] {
-			wg.Go(func() { run(t) })
-		}
-		run(tasks[0])
-		wg.Wait()
-	}
+	errs := c.flusher.flush(files)
 	c.syncSteps.Add(1)
 	var hookErr error
 	if c.afterSync != nil {
@@ -216,10 +157,8 @@ func (c *Catalog) syncFiles(batch []*writeOp) {
 	}
 	for i, f := range files {
 		f.err = hookErr
-		for _, t := range deps[i] {
-			if f.err == nil {
-				f.err = t.err
-			}
+		if f.err == nil {
+			f.err = errs[i]
 		}
 		f.durable = f.err == nil
 	}

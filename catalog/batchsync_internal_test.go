@@ -38,9 +38,22 @@ func committedLocations(t *testing.T, c *Catalog) map[string]string {
 // are durable no pointer may name them yet, and every pointer bbolt holds
 // in the end must name a file some step made durable. A batch that
 // acknowledged (or committed) a writer before its file's sync step would
-// fail one of the two.
+// fail one of the two. It runs once per flush mode.
 func TestSyncStepPrecedesPointers(t *testing.T) {
-	c := openInternal(t, Immediate)
+	for _, flush := range Flushes {
+		t.Run(string(flush), func(t *testing.T) { testSyncStepPrecedesPointers(t, flush) })
+	}
+}
+
+func testSyncStepPrecedesPointers(t *testing.T, flush Flush) {
+	c, err := Open(context.Background(), Options{Dir: t.TempDir(), Durability: Immediate, Flush: flush})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if c.FlushMode() != flush {
+		t.Fatalf("flush mode %s, want %s", c.FlushMode(), flush)
+	}
 	ctx := context.Background()
 	if err := c.CreateNamespace(ctx, table.Identifier{"ns"}, nil); err != nil {
 		t.Fatal(err)

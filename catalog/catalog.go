@@ -63,6 +63,9 @@ type Options struct {
 	// least recently lose theirs first and read their file again on the
 	// next load. Zero or less means DefaultMetadataCacheBytes.
 	MetadataCacheBytes int64
+	// Flush is how Immediate mode makes a batch's metadata files durable
+	// (see Flush); "" means FlushSyncfs. Ignored in the other modes.
+	Flush Flush
 }
 
 // Catalog is the embedded bbolt Iceberg catalog. It implements
@@ -100,8 +103,8 @@ type Catalog struct {
 	serial bool
 	// dirs knows which new directories are not durable yet (Immediate).
 	dirs dirTracker
-	// roots holds a directory per file system for syncfs (Immediate).
-	roots syncRoots
+	// flusher makes each commit step's files durable (Immediate).
+	flusher *flusher
 	// syncSteps counts the commit steps that made metadata files durable
 	// (statistics); afterSync, set only by tests before any write, sees
 	// each step's files once they are durable and before their pointers
@@ -130,6 +133,10 @@ var (
 // options are invalid.
 func Open(ctx context.Context, opts Options) (*Catalog, error) {
 	durability, err := ParseDurability(string(opts.Durability))
+	if err != nil {
+		return nil, fmt.Errorf("open catalog: %w", err)
+	}
+	flush, err := ParseFlush(string(opts.Flush))
 	if err != nil {
 		return nil, fmt.Errorf("open catalog: %w", err)
 	}
@@ -174,6 +181,13 @@ func Open(ctx context.Context, opts Options) (*Catalog, error) {
 	}
 
 	c := &Catalog{db: db, path: path, durability: durability, ioProps: opts.IOProps}
+	if durability != Immediate {
+		flush = FlushSyncfs // nothing is flushed per step
+	}
+	if c.flusher, err = newFlusher(flush); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open catalog: %w", err)
+	}
 	c.gc.commit = c.commitBatch
 	c.cache.limit = opts.MetadataCacheBytes
 	if c.cache.limit <= 0 {
@@ -182,14 +196,17 @@ func Open(ctx context.Context, opts Options) (*Catalog, error) {
 	c.commits = newCommitLocks()
 	if err := c.init(ctx, dir, opts.Warehouse); err != nil {
 		_ = db.Close()
+		_ = c.flusher.close()
 		return nil, err
 	}
 	if c.locations, err = newLocationPolicy(c.warehouse, opts.AllowedLocations); err != nil {
 		_ = db.Close()
+		_ = c.flusher.close()
 		return nil, fmt.Errorf("open catalog: %w", err)
 	}
 	if err := c.loadRootIOs(ctx); err != nil {
 		_ = db.Close()
+		_ = c.flusher.close()
 		return nil, fmt.Errorf("open catalog: %w", err)
 	}
 	if durability == Eventual {
@@ -239,6 +256,9 @@ func (c *Catalog) Warehouse() string { return c.warehouse }
 // Durability is the mode the catalog was opened with.
 func (c *Catalog) Durability() Durability { return c.durability }
 
+// FlushMode is how Immediate mode makes commit steps durable (see Flush).
+func (c *Catalog) FlushMode() Flush { return c.flusher.mode }
+
 // CatalogType reports Type ("embedded").
 func (c *Catalog) CatalogType() icecatalog.Type { return Type }
 
@@ -259,7 +279,7 @@ func (c *Catalog) Close() error {
 		if err := c.db.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close %s: %w", c.path, err))
 		}
-		if err := c.roots.close(); err != nil {
+		if err := c.flusher.close(); err != nil {
 			errs = append(errs, fmt.Errorf("close sync roots: %w", err))
 		}
 		c.closeErr = errors.Join(errs...)

@@ -23,6 +23,9 @@ import (
 // crash test's child process (see TestMain).
 const crashChildEnv = "KATBENCH_CATALOG_CRASH_CHILD"
 
+// crashFlushEnv names the child's flush mode (catalog.Flush).
+const crashFlushEnv = "KATBENCH_CATALOG_CRASH_FLUSH"
+
 // crashIterEnv numbers the child's run, so its table names and snapshot ids
 // never repeat across runs.
 const crashIterEnv = "KATBENCH_CATALOG_CRASH_ITER"
@@ -30,7 +33,7 @@ const crashIterEnv = "KATBENCH_CATALOG_CRASH_ITER"
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(crashChildEnv); dir != "" {
 		iter, _ := strconv.Atoi(os.Getenv(crashIterEnv))
-		if err := crashChild(dir, iter); err != nil {
+		if err := crashChild(dir, iter, catalog.Flush(os.Getenv(crashFlushEnv))); err != nil {
 			fmt.Fprintln(os.Stderr, "crash child:", err)
 			os.Exit(1)
 		}
@@ -56,9 +59,9 @@ const crashWorkers = 8
 //
 // Each worker creates a table, commits to it three times, appends one
 // snapshot to the shared table (retrying lost races), and starts over.
-func crashChild(dir string, iter int) error {
+func crashChild(dir string, iter int, flush catalog.Flush) error {
 	ctx := context.Background()
-	c, err := catalog.Open(ctx, catalog.Options{Dir: dir, Durability: catalog.Immediate, LockTimeout: 10 * time.Second})
+	c, err := catalog.Open(ctx, catalog.Options{Dir: dir, Durability: catalog.Immediate, Flush: flush, LockTimeout: 10 * time.Second})
 	if err != nil {
 		return err
 	}
@@ -150,11 +153,18 @@ func (a *crashAcks) add(line string) error {
 
 // TestCrashKeepsAcknowledgedWrites runs a child process doing concurrent
 // creates and commits in Immediate mode and kills it with SIGKILL at a
-// random point, again and again on the same catalog. After every kill the
-// catalog must open, every acknowledged create and commit must be there,
-// every acknowledged snapshot must be in the shared table's chain, and
-// every pointer must name a metadata file that exists and parses.
+// random point, again and again on the same catalog, once per flush mode.
+// After every kill the catalog must open, every acknowledged create and
+// commit must be there, every acknowledged snapshot must be in the shared
+// table's chain, and every pointer must name a metadata file that exists
+// and parses.
 func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
+	for _, flush := range catalog.Flushes {
+		t.Run(string(flush), func(t *testing.T) { testCrash(t, flush) })
+	}
+}
+
+func testCrash(t *testing.T, flush catalog.Flush) {
 	const kills = 12
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -171,22 +181,22 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 14))
 	for iter := range kills {
 		before := acks.n
-		runCrashChild(t, dir, iter, time.Duration(rng.IntN(150))*time.Millisecond, acks)
+		runCrashChild(t, dir, iter, flush, time.Duration(rng.IntN(150))*time.Millisecond, acks)
 		if acks.n == before {
 			t.Fatalf("kill %d: the child acknowledged nothing", iter)
 		}
 		verifyAfterCrash(t, ctx, dir, acks)
 	}
-	t.Logf("%d kills, %d acknowledged writes, %d tables, %d shared snapshots",
-		kills, acks.n, len(acks.created), len(acks.shared))
+	t.Logf("%s: %d kills, %d acknowledged writes, %d tables, %d shared snapshots",
+		flush, kills, acks.n, len(acks.created), len(acks.shared))
 }
 
 // runCrashChild starts the child, waits for its first acknowledgement plus
 // delay, kills it with SIGKILL and collects every line it acknowledged.
-func runCrashChild(t *testing.T, dir string, iter int, delay time.Duration, acks *crashAcks) {
+func runCrashChild(t *testing.T, dir string, iter int, flush catalog.Flush, delay time.Duration, acks *crashAcks) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir, crashIterEnv+"="+strconv.Itoa(iter))
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir, crashIterEnv+"="+strconv.Itoa(iter), crashFlushEnv+"="+string(flush))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()

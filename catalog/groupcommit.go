@@ -32,6 +32,9 @@ type writeOp struct {
 	// durable yet (Immediate mode): the committer makes them durable
 	// before it commits the change, and fails the op if it cannot.
 	files []*fileSync
+	// record is what a Floor writes for the op in its batch's record
+	// write (the stand-in for the pointer); the catalog ignores it.
+	record []byte
 
 	// Set by the committing goroutine before wake is signalled.
 	err  error

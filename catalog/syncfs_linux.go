@@ -37,3 +37,22 @@ func syncfs(f *os.File) error {
 	}
 	return serr
 }
+
+// fdatasync flushes f's data and the metadata needed to read it back.
+func fdatasync(f *os.File) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			if serr = unix.Fdatasync(int(fd)); serr != unix.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	return serr
+}

@@ -12,3 +12,6 @@ import (
 func statDev(fs.FileInfo) (uint64, bool) { return 0, false }
 
 func syncfs(*os.File) error { return errors.ErrUnsupported }
+
+// fdatasync is fsync where fdatasync is not at hand.
+func fdatasync(f *os.File) error { return f.Sync() }

@@ -71,6 +71,9 @@ type Config struct {
 	Dir string
 	// Durability is the embedded catalog's durability mode ("" = default).
 	Durability string
+	// Flush is how the embedded catalog (and the file-system floor) makes
+	// Immediate writes durable (catalog.Flush; "" = default).
+	Flush string
 	// Props are client properties from --prop k=v and BENCH_REST_PROPS.
 	Props map[string]string
 	// Log receives warnings (one line each). Never nil when set by the CLI.

@@ -83,6 +83,9 @@ func newEmbedded(ctx context.Context, cfg Config) (Competitor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded: %w", err)
 	}
+	if d == catalog.Immediate {
+		p["flush"] = string(cat.FlushMode())
+	}
 	e := &embedded{
 		Base: Base{N: "embedded", Cat: cat, P: p},
 		cat:  cat,

@@ -273,6 +273,9 @@ func (o Options) planned() []Scenario {
 // meets reports whether sc's requirements hold on s (the scenario will
 // measure rather than be skipped), as round checks them.
 func (r *Runner) meets(sc Scenario, s *state) bool {
+	if sk, ok := competitors.As[competitors.Scoped](s.c); ok && sk.Runs(sc.Name) != "" {
+		return false
+	}
 	_, unmet := firstUnmet(sc, r.env(sc, s, 0))
 	return !unmet
 }
@@ -338,6 +341,11 @@ func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, roun
 	env := r.env(sc, s, round)
 	if !r.Opts.Delay.applies(s.c.Name(), sc.Name) {
 		env.Opts.Delay = TestDelay{}
+	}
+	if sk, ok := competitors.As[competitors.Scoped](s.c); ok {
+		if c.skip = sk.Runs(sc.Name); c.skip != "" {
+			return nil
+		}
 	}
 	if need, unmet := firstUnmet(sc, env); unmet {
 		c.skip = need.Why

@@ -221,6 +221,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 		}
 		factories[i] = fac
 	}
+	specs, factories = withFloors(specs, factories, opts)
 	props, err := parseProps(f.props)
 	if err != nil {
 		return err

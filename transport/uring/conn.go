@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/nordisk/katbench/transport/uring/internal/ring"
+	"github.com/nordisk/katbench/internal/ring"
 )
 
 // User data of a connection's ring operations. A connection runs one step at

@@ -3,7 +3,7 @@ package uring
 import (
 	"errors"
 
-	"github.com/nordisk/katbench/transport/uring/internal/ring"
+	"github.com/nordisk/katbench/internal/ring"
 )
 
 var (

@@ -18,8 +18,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nordisk/katbench/internal/ring"
 	"github.com/nordisk/katbench/internal/testenv"
-	"github.com/nordisk/katbench/transport/uring/internal/ring"
 )
 
 // idleClosingServer is a real net/http server that closes keep-alive

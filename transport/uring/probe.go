@@ -5,7 +5,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/nordisk/katbench/transport/uring/internal/ring"
+	"github.com/nordisk/katbench/internal/ring"
 )
 
 // ForceFailEnv, when set to "1" in the environment, makes Available (and so

@@ -21,8 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nordisk/katbench/internal/ring"
 	"github.com/nordisk/katbench/internal/testenv"
-	"github.com/nordisk/katbench/transport/uring/internal/ring"
 )
 
 // countingListener counts accepted connections and remembers them, so a

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/nordisk/katbench/transport/uring/internal/ring"
+	"github.com/nordisk/katbench/internal/ring"
 )
 
 // WaitMode says how a connection waits for io_uring completions.

@@ -8,6 +8,7 @@ import "unsafe"
 // Opcodes.
 const (
 	opNop         = 0
+	opFsync       = 3
 	opPollAdd     = 6
 	opAsyncCancel = 14
 	opLinkTimeout = 15
@@ -19,6 +20,9 @@ const (
 
 // SQE flags (sqe.flags).
 const (
+	// FlagDrain starts this SQE only after every SQE submitted before it
+	// completed, and starts none submitted after it before it completed.
+	FlagDrain uint8 = 1 << 1
 	// FlagLink links this SQE to the next one: the next starts only after
 	// this one completes successfully, and is cancelled otherwise.
 	FlagLink uint8 = 1 << 2

@@ -75,6 +75,24 @@ func (r *Ring) PrepRecv(userData uint64, fd int, p []byte, waitAll bool) (*SQE, 
 	return sqe, nil
 }
 
+// FsyncDatasync is the fsync flag (IORING_FSYNC_DATASYNC) that makes
+// PrepFsync an fdatasync(2).
+const FsyncDatasync uint32 = 1 << 0
+
+// PrepFsync queues fsync(2) of fd, or fdatasync(2) when flags holds
+// FsyncDatasync. Res is 0 or the negated errno (a write-back error of the
+// file included).
+func (r *Ring) PrepFsync(userData uint64, fd int, flags uint32) (*SQE, error) {
+	sqe, err := r.prepare(userData, nil)
+	if err != nil {
+		return nil, err
+	}
+	sqe.Opcode = opFsync
+	sqe.Fd = int32(fd)
+	sqe.OpFlags = flags
+	return sqe, nil
+}
+
 // PrepClose queues close(2) of fd.
 func (r *Ring) PrepClose(userData uint64, fd int) (*SQE, error) {
 	sqe, err := r.prepare(userData, nil)

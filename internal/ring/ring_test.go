@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -784,5 +785,60 @@ func TestSQPollSubmitsWithoutEnter(t *testing.T) {
 	}
 	if cqe, _ := a.PeekCQE(); cqe.Res != 5 || string(buf) != "hello" {
 		t.Fatalf("recv completed with %d, %q; want 5, \"hello\"", cqe.Res, buf)
+	}
+}
+
+// TestRingFsync flushes a written file (fdatasync) and its directory
+// (fsync) in one submission and checks that a flush of a closed descriptor
+// fails alone, with EBADF.
+func TestRingFsync(t *testing.T) {
+	if err := FsyncNeeded.Probe(); err != nil {
+		t.Fatalf("probe: %v", err)
+	}
+	r := newTestRing(t, 8)
+	dir := t.TempDir()
+	f, err := os.Create(dir + "/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString("durable"); err != nil {
+		t.Fatal(err)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	closed, err := unix.Dup(int(f.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unix.Close(closed)
+	if _, err := r.PrepFsync(1, int(f.Fd()), FsyncDatasync); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.PrepFsync(2, int(d.Fd()), 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.PrepFsync(3, closed, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SubmitAndWait(3); err != nil {
+		t.Fatal(err)
+	}
+	want := map[uint64]int32{1: 0, 2: 0, 3: -int32(unix.EBADF)}
+	for range 3 {
+		cqe, ok := r.PeekCQE()
+		if !ok {
+			t.Fatal("fewer than 3 CQEs after waiting for 3")
+		}
+		if w, ok := want[cqe.UserData]; !ok || cqe.Res != w {
+			t.Errorf("user data %d: res %d, want %d", cqe.UserData, cqe.Res, w)
+		}
+		delete(want, cqe.UserData)
+	}
+	if len(want) != 0 {
+		t.Errorf("no CQE for %v", want)
 	}
 }

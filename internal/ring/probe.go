@@ -52,7 +52,19 @@ var Needed = Requirement{
 // (IORING_REGISTER_PROBE) and checks Needed against them and against the
 // ring's feature flags. The error wraps ErrUnavailable and names what is
 // missing. Safe for concurrent use; each call probes afresh.
-func Probe() error {
+func Probe() error { return Needed.Probe() }
+
+// FsyncNeeded is what the batch flushes of package catalog need: fsync
+// and fdatasync (IORING_OP_FSYNC) with completions never dropped.
+var FsyncNeeded = Requirement{
+	Ops:      []Op{{opFsync, "IORING_OP_FSYNC"}},
+	Features: []Feature{{FeatNoDrop, "IORING_FEAT_NODROP"}},
+}
+
+// Probe sets up a small ring and checks q against the kernel's opcodes and
+// the ring's feature flags, like the package's Probe. Safe for concurrent
+// use.
+func (q Requirement) Probe() error {
 	if d := disabledSysctl(); strings.Contains(d, "=2") {
 		return fmt.Errorf("%w: %s", ErrUnavailable, d)
 	}
@@ -65,7 +77,7 @@ func Probe() error {
 	if err != nil {
 		return err
 	}
-	return Needed.check(r.features, supported)
+	return q.check(r.features, supported)
 }
 
 // supportedOps returns the kernel's opcode support table, indexed by opcode.

@@ -1,0 +1,117 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/nordisk/katbench/catalog"
+	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/internal/results"
+)
+
+// The flush sweep: create_table.throughput and commit_table.throughput at
+// the sweep's thread levels on a fresh competitor per flush mode (see
+// catalog.Flush), in Immediate durability. The file-system floor runs the
+// same scenarios in the same modes, so every line has its floor beside it
+// in the same run.
+
+// NeedFlushModes: the competitor flushes its durable writes in a mode the
+// client chooses (the embedded catalog and the floor, in immediate mode).
+var NeedFlushModes = Requirement{
+	Why: "competitor has no flush modes to choose (not the embedded catalog or its floor, or not in immediate durability)",
+	Met: func(env *Env) bool {
+		if _, ok := competitors.As[competitors.Flusher](env.Competitor); !ok {
+			return false
+		}
+		d, ok := competitors.As[competitors.Durable](env.Competitor)
+		return ok && d.DurabilityMode() == string(catalog.Immediate)
+	},
+}
+
+func init() {
+	for i, mode := range catalog.Flushes {
+		for j, n := range SweepThreads {
+			Register(Scenario{
+				Name: fmt.Sprintf("create_table.flush.%s.t%d", mode, n), Kind: KindDurability, Metric: results.OpsSec,
+				Threads: n, Order: 100 + 3*i + j,
+				Doc:   fmt.Sprintf("create_table.throughput.t%d on a fresh competitor flushing in mode %s (immediate durability)", n, mode),
+				Needs: []Requirement{NeedFlushModes},
+				Run: func(ctx context.Context, env *Env) (Outcome, error) {
+					return inFlush(ctx, env, mode, fmt.Sprintf("create_t%d", n), func(ctx context.Context, c competitors.Competitor, ns table.Identifier, created func(...table.Identifier)) (Outcome, error) {
+						return Outcome{M: writeThroughput(ctx, env, createOp(c.Catalog(), ns, "flush", created))}, nil
+					})
+				},
+			})
+			Register(Scenario{
+				Name: fmt.Sprintf("commit_table.flush.%s.t%d", mode, n), Kind: KindDurability, Metric: results.OpsSec,
+				Threads: n, Order: 110 + 3*i + j,
+				Doc:   fmt.Sprintf("commit_table.throughput.t%d on a fresh competitor flushing in mode %s (immediate durability)", n, mode),
+				Needs: []Requirement{NeedFlushModes},
+				Run: func(ctx context.Context, env *Env) (Outcome, error) {
+					return inFlush(ctx, env, mode, fmt.Sprintf("commit_t%d", n), func(ctx context.Context, c competitors.Competitor, ns table.Identifier, created func(...table.Identifier)) (Outcome, error) {
+						return runOwnCommits(ctx, c.Catalog(), ns, "flush", created,
+							func(op Op) Measurement { return writeThroughput(ctx, env, op) }, env.Threads)
+					})
+				},
+			})
+		}
+	}
+}
+
+// inFlush runs measure on a fresh competitor built from the same factory,
+// in Immediate durability and flush mode, in a directory and namespace of
+// its own, and closes it before returning (its files stay in the run's
+// directory, which the run removes). The outcome's params get the mode
+// and the mean batch the competitor's group commit formed (warm-up
+// included), when it counts them.
+func inFlush(ctx context.Context, env *Env, mode catalog.Flush, tag string,
+	measure func(ctx context.Context, c competitors.Competitor, ns table.Identifier, created func(...table.Identifier)) (Outcome, error),
+) (_ Outcome, err error) {
+	cfg := env.Target.Config
+	cfg.Durability = string(catalog.Immediate)
+	cfg.Flush = string(mode)
+	cfg.Dir = filepath.Join(env.Target.Config.Dir, fmt.Sprintf("flush-%s-%s-r%d", tag, mode, env.Round))
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return Outcome{}, fmt.Errorf("flush sweep %s: %w", mode, err)
+	}
+	c, err := env.Target.Factory.New(ctx, cfg)
+	if err != nil {
+		return Outcome{}, Skip("start: " + err.Error())
+	}
+	defer func() { err = errors.Join(err, c.Close()) }()
+	if f, ok := competitors.As[competitors.Flusher](c); !ok || f.FlushMode() != mode {
+		return Outcome{}, Skip(fmt.Sprintf("a competitor asked to flush in mode %s does not", mode))
+	}
+	ns := table.Identifier{fmt.Sprintf("%s_flush_%s_%s_r%d", env.Opts.Namespace, tag, mode, env.Round)}
+	if err := c.Catalog().CreateNamespace(ctx, ns, nil); err != nil {
+		return Outcome{}, Skip("create namespace: " + err.Error())
+	}
+	var created createdSet
+	b, counts := competitors.As[competitors.Batcher](c)
+	var batches0, ops0 uint64
+	if counts {
+		batches0, ops0 = b.CommitBatches()
+	}
+	out, err := measure(ctx, c, ns, created.add)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if out.Params == nil {
+		out.Params = map[string]any{}
+	}
+	out.Params["durability"] = string(catalog.Immediate)
+	out.Params["flush"] = string(mode)
+	if counts {
+		batches, ops := b.CommitBatches()
+		if batches > batches0 {
+			out.Params["commit_batch_mean"] = float64(ops-ops0) / float64(batches-batches0)
+			out.Params["commit_batch_counts"] = "one round, warm-up included"
+		}
+	}
+	return out, nil
+}
