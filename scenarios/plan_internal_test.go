@@ -19,6 +19,9 @@ func TestQuickPlanLeavesOutTheSweep(t *testing.T) {
 	quick := Defaults(true)
 	got := names(quick)
 	for n := range got {
+		if strings.Contains(n, ".flush.") {
+			t.Errorf("quick plan has flush-mode sweep scenario %s", n)
+		}
 		if strings.HasPrefix(n, "create_table.durability.") && strings.Contains(n, ".t") {
 			t.Errorf("quick plan has sweep scenario %s", n)
 		}
@@ -33,7 +36,7 @@ func TestQuickPlanLeavesOutTheSweep(t *testing.T) {
 	}
 	full := quick
 	full.Full, full.Threads = true, DefaultThreads
-	if g := names(full); !g["commit_table.durability.none.t32"] || !g["load_table.throughput.t32"] {
+	if g := names(full); !g["commit_table.durability.none.t32"] || !g["load_table.throughput.t32"] || !g["create_table.flush.uring.t8"] {
 		t.Error("--quick --full lacks the sweep or the top level")
 	}
 	if g := names(Defaults(false)); !g["create_table.durability.immediate.t8"] {
