@@ -118,10 +118,12 @@ func TestDataPlaneEndToEnd(t *testing.T) {
 	}
 	py := testenv.Pyiceberg(t)
 	catDir := filepath.Join(dir, "0-embedded-http")
-	// The catalog's pointers are absolute s3:// locations; the server's
-	// warehouse only gives it the store, and it vends the store's settings
-	// to pyiceberg, which is given none of its own.
-	url, stop := startServeRest(t, s3env, "--dir", catDir, "--warehouse", "s3://katbench-it/served", "--vend-storage-credentials")
+	// The catalog's pointers are absolute s3:// locations under the data
+	// run's warehouse: the server reads only inside its own warehouse and
+	// the allowed locations, so that one is allowed. It vends the store's
+	// settings to pyiceberg, which is given none of its own.
+	url, stop := startServeRest(t, s3env, "--dir", catDir, "--warehouse", "s3://katbench-it/served",
+		"--allowed-location", "s3://katbench-it/data", "--vend-storage-credentials")
 	ident := ns + ".events_http"
 	out, err := exec.Command(py, filepath.Join("testdata", "pyiceberg_data.py"), url, ident).CombinedOutput()
 	if err != nil {
