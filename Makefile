@@ -35,8 +35,11 @@ unit:
 integration:
 	$(GO) test -count=1 -timeout 30m -v ./integration/...
 
+## check: vet, gofmt, generated code, shellcheck, the generated README/docs tables against the history,
+## and the README's lists (every package, go.mod requirement and command named).
 check: check-generated shellcheck readme-check
 	$(GO) vet ./...
+	$(GO) test -count=1 -run '^(TestReadmeFrontDoor|TestReadmeNamesEveryPackage|TestDocsNameEveryDependency|TestReadmeNamesEveryCommand)$$' ./cmd/katbench/
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
 ## generate: regenerate protobuf/gRPC code with the pinned tools.
