@@ -20,26 +20,13 @@ func statDev(fi fs.FileInfo) (uint64, bool) {
 // syncfs commits every dirty file, directory entry and inode of the file
 // system f is on, and reports write-back errors of that file system since
 // f was opened (Linux 5.8 and later).
-func syncfs(f *os.File) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		for {
-			if serr = unix.Syncfs(int(fd)); serr != unix.EINTR {
-				return
-			}
-		}
-	}); err != nil {
-		return err
-	}
-	return serr
-}
+func syncfs(f *os.File) error { return onFD(f, unix.Syncfs) }
 
 // fdatasync flushes f's data and the metadata needed to read it back.
-func fdatasync(f *os.File) error {
+func fdatasync(f *os.File) error { return onFD(f, unix.Fdatasync) }
+
+// onFD calls sync on f's descriptor, again while it is interrupted (EINTR).
+func onFD(f *os.File, sync func(fd int) error) error {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return err
@@ -47,7 +34,7 @@ func fdatasync(f *os.File) error {
 	var serr error
 	if err := rc.Control(func(fd uintptr) {
 		for {
-			if serr = unix.Fdatasync(int(fd)); serr != unix.EINTR {
+			if serr = sync(int(fd)); serr != unix.EINTR {
 				return
 			}
 		}
