@@ -11,8 +11,12 @@ import (
 // withFloors adds, after the targets, the file-system floor of every target
 // that has one (competitors.FloorOf) when the run selects a scenario the
 // floor runs in immediate durability, unless the floor is a target
-// already: its lines are the floor of the catalog's in the same run.
+// already: its lines are the floor of the catalog's in the same run. A mix
+// or a capacity search (o.Workload) runs no scenario of the floor's.
 func withFloors(specs []targetSpec, factories []competitors.Factory, o scenarios.Options) ([]targetSpec, []competitors.Factory) {
+	if o.Workload != nil {
+		return specs, factories
+	}
 	if d := strings.ToLower(strings.TrimSpace(o.Durability)); d != "" && d != "immediate" {
 		return specs, factories
 	}
