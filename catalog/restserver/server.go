@@ -96,8 +96,9 @@ type Server struct {
 	storageConfig     map[string]string // vended to clients; nil for none
 	storageConfigJSON []byte            // the same, encoded once ("{}" for none)
 
-	mu   sync.Mutex
-	srvs []*http.Server
+	mu       sync.Mutex
+	srvs     []*http.Server
+	shutdown bool // Shutdown was called: a later Serve serves nothing
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -357,7 +358,8 @@ func writeNoContent(w http.ResponseWriter) {
 
 // Serve accepts connections on l until Shutdown, with keep-alive on and
 // timeouts that stop a slow or stuck client from holding a connection
-// forever. It returns nil after Shutdown.
+// forever. It returns nil after Shutdown, also when Shutdown came first
+// (then it closes l and serves nothing).
 func (s *Server) Serve(l net.Listener) error {
 	hs := &http.Server{
 		Handler:           s,
@@ -369,6 +371,10 @@ func (s *Server) Serve(l net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	s.mu.Lock()
+	if s.shutdown {
+		s.mu.Unlock()
+		return l.Close()
+	}
 	s.srvs = append(s.srvs, hs)
 	s.mu.Unlock()
 	if err := hs.Serve(l); !errors.Is(err, http.ErrServerClosed) {
@@ -392,6 +398,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	srvs := s.srvs
 	s.srvs = nil
+	s.shutdown = true
 	s.mu.Unlock()
 	var errs []error
 	for _, hs := range srvs {
