@@ -316,11 +316,7 @@ func backoff(ctx context.Context, attempt int64) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	ceil := backoffMax
-	if attempt < 10 {
-		ceil = min(backoffBase<<(attempt-1), backoffMax)
-	}
-	t := time.NewTimer(time.Duration(rand.Int64N(int64(ceil))))
+	t := time.NewTimer(backoffDelay(attempt, rand.Int64N))
 	defer t.Stop()
 	select {
 	case <-t.C:
@@ -328,6 +324,21 @@ func backoff(ctx context.Context, attempt int64) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// backoffCeiling is the longest wait before retry attempt: backoffBase
+// doubled per earlier attempt, at most backoffMax.
+func backoffCeiling(attempt int64) time.Duration {
+	if attempt >= 10 {
+		return backoffMax
+	}
+	return min(backoffBase<<(attempt-1), backoffMax)
+}
+
+// backoffDelay is the wait before retry attempt: uniform in
+// [0, backoffCeiling(attempt)), drawn with intN (rand.Int64N).
+func backoffDelay(attempt int64, intN func(int64) int64) time.Duration {
+	return time.Duration(intN(int64(backoffCeiling(attempt))))
 }
 
 // branchUpdate points the contended branch at snapshot. The retention

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -70,27 +71,37 @@ func TestContendedCommitsLoseNoFlip(t *testing.T) {
 // past its ceiling (which doubles per lost race up to backoffMax), random
 // below it, and cut short by a cancelled context.
 func TestBackoffIsBoundedJitterThatGrows(t *testing.T) {
-	ctx := context.Background()
-	for _, attempt := range []int64{1, 3, 20} {
-		ceil := min(backoffBase<<min(attempt-1, 20), backoffMax)
-		var longest, shortest time.Duration = 0, time.Hour
-		for range 30 {
-			t0 := time.Now()
-			if err := backoff(ctx, attempt); err != nil {
-				t.Fatal(err)
+	rng := rand.New(rand.NewPCG(1, 2))
+	prev := time.Duration(0)
+	for _, attempt := range []int64{1, 2, 3, 9, 10, 20} {
+		ceil := backoffCeiling(attempt)
+		if want := min(backoffBase<<min(attempt-1, 20), backoffMax); ceil != want {
+			t.Errorf("attempt %d: ceiling %s, want %s", attempt, ceil, want)
+		}
+		if ceil < prev {
+			t.Errorf("attempt %d: ceiling %s shrank from %s", attempt, ceil, prev)
+		}
+		prev = ceil
+		seen := map[time.Duration]bool{}
+		for range 200 {
+			d := backoffDelay(attempt, rng.Int64N)
+			if d < 0 || d >= ceil {
+				t.Fatalf("attempt %d: delay %s outside [0, %s)", attempt, d, ceil)
 			}
-			d := time.Since(t0)
-			longest, shortest = max(longest, d), min(shortest, d)
+			seen[d] = true
 		}
-		// Timers fire late, never early: allow scheduling slack above.
-		if longest > ceil+20*time.Millisecond {
-			t.Errorf("attempt %d: waited %s, ceiling %s", attempt, longest, ceil)
-		}
-		if attempt == 20 && shortest >= ceil {
-			t.Errorf("attempt %d: every wait ≥ the ceiling %s: no jitter", attempt, ceil)
+		if len(seen) < 100 {
+			t.Errorf("attempt %d: %d distinct delays in 200 draws: no jitter", attempt, len(seen))
 		}
 	}
-	cctx, cancel := context.WithCancel(ctx)
+	// The edges of the draw: the smallest and the largest value intN may give.
+	if d := backoffDelay(20, func(int64) int64 { return 0 }); d != 0 {
+		t.Errorf("smallest draw: %s, want 0", d)
+	}
+	if d := backoffDelay(20, func(n int64) int64 { return n - 1 }); d != backoffMax-1 {
+		t.Errorf("largest draw: %s, want %s", d, backoffMax-1)
+	}
+	cctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := backoff(cctx, 20); err != context.Canceled {
 		t.Errorf("cancelled backoff returned %v, want context.Canceled", err)
