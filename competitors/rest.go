@@ -119,7 +119,7 @@ func init() {
 			Store:         s.store,
 			SetupParallel: s.setupParallel,
 			Props:         true,
-			Example:       s.helpExample,
+			Example:       s.helpExample(),
 			Env: fmt.Sprintf("%[1]s_URL and %[1]s_WAREHOUSE (URL and WAREHOUSE when no argument is given; %[2]s prints them), "+
 				"%[1]s_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token, scope, header.*)", envPrefix(s.name), s.up),
 			CheckArgs: checkURLArgs(2),
@@ -154,8 +154,9 @@ type remoteRESTServer struct {
 	example string
 	// warmup is the one-time server warm-up the JVM servers ask for.
 	warmup time.Duration
-	// helpExample is Factory.Example.
-	helpExample string
+	// direct is the arguments of a run against a server given by hand
+	// (URL, WAREHOUSE, props), for Factory.Example.
+	direct string
 	// setupParallel is Factory.SetupParallel: the fixture's JDBC catalog
 	// on SQLite answers concurrent writers with SQLITE_BUSY, so its dataset
 	// is built by one worker.
@@ -169,19 +170,19 @@ type remoteRESTServer struct {
 
 var remoteRESTServers = []remoteRESTServer{
 	{"nessie", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog, in-memory version store (containers/nessie_up.sh)", true,
-		nessieExample, jvmWarmup, nessieHelp(""), 0, StoreInMemory, "containers/nessie_up.sh"},
+		nessieExample, jvmWarmup, nessieDirect, 0, StoreInMemory, "containers/nessie_up.sh"},
 	{"nessie-pg", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog, JDBC2 version store on PostgreSQL (containers/nessie_up.sh --store jdbc)", true,
-		nessieExample, jvmWarmup, nessieHelp(" --store jdbc"), 0, StorePostgreSQL, "containers/nessie_up.sh --store jdbc"},
+		nessieExample, jvmWarmup, nessieDirect, 0, StorePostgreSQL, "containers/nessie_up.sh --store jdbc"},
 	{"nessie-rocks", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog, RocksDB version store (containers/nessie_up.sh --store rocksdb)", true,
-		nessieExample, jvmWarmup, nessieHelp(" --store rocksdb"), 0, StoreRocksDB, "containers/nessie_up.sh --store rocksdb"},
+		nessieExample, jvmWarmup, nessieDirect, 0, StoreRocksDB, "containers/nessie_up.sh --store rocksdb"},
 	{"polaris", "URL WAREHOUSE", "Apache Polaris, in-memory persistence (containers/polaris_up.sh)", true,
-		polarisExample, jvmWarmup, polarisHelp(""), 0, StoreInMemory, "containers/polaris_up.sh"},
+		polarisExample, jvmWarmup, polarisDirect, 0, StoreInMemory, "containers/polaris_up.sh"},
 	{"polaris-pg", "URL WAREHOUSE", "Apache Polaris, relational-jdbc persistence on PostgreSQL (containers/polaris_up.sh --store postgres)", true,
-		polarisExample, jvmWarmup, polarisHelp(" --store postgres"), 0, StorePostgreSQL, "containers/polaris_up.sh --store postgres"},
+		polarisExample, jvmWarmup, polarisDirect, 0, StorePostgreSQL, "containers/polaris_up.sh --store postgres"},
 	{"fixture", "URL [WAREHOUSE]", "Apache Iceberg's REST fixture, the reference server, JDBC catalog on SQLite (containers/fixture_up.sh)", false,
-		fixtureExample, jvmWarmup, fixtureHelp(""), 1, StoreSQLite, "containers/fixture_up.sh"},
+		fixtureExample, jvmWarmup, fixtureDirect, 1, StoreSQLite, "containers/fixture_up.sh"},
 	{"fixture-pg", "URL [WAREHOUSE]", "Apache Iceberg's REST fixture, JDBC catalog on PostgreSQL (containers/fixture_up.sh --store postgres)", false,
-		fixtureExample, jvmWarmup, fixtureHelp(" --store postgres"), 0, StorePostgreSQL, "containers/fixture_up.sh --store postgres"},
+		fixtureExample, jvmWarmup, fixtureDirect, 0, StorePostgreSQL, "containers/fixture_up.sh --store postgres"},
 }
 
 const (
@@ -190,23 +191,18 @@ const (
 	fixtureExample = "http://HOST:8181 (the fixture serves Iceberg REST at the root)"
 )
 
-// nessieHelp, polarisHelp and fixtureHelp are the --help examples of a
-// server variant started with its up script's extra flags (store).
-func nessieHelp(store string) string {
-	return `  eval "$(containers/nessie_up.sh` + store + `)"; katbench nessie --quick
-  katbench nessie http://127.0.0.1:19120/iceberg warehouse --quick
-  katbench run rest nessie --quick`
-}
+// What a run against each server given by hand takes (see direct).
+const (
+	nessieDirect  = "http://127.0.0.1:19120/iceberg warehouse"
+	polarisDirect = "http://127.0.0.1:8281/api/catalog katbench --prop credential=CLIENT_ID:SECRET"
+	fixtureDirect = "http://127.0.0.1:8181"
+)
 
-func polarisHelp(store string) string {
-	return `  eval "$(containers/polaris_up.sh` + store + `)"; katbench polaris --quick
-  katbench polaris http://127.0.0.1:8281/api/catalog katbench --prop credential=CLIENT_ID:SECRET --quick
-  katbench run rest polaris --quick`
-}
-
-func fixtureHelp(store string) string {
-	return `  eval "$(containers/fixture_up.sh` + store + `)"; katbench fixture --quick
-  katbench fixture http://127.0.0.1:8181 --quick`
+// helpExample is the --help examples of s: started by its up script, given by
+// hand, and beside our REST front.
+func (s remoteRESTServer) helpExample() string {
+	return fmt.Sprintf("  eval \"$(%s)\"; katbench %s --quick\n  katbench %s %s --quick\n  katbench run rest %s --quick",
+		s.up, s.name, s.name, s.direct, s.name)
 }
 
 // envPrefix is the prefix of a competitor's environment variables:

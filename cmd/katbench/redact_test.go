@@ -65,7 +65,15 @@ func startServeArgs(t *testing.T, args ...string) (string, func() string) {
 	}
 	exited := make(chan error, 1)
 	copied := make(chan struct{})
-	go func() { _, _ = rest.ReadFrom(stderr); close(copied); exited <- cmd.Wait() }()
+	go func() {
+		// The scanner may hold lines already read from the pipe: keep
+		// reading through it, not the pipe.
+		for sc.Scan() {
+			rest.WriteString(sc.Text() + "\n")
+		}
+		close(copied)
+		exited <- cmd.Wait()
+	}()
 	return addr, func() string {
 		t.Helper()
 		_ = cmd.Process.Signal(syscall.SIGTERM)

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"net"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -37,40 +34,8 @@ func TestWarnIfExposed(t *testing.T) {
 // its address, stops it with SIGTERM and returns all it wrote on stderr.
 func serveStderr(t *testing.T, front string, args ...string) string {
 	t.Helper()
-	args = append([]string{"serve", front, "--dir", filepath.Join(t.TempDir(), "cat")}, args...)
-	cmd := exec.Command(bin, args...)
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	var out strings.Builder
-	lines := bufio.NewScanner(pipe)
-	for lines.Scan() {
-		out.WriteString(lines.Text() + "\n")
-		if strings.Contains(lines.Text(), "katbench: serving") {
-			break
-		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	// The scanner may hold lines already read: keep reading through it.
-	for lines.Scan() {
-		out.WriteString(lines.Text() + "\n")
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("serve %s %v: %v; stderr:\n%s", front, args, err, out.String())
-	}
-	return out.String()
+	_, stop := startServeArgs(t, append([]string{front, "--dir", filepath.Join(t.TempDir(), "cat")}, args...)...)
+	return stop()
 }
 
 // Serving on all interfaces with auth off warns on stderr; on loopback, or
