@@ -31,7 +31,7 @@ var ErrBadOptions = errors.New("invalid server options")
 const (
 	// DefaultMaxRecvBytes bounds one request message. The largest legitimate
 	// requests are CreateTable and CommitTable: a commit that adds a
-	// 10,000-column schema is 0.67 MB of JSON (measured), a snapshot commit
+	// 10,000-column schema is 0.65 MB of JSON (measured), a snapshot commit
 	// a few KB. 16 MiB is the REST front's commit body limit too.
 	DefaultMaxRecvBytes = 16 << 20
 	// DefaultMaxConcurrentStreams bounds the calls in flight on one
