@@ -35,12 +35,19 @@ type Line struct {
 	ControlP50US *float64
 	Rate         *float64 // requested arrival rate of an open loop, ops/s
 	Params       map[string]any
-	Host         results.Host
-	Commit       results.Commit
-	Hist         string
-	Skipped      string
-	Command      string // the command that produced the line, when recorded
-	Schema       int    // 0 for lines written before the field existed
+	// Measures are the line's typed secondary measurements; on lines
+	// written before they existed, numeric params of the known names are
+	// read as measurements (see Measure).
+	Measures map[string]results.Measure
+	// Control says the line measures a floor; lines written before the
+	// field existed are controls when their scenario is the control one.
+	Control bool
+	Host    results.Host
+	Commit  results.Commit
+	Hist    string
+	Skipped string
+	Command string // the command that produced the line, when recorded
+	Schema  int    // 0 for lines written before the field existed
 	// Headline is the line's own headline metric ("p50_us", "ops_sec")
 	// and Kind its scenario kind, when the line says; "" on older lines.
 	Headline string
@@ -68,31 +75,33 @@ var ErrBadLine = errors.New("bad result line")
 
 // wire is the JSON shape read from a line; pointers tell absent from 0.
 type wire struct {
-	TS           string         `json:"ts"`
-	RunID        string         `json:"run_id"`
-	Label        string         `json:"label"`
-	Target       string         `json:"target"`
-	Scenario     string         `json:"scenario"`
-	Loop         string         `json:"loop"`
-	Threads      int            `json:"threads"`
-	Ops          int64          `json:"ops"`
-	Errors       int64          `json:"errors"`
-	DurationS    float64        `json:"duration_s"`
-	OpsSec       *float64       `json:"ops_sec"`
-	P50US        *float64       `json:"p50_us"`
-	P99US        *float64       `json:"p99_us"`
-	P999US       *float64       `json:"p999_us"`
-	MaxUS        *float64       `json:"max_us"`
-	MeanUS       *float64       `json:"mean_us"`
-	ControlP50US *float64       `json:"control_p50_us"`
-	Rate         *float64       `json:"rate"`
-	Params       map[string]any `json:"params"`
-	Host         results.Host   `json:"host"`
-	Commit       results.Commit `json:"commit"`
-	Hist         string         `json:"hist"`
-	Skipped      string         `json:"skipped"`
-	Command      any            `json:"command"`
-	Schema       any            `json:"schema"`
+	TS           string                     `json:"ts"`
+	RunID        string                     `json:"run_id"`
+	Label        string                     `json:"label"`
+	Target       string                     `json:"target"`
+	Scenario     string                     `json:"scenario"`
+	Loop         string                     `json:"loop"`
+	Threads      int                        `json:"threads"`
+	Ops          int64                      `json:"ops"`
+	Errors       int64                      `json:"errors"`
+	DurationS    float64                    `json:"duration_s"`
+	OpsSec       *float64                   `json:"ops_sec"`
+	P50US        *float64                   `json:"p50_us"`
+	P99US        *float64                   `json:"p99_us"`
+	P999US       *float64                   `json:"p999_us"`
+	MaxUS        *float64                   `json:"max_us"`
+	MeanUS       *float64                   `json:"mean_us"`
+	ControlP50US *float64                   `json:"control_p50_us"`
+	Rate         *float64                   `json:"rate"`
+	Params       map[string]any             `json:"params"`
+	Measures     map[string]results.Measure `json:"measures"`
+	Control      bool                       `json:"control"`
+	Host         results.Host               `json:"host"`
+	Commit       results.Commit             `json:"commit"`
+	Hist         string                     `json:"hist"`
+	Skipped      string                     `json:"skipped"`
+	Command      any                        `json:"command"`
+	Schema       any                        `json:"schema"`
 	// The per-round arrays the runner writes (null for a round that
 	// measured nothing) and the line's headline metric.
 	RoundP50US  []*float64 `json:"round_p50_us"`
@@ -133,6 +142,7 @@ func parseLine(b []byte, memo commandMemo) (Line, error) {
 		MaxUS: w.MaxUS, MeanUS: w.MeanUS, ControlP50US: w.ControlP50US, Rate: w.Rate,
 		Params: w.Params, Host: w.Host, Commit: w.Commit, Hist: w.Hist, Skipped: w.Skipped,
 		Headline: w.Metric, Kind: w.Kind, raw: raw,
+		Measures: w.Measures, Control: w.Control || legacySchema(w.Schema) && w.Scenario == controlScenario,
 	}
 	if l.Params == nil {
 		l.Params = map[string]any{}
@@ -214,6 +224,49 @@ func joinArgs(a []any) string {
 		s += fmt.Sprint(v)
 	}
 	return s
+}
+
+// controlScenario is the control scenario's name, which marked a control
+// on lines written before lines said so themselves.
+const controlScenario = "control.latency"
+
+// legacySchema reports whether a line's schema predates lines saying
+// themselves what is a control and what is a measurement (1 or 2).
+func legacySchema(schema any) bool {
+	f, ok := schema.(float64)
+	return !ok || f < 3
+}
+
+// legacyMeasures are the params older lines carried measurements under,
+// with their units and directions.
+var legacyMeasures = map[string]results.Measure{
+	"mib_s":         {Unit: results.UnitMiBPerSec, Better: results.Higher},
+	"rows_s":        {Unit: results.UnitRowsPerSec, Better: results.Higher},
+	"cpu_us_per_op": {Unit: results.UnitUSPerOp, Better: results.Lower},
+	"parquet_bytes": {Unit: results.UnitBytes},
+	"files":         {Unit: results.UnitCount},
+}
+
+// Measure returns the named measurement of the line and whether it has
+// one: from its measures, or, on a line written before measures existed,
+// from a numeric param of a known name. A skipped line has none.
+func (l Line) Measure(name string) (results.Measure, bool) {
+	if l.Skipped != "" {
+		return results.Measure{}, false
+	}
+	if m, ok := l.Measures[name]; ok {
+		return m, true
+	}
+	m, known := legacyMeasures[name]
+	if !known || l.Schema >= 3 {
+		return results.Measure{}, false
+	}
+	v, ok := l.Params[name].(float64) // JSON numbers decode as float64
+	if !ok {
+		return results.Measure{}, false
+	}
+	m.Value = v
+	return m, true
 }
 
 // Measured reports whether the line carries numbers (not skipped, at least

@@ -13,8 +13,11 @@ import (
 
 // SchemaVersion is the `schema` of the lines this package writes. Lines
 // without the field are version 1 (before kind/metric/rounds/clock
-// overhead, with unmeasured percentiles written as 0).
-const SchemaVersion = 2
+// overhead, with unmeasured percentiles written as 0); version 2 lines
+// carry secondary measurements in params and mark no control (readers
+// upgrade both, see analysis.Line.Measure); version 3 adds `measures` and
+// `control`.
+const SchemaVersion = 3
 
 // Record is one result line: one (target, scenario, variant) of one run. Its
 // JSON form is the contract documented in docs/methodology.md. A value that was not
@@ -72,10 +75,17 @@ type Record struct {
 	Transport         string         `json:"transport,omitempty"`
 	TransportFallback string         `json:"transport_fallback,omitempty"`
 	Params            map[string]any `json:"params"`
-	Host              Host           `json:"host"`
-	Commit            Commit         `json:"commit"`
-	Hist              string         `json:"hist,omitempty"`
-	Skipped           string         `json:"skipped,omitempty"`
+	// Measures are the line's typed secondary measurements (see Measure);
+	// absent when it has none.
+	Measures map[string]Measure `json:"measures,omitempty"`
+	// Control marks a line that measures a floor (the competitor's or the
+	// storage's own path with nothing of the system under test), so no
+	// reader decides it from the scenario's name.
+	Control bool   `json:"control,omitempty"`
+	Host    Host   `json:"host"`
+	Commit  Commit `json:"commit"`
+	Hist    string `json:"hist,omitempty"`
+	Skipped string `json:"skipped,omitempty"`
 	// FirstError is the text of the first failed operation, if any, so an
 	// error count never comes without a reason.
 	FirstError string `json:"first_error,omitempty"`
