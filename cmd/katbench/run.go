@@ -50,6 +50,7 @@ type benchFlags struct {
 	shard        shardFlags
 	rate         rateFlags
 	mix          mixFlags
+	bgio         backgroundIOFlags
 }
 
 func (f *benchFlags) register(cmd *cobra.Command) {
@@ -79,6 +80,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	f.shard.register(fl)
 	f.rate.register(fl)
 	f.mix.register(fl)
+	f.bgio.register(fl)
 }
 
 // options turns flags into runner options, rejecting bad values before
@@ -177,6 +179,9 @@ func (f *benchFlags) options(run *results.Run) (scenarios.Options, error) {
 		return o, err
 	}
 	if err := f.mix.apply(&o, f.threads != "", f.scenario != ""); err != nil {
+		return o, err
+	}
+	if err := f.bgio.apply(); err != nil {
 		return o, err
 	}
 	return o, nil
@@ -278,8 +283,12 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var lines results.Collector
-	r := &scenarios.Runner{Run: run, Sink: results.Tee{out.Sink(), &lines}, Opts: opts}
-	err = stopReason(ctx, r.Execute(ctx, targets))
+	sink, stopNeighbour, err := f.bgio.start(ctx, dir, results.Tee{out.Sink(), &lines})
+	if err != nil {
+		return errors.Join(err, out.Close())
+	}
+	r := &scenarios.Runner{Run: run, Sink: sink, Opts: opts}
+	err = stopReason(ctx, errors.Join(r.Execute(ctx, targets), stopNeighbour()))
 	err = errors.Join(err, cleanDir())
 	prog.Close() // the last bar is drawn before any table
 	// A line with failed operations turns the run red (exit 1).
