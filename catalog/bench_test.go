@@ -2,6 +2,7 @@ package catalog_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +18,10 @@ import (
 	"github.com/nordisk/katbench/catalog"
 	"github.com/uptrace/bun/driver/sqliteshim"
 )
+
+// benchFlush is the flush mode of BenchmarkWritePath's catalogs
+// (go test -bench WritePath -args -catalog.flush=uring).
+var benchFlush = flag.String("catalog.flush", "", "flush mode of BenchmarkWritePath's catalogs: syncfs, fsync or uring")
 
 // benchTables is the number of tables in the read benchmarks' catalog, so
 // lookups run against a realistically sized mirror.
@@ -252,7 +257,11 @@ func benchFiles(b *testing.B, op string, workers int) {
 }
 
 func benchWrites(b *testing.B, op string, group bool, workers int) {
-	c := openAt(b, b.TempDir(), catalog.Immediate)
+	c, err := catalog.Open(context.Background(), catalog.Options{Dir: b.TempDir(), Durability: catalog.Immediate, Flush: catalog.Flush(*benchFlush)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = c.Close() })
 	catalog.SetGroupCommit(c, group)
 	ctx := context.Background()
 	if err := c.CreateNamespace(ctx, table.Identifier{"bench"}, nil); err != nil {
@@ -268,6 +277,7 @@ func benchWrites(b *testing.B, op string, group bool, workers int) {
 		}
 	}
 	batches0, writes0 := catalog.WriteBatches(c)
+	flush0, bbolt0 := c.CommitStepTimes()
 	b.ReportAllocs()
 	runWriters(b, workers, func(w int, i int64) error {
 		if op == "create" {
@@ -280,6 +290,10 @@ func benchWrites(b *testing.B, op string, group bool, workers int) {
 	})
 	if batches, writes := catalog.WriteBatches(c); group && batches > batches0 {
 		b.ReportMetric(float64(writes-writes0)/float64(batches-batches0), "writes/commit")
+		// Steps run one at a time: their parts' shares of the wall time.
+		flush, bbolt := c.CommitStepTimes()
+		b.ReportMetric(100*(flush-flush0).Seconds()/b.Elapsed().Seconds(), "%flush")
+		b.ReportMetric(100*(bbolt-bbolt0).Seconds()/b.Elapsed().Seconds(), "%bbolt-commit")
 	}
 }
 

@@ -111,6 +111,9 @@ type Catalog struct {
 	// commit, and can fail the step.
 	syncSteps atomic.Uint64
 	afterSync func(paths []string) error
+	// flushNS and bboltNS add up the wall time commit steps spent making
+	// their files durable and in bbolt's Commit (statistics).
+	flushNS, bboltNS atomic.Int64
 	// commits serialise CommitTable per table.
 	commits *commitLocks
 

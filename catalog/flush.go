@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Flush says how a commit step makes its batch's metadata files and new
@@ -178,4 +179,14 @@ func runParallel(tasks []*flushTask) {
 // how many writes they held (ops ÷ batches is the mean batch size).
 func (c *Catalog) CommitBatches() (batches, ops uint64) {
 	return c.gc.batches.Load(), c.gc.ops.Load()
+}
+
+// CommitStepTimes returns the wall time the group committer's steps spent
+// so far making their batches' files durable (flush, in the catalog's
+// flush mode; zero outside Immediate mode) and in bbolt's Commit (its page
+// writes and, in Immediate mode, its two fdatasyncs). Steps run one at a
+// time, so each sum divided by a run's wall time is the share of the run
+// that part of the commit path took. Safe for concurrent use.
+func (c *Catalog) CommitStepTimes() (flush, bbolt time.Duration) {
+	return time.Duration(c.flushNS.Load()), time.Duration(c.bboltNS.Load())
 }

@@ -3,6 +3,7 @@ package catalog
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -131,7 +132,9 @@ func (c *Catalog) commitBatch(batch []*writeOp) {
 		}
 		return
 	}
+	t0 := time.Now()
 	c.syncFiles(batch)
+	c.flushNS.Add(int64(time.Since(t0)))
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.closed.Load() {
@@ -183,7 +186,10 @@ func (c *Catalog) commitBatch(batch []*writeOp) {
 			_ = tx.Rollback() // every op rejected: nothing to flush
 			return
 		}
-		if err := tx.Commit(); err != nil {
+		t1 := time.Now()
+		err = tx.Commit()
+		c.bboltNS.Add(int64(time.Since(t1)))
+		if err != nil {
 			for _, op := range live {
 				if op.err == nil {
 					op.err = err

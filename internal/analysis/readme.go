@@ -29,8 +29,9 @@ import (
 // whose param has that value, e.g. a transport run's endpoint), layout=ab
 // with a= and b= (a two-sided A/B table: p50 A → B, B/A ops/s, B/A p99),
 // by=PARAM (A and B name values of that param instead of targets, e.g.
-// by=transport for a data-plane run), and cmd="…" (the command, for lines
-// that do not record it).
+// by=transport for a data-plane run), layout=writes (the catalog against
+// its file-system floor per flush mode, see writesTable), and cmd="…" (the
+// command, for lines that do not record it).
 //
 // Generated sections hold text that is not a measurement but must not
 // drift from the code, e.g. the list of competitors:
@@ -264,7 +265,8 @@ func splitBlocks(readme []byte) map[string]string {
 }
 
 var knownAttrs = map[string]bool{"label": true, "run": true, "targets": true, "rows": true, "ratios": true, "control": true,
-	"where": true, "layout": true, "a": true, "b": true, "by": true, "cmd": true}
+	"where": true, "layout": true, "a": true, "b": true, "by": true, "cmd": true,
+	"catalog": true, "floor": true, "scenarios": true, "quiet": true} // the last four: layout=writes
 
 // parseMarker reads `<!-- katbench:table NAME k=v k="v w" -->` (or a
 // katbench:generated NAME marker, which takes no attributes).
@@ -284,7 +286,7 @@ func parseMarker(s, start string, line int) (Block, error) {
 	for _, t := range toks[1:] {
 		k, v, ok := strings.Cut(t, "=")
 		if !ok || !knownAttrs[k] {
-			return Block{}, fmt.Errorf("%w: line %d: attribute %q (known: label run targets rows ratios control where layout a b by cmd)", ErrBadMarker, line, t)
+			return Block{}, fmt.Errorf("%w: line %d: attribute %q (known: label run targets rows ratios control where layout a b by cmd catalog floor scenarios quiet)", ErrBadMarker, line, t)
 		}
 		if _, dup := b.Attrs[k]; dup {
 			return Block{}, fmt.Errorf("%w: line %d: attribute %q given twice", ErrBadMarker, line, k)
@@ -369,9 +371,12 @@ func renderBlock(b Block, src Sources) (string, error) {
 	sb.WriteString(provenance(info, b, src.HistoryName, label, from, run))
 	sb.WriteString("\n")
 	var body string
-	if b.Attrs["layout"] == "ab" {
+	switch b.Attrs["layout"] {
+	case "ab":
 		body, err = abTable(b, run)
-	} else {
+	case "writes":
+		body, err = writesTable(b, run, src)
+	default:
 		body, err = targetsTable(b, run, info)
 	}
 	if err != nil {

@@ -1,0 +1,199 @@
+package analysis
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+)
+
+// The writes table (layout=writes): the embedded catalog's durable writes
+// against the file-system floor measured in the same run, per flush mode
+// and thread level.
+//
+//	<!-- katbench:table writes-quiet layout=writes -->
+//	<!-- katbench:table writes-neighbour layout=writes quiet=writes-quiet -->
+//
+// Rows are the scenarios both the catalog (catalog=, default embedded) and
+// the floor (floor=, default fs-floor) measured, narrowed by
+// scenarios=GLOB,… (default create_table.flush.*,commit_table.flush.*).
+// The ratio is catalog ÷ floor ops/s, the median of the per-round ratios
+// with their range. With quiet=LABEL the table also gives each p99 as a
+// multiple of the same cell's p99 in that label's run (two runs: one
+// merged ratio, no spread), and the neighbour's mean write rate.
+
+// writesTable renders the layout=writes table of run.
+func writesTable(b Block, run []Line, src Sources) (string, error) {
+	catalog, floor := attrOr(b, "catalog", "embedded"), attrOr(b, "floor", "fs-floor")
+	globs := strings.Split(attrOr(b, "scenarios", "create_table.flush.*,commit_table.flush.*"), ",")
+	cat, flo := map[string]Line{}, map[string]Line{}
+	var scens []string
+	for _, l := range run {
+		if !matchAny(globs, l.Scenario) {
+			continue
+		}
+		switch l.Target {
+		case catalog:
+			if _, dup := cat[l.Scenario]; !dup {
+				scens = append(scens, l.Scenario)
+			}
+			cat[l.Scenario] = l
+		case floor:
+			flo[l.Scenario] = l
+		}
+	}
+	if len(scens) == 0 {
+		return "", fmt.Errorf("%w: no %s line matches %s", ErrNoLines, catalog, strings.Join(globs, ","))
+	}
+	sort.SliceStable(scens, func(i, j int) bool { return writesKey(cat[scens[i]]) < writesKey(cat[scens[j]]) })
+
+	var quiet map[[2]string]Line
+	if q := b.Attrs["quiet"]; q != "" {
+		qrun, _, err := SelectLabel(src.History, q, src.Labels, src.LabelsName)
+		if err != nil {
+			return "", fmt.Errorf("quiet=%s: %w", q, err)
+		}
+		quiet = map[[2]string]Line{}
+		for _, l := range qrun {
+			quiet[[2]string{l.Target, l.Scenario}] = l
+		}
+	}
+
+	var sb strings.Builder
+	sb.WriteString("| scenario | flush | catalog ops/s | floor ops/s | catalog ÷ floor | catalog p99 µs | floor p99 µs | batch catalog / floor |")
+	sep := "|---|---|---|---|---|---|---|---|"
+	if quiet != nil {
+		sb.WriteString(" catalog p99 ÷ quiet | floor p99 ÷ quiet | neighbour MiB/s |")
+		sep += "---|---|---|"
+	}
+	sb.WriteString("\n" + sep + "\n")
+	for _, s := range scens {
+		c := cat[s]
+		f, okF := flo[s]
+		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s | %s | %s | %s / %s |", s, paramText(c.Params["flush"]),
+			cellText(c, true, OpsSec, false), cellText(f, okF, OpsSec, false),
+			ratioText(map[[2]string]Line{{catalog, s}: c, {floor, s}: f}, catalog, floor, rowSpec{s, OpsSec}),
+			cellText(c, true, P99, false), cellText(f, okF, P99, false),
+			paramText(c.Params["commit_batch_mean"]), paramText(f.Params["commit_batch_mean"]))
+		if quiet != nil {
+			fmt.Fprintf(&sb, " %s | %s | %s |", p99Multiple(c, quiet[[2]string{catalog, s}]),
+				p99Multiple(f, quiet[[2]string{floor, s}]), neighbourRate(c))
+		}
+		sb.WriteString("\n")
+	}
+	sb.WriteString("\n")
+	sb.WriteString(scalingTable(scens, cat, flo))
+	return sb.String(), nil
+}
+
+// scalingTable gives, per scenario stem (a mode's create or commit), the
+// catalog's and the floor's ops/s at its highest thread levels over its
+// lowest, round by round.
+func scalingTable(scens []string, cat, flo map[string]Line) string {
+	type levels struct {
+		stem string
+		byT  map[int]string
+	}
+	var stems []*levels
+	idx := map[string]*levels{}
+	for _, s := range scens {
+		l := cat[s]
+		stem := strings.TrimSuffix(s, fmt.Sprintf(".t%d", l.Threads))
+		lv := idx[stem]
+		if lv == nil {
+			lv = &levels{stem: stem, byT: map[int]string{}}
+			idx[stem] = lv
+			stems = append(stems, lv)
+		}
+		lv.byT[l.Threads] = s
+	}
+	var sb strings.Builder
+	sb.WriteString("| scaling | catalog | floor |\n|---|---|---|\n")
+	rows := 0
+	for _, lv := range stems {
+		var ts []int
+		for t := range lv.byT {
+			ts = append(ts, t)
+		}
+		sort.Ints(ts)
+		if len(ts) < 2 {
+			continue
+		}
+		lo := lv.byT[ts[0]]
+		for _, t := range ts[1:] {
+			hi := lv.byT[t]
+			r := rowSpec{hi, OpsSec}
+			fl, okLo := flo[lo]
+			fh, okHi := flo[hi]
+			floorText := "—"
+			if okLo && okHi {
+				floorText = ratioText(map[[2]string]Line{{"lo", hi}: fl, {"hi", hi}: fh}, "hi", "lo", r)
+			}
+			fmt.Fprintf(&sb, "| %s t%d/t%d | %s | %s |\n", lv.stem, t, ts[0],
+				ratioText(map[[2]string]Line{{"lo", hi}: cat[lo], {"hi", hi}: cat[hi]}, "hi", "lo", r), floorText)
+			rows++
+		}
+	}
+	if rows == 0 {
+		return ""
+	}
+	return sb.String()
+}
+
+// writesKey orders rows: creates before commits, then flush mode as the
+// run ordered its scenarios, then threads.
+func writesKey(l Line) string {
+	op := "1"
+	if strings.HasPrefix(l.Scenario, "create_table.") {
+		op = "0"
+	}
+	return fmt.Sprintf("%s %s %06d", op, strings.TrimSuffix(l.Scenario, fmt.Sprintf(".t%d", l.Threads)), l.Threads)
+}
+
+// p99Multiple is l's p99 as a multiple of the same cell's p99 in another
+// run; "—" when either is missing.
+func p99Multiple(l, base Line) string {
+	v, ok := P99.Value(l)
+	q, okQ := P99.Value(base)
+	if !ok || !okQ || q == 0 {
+		return "—"
+	}
+	return fmtRatio(v / q)
+}
+
+// neighbourRate is the mean write rate of the run's neighbour up to l.
+func neighbourRate(l Line) string {
+	m, ok := l.Measure("background_io_mib_s")
+	if !ok {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f", m.Value)
+}
+
+// paramText formats a describing param for a cell ("—" when absent).
+func paramText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "—"
+	case float64:
+		return fmt.Sprintf("%.3g", x)
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+func attrOr(b Block, k, def string) string {
+	if v := b.Attrs[k]; v != "" {
+		return v
+	}
+	return def
+}
+
+func matchAny(globs []string, s string) bool {
+	for _, g := range globs {
+		if ok, _ := path.Match(strings.TrimSpace(g), s); ok {
+			return true
+		}
+	}
+	return false
+}
