@@ -14,7 +14,7 @@ import (
 //	<!-- katbench:table writes-quiet layout=writes -->
 //	<!-- katbench:table writes-neighbour layout=writes quiet=writes-quiet -->
 //
-// Rows are the scenarios both the catalog (catalog=, default embedded) and
+// Rows, in the run's order, are the scenarios both the catalog (catalog=, default embedded) and
 // the floor (floor=, default fs-floor) measured, narrowed by
 // scenarios=GLOB,… (default create_table.flush.*,commit_table.flush.*).
 // The ratio is catalog ÷ floor ops/s, the median of the per-round ratios
@@ -45,7 +45,6 @@ func writesTable(b Block, run []Line, src Sources) (string, error) {
 	if len(scens) == 0 {
 		return "", fmt.Errorf("%w: no %s line matches %s", ErrNoLines, catalog, strings.Join(globs, ","))
 	}
-	sort.SliceStable(scens, func(i, j int) bool { return writesKey(cat[scens[i]]) < writesKey(cat[scens[j]]) })
 
 	var quiet map[[2]string]Line
 	if q := b.Attrs["quiet"]; q != "" {
@@ -138,16 +137,6 @@ func scalingTable(scens []string, cat, flo map[string]Line) string {
 		return ""
 	}
 	return sb.String()
-}
-
-// writesKey orders rows: creates before commits, then flush mode as the
-// run ordered its scenarios, then threads.
-func writesKey(l Line) string {
-	op := "1"
-	if strings.HasPrefix(l.Scenario, "create_table.") {
-		op = "0"
-	}
-	return fmt.Sprintf("%s %s %06d", op, strings.TrimSuffix(l.Scenario, fmt.Sprintf(".t%d", l.Threads)), l.Threads)
 }
 
 // p99Multiple is l's p99 as a multiple of the same cell's p99 in another
