@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"strconv"
-	"time"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
@@ -16,11 +15,8 @@ import (
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/catalog/grpcfront"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/serve"
 )
-
-// grpcStopTimeout bounds the in-process server's graceful stop at Close;
-// after it, the server is stopped hard.
-const grpcStopTimeout = 10 * time.Second
 
 // grpcCompetitor is a catalog reached through katbench's gRPC front
 // (catalog/grpcfront). Control is the front's empty RPC on the connection
@@ -154,23 +150,12 @@ func startGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOptions, pa
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("grpc: %w", err), cat.Close())
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	run, err := serve.Listen("127.0.0.1:0", srv)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("grpc: listen: %w", err), cat.Close())
+		return nil, errors.Join(fmt.Errorf("grpc: %w", err), cat.Close())
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
-	stopServer := func() error {
-		stopped := make(chan struct{})
-		go func() { srv.GracefulStop(); close(stopped) }()
-		select {
-		case <-stopped:
-		case <-time.After(grpcStopTimeout):
-			srv.Stop()
-		}
-		return errors.Join(<-served, cat.Close())
-	}
-	addr := l.Addr().String()
+	stopServer := func() error { return errors.Join(run.Stop(serve.Grace), cat.Close()) }
+	addr := run.Addr().String()
 	cl, err := grpcfront.Dial(ctx, addr, opts)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("grpc: %w", err), stopServer())

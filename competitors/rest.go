@@ -23,6 +23,7 @@ import (
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/catalog/restserver"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/serve"
 )
 
 // RESTTimeout bounds every request a REST competitor makes (headers and
@@ -340,17 +341,11 @@ func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("rest: %w", err), cat.Close())
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	run, err := serve.Listen("127.0.0.1:0", srv)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("rest: listen: %w", err), cat.Close())
+		return nil, errors.Join(fmt.Errorf("rest: %w", err), cat.Close())
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
-	stopServer := func() error {
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		return errors.Join(srv.Shutdown(sctx), <-served, cat.Close())
-	}
+	stopServer := func() error { return errors.Join(run.Stop(serve.Grace), cat.Close()) }
 	// Our own server needs no client settings from the environment
 	// (BENCH_REST_PROPS is meant for remote servers: a Polaris prefix or
 	// warehouse would only misroute); explicit --prop values still apply.
@@ -358,7 +353,7 @@ func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 	// transport as the server (for data written through the client); the
 	// storage facts are in params.warehouse and params.transport, so the
 	// IO properties themselves, keys included, stay out of the params.
-	u := "http://" + l.Addr().String()
+	u := "http://" + run.Addr().String()
 	clientProps := maps.Clone(cfg.Props)
 	if clientProps == nil {
 		clientProps = map[string]string{}
