@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"strings"
 	"syscall"
 	"time"
 
@@ -68,16 +67,14 @@ failed run, 2 on bad input, 0 otherwise.`,
 			if cooldown < 0 || loadWait < 0 || maxLoad < 0 {
 				return usagef("--cooldown, --load-wait and --max-load must not be negative")
 			}
-			for _, kv := range append(append([]string(nil), oldEnv...), newEnv...) {
-				if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-					return usagef("--old-env/--new-env %q: want NAME=VALUE", kv)
-				}
+			if err := ab.CheckEnv(append(append([]string(nil), oldEnv...), newEnv...)); err != nil {
+				return usagef("--old-env/--new-env: %v", err)
 			}
 			if out == "" {
 				out = "ab-" + time.Now().UTC().Format("20060102T150405Z") + ".jsonl"
 			}
-			if _, err := os.Stat(out); err == nil {
-				return usagef("--out %s exists; ab does not overwrite results", out)
+			if err := ab.CheckOut(out); err != nil {
+				return usagef("--out: %v", err)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -97,36 +94,14 @@ failed run, 2 on bad input, 0 otherwise.`,
 				return usagef("--new: %v", err)
 			}
 			oldSide.Env, newSide.Env = oldEnv, newEnv
-			part := out + ".partial"
-			file, err := os.OpenFile(part, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-			if err != nil {
-				return usagef("--out: %v", err)
-			}
-			sum, err := ab.Execute(ctx, ab.Options{
+			sum, err := ab.ExecuteToFile(ctx, ab.Options{
 				Old: oldSide, New: newSide, Runs: runs, Args: args,
-				Cooldown: cooldown, MaxLoad: maxLoad, LoadWait: loadWait,
-				Out: file, Log: logw,
-			})
-			if cerr := file.Close(); err == nil {
-				err = cerr
-			}
+				Cooldown: cooldown, MaxLoad: maxLoad, LoadWait: loadWait, Log: logw,
+			}, out)
 			if err != nil {
-				os.Remove(part)
 				return err
 			}
-			if err := os.Rename(part, out); err != nil {
-				return err
-			}
-			took := 0.0
-			for _, r := range sum.Runs {
-				took += r.Took
-			}
-			load := "no load limit"
-			if maxLoad > 0 {
-				load = fmt.Sprintf("%d started or ended above load %.1f", sum.OverLoad, maxLoad)
-			}
-			fmt.Fprintf(logw, "ab: %d runs (%d a side, ABBA), %.0f s of runs; %s; lines in %s\n",
-				len(sum.Runs), runs, took, load, out)
+			fmt.Fprintln(logw, sum.Describe(runs, maxLoad, out))
 			lines, err := analysis.Load(out)
 			if err != nil {
 				return err
