@@ -43,7 +43,7 @@ type Merged struct {
 
 // droppedOnMerge are fields of a source line that do not survive a merge:
 // per-round samples and values that belong to one process.
-var droppedOnMerge = []string{"rounds", "round_p50_us", "round_ops_sec", "round_p99_us", "round_samples", "per_round", "samples", "merged_from", "hosts"}
+var droppedOnMerge = []string{"rounds", "round_p50_us", "round_ops_sec", "merged_from", "hosts"}
 
 // Merge adds the decoded histograms of the lines of each cell (never
 // averaging a percentile) and returns one merged line per cell, in

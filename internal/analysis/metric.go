@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // Metric is one number of a line that can be compared across runs.
@@ -28,7 +30,7 @@ type Metric struct {
 // Metrics katbench lines carry. All three are wall-clock.
 var (
 	P50    = Metric{Name: "p50", Unit: "µs", value: func(l Line) *float64 { return l.P50US }, round: func(r Round) *float64 { return r.P50US }}
-	P99    = Metric{Name: "p99", Unit: "µs", value: func(l Line) *float64 { return l.P99US }, round: func(r Round) *float64 { return r.P99US }}
+	P99    = Metric{Name: "p99", Unit: "µs", value: func(l Line) *float64 { return l.P99US }}
 	OpsSec = Metric{Name: "ops_sec", Unit: "ops/s", HigherBetter: true, value: func(l Line) *float64 { return l.OpsSec }, round: func(r Round) *float64 { return r.OpsSec }}
 	P999   = Metric{Name: "p999", Unit: "µs", value: func(l Line) *float64 { return l.P999US }}
 )
@@ -68,7 +70,7 @@ func counterOf(l Line, field string) *float64 {
 // HeadlineOf returns the metric a line names as its headline (p50_us or
 // ops_sec), falling back to P50 for lines that name none.
 func HeadlineOf(l Line) Metric {
-	if l.Headline == "ops_sec" {
+	if l.Metric == results.OpsSec {
 		return OpsSec
 	}
 	return P50
