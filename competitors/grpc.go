@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net"
-	"os"
 	"strconv"
 
 	"github.com/apache/iceberg-go"
@@ -87,7 +86,7 @@ func checkGRPCArgs(args []string) error {
 	return nil
 }
 
-// newGRPC builds `grpc`: with HOST:PORT (argument, else KATBENCH_GRPC_URL)
+// newGRPC builds `grpc`: with HOST:PORT (argument, else cfg.Env.URL)
 // it benchmarks that server; without, it starts the front on 127.0.0.1
 // over a fresh embedded catalog in cfg.Dir. Client properties come from
 // --prop and the environment as for REST: credential (id:secret) or token
@@ -101,7 +100,7 @@ func newGRPC(ctx context.Context, cfg Config) (Competitor, error) {
 	if err != nil {
 		return nil, err
 	}
-	addr := os.Getenv("KATBENCH_GRPC_URL")
+	addr := cfg.Env.URL // KATBENCH_GRPC_URL
 	if len(cfg.Args) == 1 {
 		addr = cfg.Args[0]
 	}

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -206,13 +205,6 @@ func (s remoteRESTServer) helpExample() string {
 		s.up, s.name, s.name, s.direct, s.name)
 }
 
-// envPrefix is the prefix of a competitor's environment variables:
-// KATBENCH_ and the name upper-cased with '-' as '_' (nessie-pg:
-// KATBENCH_NESSIE_PG_URL).
-func envPrefix(name string) string {
-	return "KATBENCH_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
-}
-
 // upCommand is the command that starts the named server ("" when none).
 func upCommand(name string) string {
 	for _, s := range remoteRESTServers {
@@ -378,8 +370,8 @@ func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 }
 
 // newRemoteREST builds a competitor for an already running REST server:
-// URL and WAREHOUSE from the arguments, else KATBENCH_<NAME>_URL and
-// KATBENCH_<NAME>_WAREHOUSE.
+// URL and WAREHOUSE from the arguments, else from cfg.Env
+// (KATBENCH_<NAME>_URL and KATBENCH_<NAME>_WAREHOUSE).
 func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Config) (Competitor, error) {
 	env := envPrefix(name)
 	hint := fmt.Sprintf("start one with `eval \"$(%s)\"`, or give `katbench %s URL WAREHOUSE`", upCommand(name), name)
@@ -389,7 +381,7 @@ func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Con
 	if len(cfg.Args) > 2 {
 		return nil, fmt.Errorf("%s: too many arguments %q (want URL [WAREHOUSE])", name, cfg.Args)
 	}
-	u, wh := os.Getenv(env+"_URL"), os.Getenv(env+"_WAREHOUSE")
+	u, wh := cfg.Env.URL, cfg.Env.Warehouse
 	if len(cfg.Args) > 0 {
 		u, wh = cfg.Args[0], ""
 	}
@@ -426,19 +418,21 @@ func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Con
 		c.P["store"] = StoreUnknown // a server of its own: katbench cannot tell
 	}
 	// The up scripts export the version of the server they started.
-	if v := os.Getenv(env + "_SERVER_VERSION"); v != "" {
+	if v := cfg.Env.ServerVersion; v != "" {
 		c.P["server_version"] = v
 	}
 	return c, nil
 }
 
-// props merges client properties, later winning: BENCH_REST_PROPS,
-// KATBENCH_<NAME>_PROPS, then cfg.Props (--prop). Malformed entries are
-// reported on cfg.Log (redacted: results.RedactProp) and skipped.
+// props merges client properties, later winning: cfg.Env.Props
+// (BENCH_REST_PROPS, KATBENCH_<NAME>_PROPS), then cfg.Props (--prop).
+// Malformed entries are reported on cfg.Log (redacted:
+// results.RedactProp) and skipped.
 func props(cfg Config, name string) map[string]string {
 	p := map[string]string{}
-	for _, env := range []string{"BENCH_REST_PROPS", envPrefix(name) + "_PROPS"} {
-		for kv := range strings.SplitSeq(os.Getenv(env), ",") {
+	for _, ep := range cfg.Env.Props {
+		env := ep.Var
+		for kv := range strings.SplitSeq(ep.Value, ",") {
 			if kv = strings.TrimSpace(kv); kv == "" {
 				continue
 			}

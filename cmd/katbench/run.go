@@ -160,7 +160,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 		}
 		targets[i] = scenarios.Target{Factory: factories[i], Config: competitors.Config{
 			Args: s.args, Dir: cdir, Durability: opts.Durability, Props: props, Log: prog,
-			Storage: st.forCompetitor(sub),
+			Storage: st.forCompetitor(sub), Env: competitors.ReadEnv(s.name, os.Getenv),
 		}}
 	}
 
