@@ -3,6 +3,8 @@ package competitors
 import (
 	"fmt"
 	"strings"
+
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // Long is the long help of the competitor's own command (`katbench NAME`):
@@ -56,4 +58,18 @@ func ParseTarget(s string) (name string, args []string) {
 		return name, []string{val[:i], val[i+1:]}
 	}
 	return name, []string{val}
+}
+
+// ParseProps reads repeated k=v client properties (--prop). The error
+// names the bad entry with any secret in it redacted.
+func ParseProps(kvs []string) (map[string]string, error) {
+	props := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%q: want key=value", results.RedactProp(kv))
+		}
+		props[k] = v
+	}
+	return props, nil
 }

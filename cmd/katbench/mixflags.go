@@ -1,10 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"io"
-	"strings"
-
 	"github.com/spf13/pflag"
 
 	"github.com/nordisk/katbench/scenarios"
@@ -32,14 +28,4 @@ func registerCapacity(fl *pflag.FlagSet, c *scenarios.CapacitySettings) {
 	fl.Float64Var(&c.Keep, "keep", d.Keep, "fraction of the offered rate a step must achieve to count as kept")
 	fl.DurationVar(&c.StepDuration, "step-duration", 0, "minimum measured time per step (default 1s with --quick, 5s otherwise), after --warmup")
 	fl.Int64Var(&c.StepOps, "step-ops", -1, "minimum operations per step (default 1000 with --quick, 5000 otherwise); a slow step lasts up to 10× --step-duration")
-}
-
-// listMixes writes the mixes and their operations for `katbench list`.
-func listMixes(w io.Writer) {
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "MIX\tKEYS\tWEIGHTS\tDESCRIPTION")
-	for _, m := range scenarios.Mixes() {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", m.Name, m.Keys, m, m.Doc)
-	}
-	fmt.Fprintf(w, "(operations a --mix can weigh: %s)\n", strings.Join(scenarios.MixOps(), ", "))
 }

@@ -49,7 +49,7 @@ func newOutput(format, history string, stdout, stderr io.Writer) (*output, error
 }
 
 // Sink is where the runner writes.
-func (o *output) Sink() results.Sink { return labelled(o.sink, o.label) }
+func (o *output) Sink() results.Sink { return results.Labelled(o.sink, o.label) }
 
 // Close prints the tables and closes the history file.
 func (o *output) Close() error {

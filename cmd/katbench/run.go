@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -173,7 +172,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 	defer stop()
 	var lines results.Collector
 	r := &scenarios.Runner{Run: run, Sink: results.Tee{out.Sink(), &lines}, Opts: opts}
-	err = stopReason(ctx, r.Execute(ctx, targets))
+	err = scenarios.StopReason(ctx, r.Execute(ctx, targets))
 	err = errors.Join(err, cleanDir())
 	prog.Close() // the last bar is drawn before any table
 	// A line with failed operations turns the run red (exit 1).
@@ -188,53 +187,11 @@ func hideUnused(c *cobra.Command, fac competitors.Factory) {
 	}
 }
 
-// errInterrupted ends a run stopped by SIGINT or SIGTERM.
-var errInterrupted = errors.New("interrupted")
-
-// stopReason says why a run stopped in words for its user: "interrupted"
-// instead of the context's cancellation when a signal stopped it, and a
-// closed stdout as such instead of a bare EPIPE.
-func stopReason(ctx context.Context, err error) error {
-	if errors.Is(err, syscall.EPIPE) {
-		err = fmt.Errorf("stdout was closed (%w): the run stopped and removed what it had created", err)
-	}
-	if ctx.Err() == nil {
-		return err
-	}
-	if err == nil || errors.Is(err, context.Canceled) {
-		return errors.Join(withoutCanceled(err), errInterrupted)
-	}
-	return errors.Join(err, errInterrupted)
-}
-
-// withoutCanceled drops the parts of err that are (or wrap) the context's
-// cancellation: after a signal they say no more than "interrupted". The
-// other parts of a joined error are kept.
-func withoutCanceled(err error) error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var keep []error
-		for _, e := range j.Unwrap() {
-			if e = withoutCanceled(e); e != nil {
-				keep = append(keep, e)
-			}
-		}
-		return errors.Join(keep...)
-	}
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
-}
-
-// parseProps reads repeated k=v flags.
+// parseProps reads repeated k=v flags (competitors.ParseProps).
 func parseProps(kvs []string) (map[string]string, error) {
-	props := map[string]string{}
-	for _, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, usagef("--prop %q: want key=value", results.RedactProp(kv))
-		}
-		props[k] = v
+	props, err := competitors.ParseProps(kvs)
+	if err != nil {
+		return nil, usagef("--prop %v", err)
 	}
 	return props, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -58,7 +57,7 @@ type frontRun struct {
 
 // serveFront runs one front under internal/serve's lifecycle until Ctrl-C
 // or SIGTERM. Every flag has been checked.
-func serveFront(cmd *cobra.Command, f *frontFlags, dur catalog.Durability, fr frontRun) (err error) {
+func serveFront(cmd *cobra.Command, f *frontFlags, dur catalog.Durability, fr frontRun) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stderr := cmd.ErrOrStderr()
@@ -69,28 +68,15 @@ func serveFront(cmd *cobra.Command, f *frontFlags, dur catalog.Durability, fr fr
 	if fr.prepare != nil {
 		fr.prepare(st)
 	}
-	cat, dir, closeCat, err := serve.OpenCatalog(ctx, fr.name, catalog.Options{Dir: f.dir, Durability: dur,
-		Warehouse: st.warehouse, IOProps: st.ioProps, AllowedLocations: f.allowedLocations})
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, closeCat()) }()
-	srv, err := fr.server(cat)
-	if err != nil {
-		return err
-	}
-	run, err := serve.Listen(f.addr, srv)
-	if err != nil {
-		return err
-	}
 	auth := "off"
 	if fr.auth {
 		auth = "bearer token"
 	}
-	fmt.Fprintf(stderr, "katbench: "+fr.banner+" (catalog %s, warehouse %s, durability %s, auth %s)\n",
-		run.Addr(), dir, st.describe(dir), dur, auth)
-	serve.WarnIfExposed(stderr, run.Addr(), fr.auth)
-	return run.Until(ctx, func() { fmt.Fprintln(stderr, "katbench: shutting down") })
+	return serve.Run(ctx, serve.Front{Name: fr.name, Addr: f.addr, Auth: fr.auth, New: fr.server, Log: stderr,
+		Catalog: catalog.Options{Dir: f.dir, Durability: dur, Warehouse: st.warehouse, IOProps: st.ioProps, AllowedLocations: f.allowedLocations},
+		Banner: func(addr net.Addr, dir string) string {
+			return fmt.Sprintf("katbench: "+fr.banner+" (catalog %s, warehouse %s, durability %s, auth %s)", addr, dir, st.describe(dir), dur, auth)
+		}})
 }
 
 // byteLimit checks a byte-limit flag: 0 or more (0 = the front's default).

@@ -54,3 +54,28 @@ func TestExecuteToFile(t *testing.T) {
 		}
 	}
 }
+
+func TestSettingsCheck(t *testing.T) {
+	dir := t.TempDir()
+	exists := filepath.Join(dir, "exists.jsonl")
+	if err := os.WriteFile(exists, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := Settings{OldRef: "a", NewRef: "b", Runs: 4, Out: filepath.Join(dir, "out.jsonl")}
+	if err := good.Check(4); err != nil {
+		t.Fatalf("good settings: %v", err)
+	}
+	for name, edit := range map[string]func(*Settings){
+		"no new":     func(s *Settings) { s.NewRef = "" },
+		"few runs":   func(s *Settings) { s.Runs = 3 },
+		"negative":   func(s *Settings) { s.Cooldown = -1 },
+		"bad env":    func(s *Settings) { s.NewEnv = []string{"NOEQUALS"} },
+		"out exists": func(s *Settings) { s.Out = exists },
+	} {
+		s := good
+		edit(&s)
+		if err := s.Check(4); !errors.Is(err, ErrBadOptions) {
+			t.Errorf("%s: %v, want ErrBadOptions", name, err)
+		}
+	}
+}

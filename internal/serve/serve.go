@@ -126,3 +126,45 @@ func WarnIfExposed(w io.Writer, bound net.Addr, auth bool) {
 	}
 	fmt.Fprintf(w, "katbench: WARNING: listening on %s, which is not loopback, with auth off: any host that can reach it can read, change and drop the catalog (use --credential, or --addr 127.0.0.1:PORT)\n", bound)
 }
+
+// Front is one front to run with Run.
+type Front struct {
+	// Name names the temp dir of a catalog without Catalog.Dir.
+	Name string
+	// Catalog opens the catalog served (see OpenCatalog).
+	Catalog catalog.Options
+	// Addr is the listen address (host:port).
+	Addr string
+	// Auth says the front requires credentials: no warning when it is
+	// exposed beyond loopback.
+	Auth bool
+	// New makes the front's server over the opened catalog.
+	New func(cat *catalog.Catalog) (Server, error)
+	// Banner is the line Log gets once the front listens on addr with its
+	// catalog in dir.
+	Banner func(addr net.Addr, dir string) string
+	// Log gets the banner, the exposure warning and "shutting down".
+	Log io.Writer
+}
+
+// Run opens f's catalog, serves f on f.Addr until ctx ends (then it stops
+// within Grace) or the server fails, and closes the catalog (removing a
+// temp dir). Not for concurrent use of one Front's Log by others.
+func Run(ctx context.Context, f Front) (err error) {
+	cat, dir, closeCat, err := OpenCatalog(ctx, f.Name, f.Catalog)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, closeCat()) }()
+	srv, err := f.New(cat)
+	if err != nil {
+		return err
+	}
+	run, err := Listen(f.Addr, srv)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(f.Log, f.Banner(run.Addr(), dir))
+	WarnIfExposed(f.Log, run.Addr(), f.Auth)
+	return run.Until(ctx, func() { fmt.Fprintln(f.Log, "katbench: shutting down") })
+}

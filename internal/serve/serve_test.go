@@ -153,3 +153,46 @@ func TestListenBadAddr(t *testing.T) {
 		t.Fatal("Listen on a bad address succeeded")
 	}
 }
+
+// TestRun: Run serves until its context ends, says so on Log, and removes
+// the temp dir of its catalog.
+func TestRun(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type up struct {
+		addr net.Addr
+		dir  string
+	}
+	ups := make(chan up, 1)
+	var log bytes.Buffer // written by Run only until it returns
+	done := make(chan error, 1)
+	go func() {
+		done <- serve.Run(ctx, serve.Front{Name: "rest", Addr: "127.0.0.1:0", Log: &log,
+			New: func(cat *catalog.Catalog) (serve.Server, error) { return restserver.New(cat, restserver.Options{}) },
+			Banner: func(addr net.Addr, dir string) string {
+				ups <- up{addr, dir}
+				return "serving at " + addr.String()
+			}})
+	}()
+	var u up
+	select {
+	case u = <-ups:
+	case err := <-done:
+		t.Fatalf("Run returned before listening: %v", err)
+	}
+	resp, err := http.Get("http://" + u.addr.String() + "/v1/config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if out := log.String(); !strings.Contains(out, "serving at "+u.addr.String()) || !strings.Contains(out, "shutting down") {
+		t.Errorf("log %q", out)
+	}
+	if _, err := os.Stat(u.dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("temp catalog dir %s left behind: %v", u.dir, err)
+	}
+}
