@@ -70,11 +70,7 @@ failed run, 2 on bad input, 0 otherwise.`,
 				return err
 			}
 			fmt.Fprintln(logw, sum.Describe(s.Runs, s.MaxLoad, s.Out))
-			lines, err := analysis.Load(s.Out)
-			if err != nil {
-				return err
-			}
-			old, nw, err := analysis.SplitAB(lines)
+			old, nw, err := analysis.LoadAB(s.Out)
 			if err != nil {
 				return err
 			}

@@ -94,12 +94,8 @@ threshold, 0 otherwise (also when cells need more runs), 2 on bad input
 			}
 			var old, nw []analysis.Line
 			if abFile != "" {
-				lines, err := analysis.Load(abFile)
-				if err != nil {
+				if old, nw, err = analysis.LoadAB(abFile); err != nil {
 					return usagef("--ab: %v", err)
-				}
-				if old, nw, err = analysis.SplitAB(lines); err != nil {
-					return usagef("--ab %s: %v", abFile, err)
 				}
 			} else {
 				if old, err = analysis.LoadRefs(args[0], history); err != nil {

@@ -64,3 +64,16 @@ func LoadRefs(refs, history string) ([]Line, error) {
 	}
 	return out, nil
 }
+
+// LoadAB reads a 'katbench ab' output file and splits it into its old and
+// new sides (SplitAB).
+func LoadAB(path string) (old, new []Line, err error) {
+	lines, err := Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if old, new, err = SplitAB(lines); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return old, new, nil
+}
