@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -128,4 +129,37 @@ func TestStoreWithoutCredentials(t *testing.T) {
 	if err := st.Verify("anyone", "anything"); err != nil {
 		t.Fatalf("Verify with auth off: %v", err)
 	}
+}
+
+func FuzzParseCredential(f *testing.F) {
+	for _, s := range []string{"id:secret", "id:se:cret", ":", "nocolon", "a:\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := auth.ParseCredential(s)
+		if err != nil {
+			if !errors.Is(err, auth.ErrBadCredential) {
+				t.Fatalf("ParseCredential(%q): %v is not ErrBadCredential", s, err)
+			}
+			id, secret, ok := strings.Cut(s, ":")
+			if ok && len(secret) > 3 && !strings.Contains(fmt.Sprintf("%q", id+":***"), secret) && strings.Contains(err.Error(), secret) {
+				t.Fatalf("error %q shows the secret", err)
+			}
+			return
+		}
+		if c.ID == "" || c.Secret == "" || c.ID+":"+c.Secret != s {
+			t.Fatalf("ParseCredential(%q) = %+v", s, c)
+		}
+	})
+}
+
+func FuzzBearerToken(f *testing.F) {
+	f.Add("Bearer abc")
+	f.Add("bearer  x ")
+	f.Fuzz(func(t *testing.T, h string) {
+		tok, err := auth.BearerToken(h)
+		if err == nil && (tok == "" || strings.TrimSpace(tok) != tok) {
+			t.Fatalf("BearerToken(%q) = %q", h, tok)
+		}
+	})
 }
