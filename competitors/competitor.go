@@ -81,6 +81,9 @@ type Config struct {
 	// Storage is where an in-process embedded catalog keeps its warehouse
 	// (embedded, and the catalogs behind in-process rest and grpc).
 	Storage Storage
+	// Env is what the environment says about the competitor (ReadEnv,
+	// called by cmd); competitors never read the environment themselves.
+	Env Env
 }
 
 // Storage says where an in-process embedded catalog writes its metadata

@@ -71,12 +71,21 @@ var (
 	_ Batcher = (*floorCatalog)(nil)
 )
 
-// Runs: the write-throughput scenarios only.
-func (*floorCompetitor) Runs(scenario string) string {
+// FloorRuns reports whether the floor runs scenario: one of FloorScenarios
+// or one of their levels.
+func FloorRuns(scenario string) bool {
 	for _, s := range FloorScenarios {
 		if scenario == s || strings.HasPrefix(scenario, s+".") {
-			return ""
+			return true
 		}
+	}
+	return false
+}
+
+// Runs: the write-throughput scenarios only.
+func (*floorCompetitor) Runs(scenario string) string {
+	if FloorRuns(scenario) {
+		return ""
 	}
 	return "the file-system floor only runs " + strings.Join(FloorScenarios, ", ")
 }

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
-	"os"
 	"strconv"
-	"time"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
@@ -16,11 +14,8 @@ import (
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/catalog/grpcfront"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/serve"
 )
-
-// grpcStopTimeout bounds the in-process server's graceful stop at Close;
-// after it, the server is stopped hard.
-const grpcStopTimeout = 10 * time.Second
 
 // grpcCompetitor is a catalog reached through katbench's gRPC front
 // (catalog/grpcfront). Control is the front's empty RPC on the connection
@@ -91,7 +86,7 @@ func checkGRPCArgs(args []string) error {
 	return nil
 }
 
-// newGRPC builds `grpc`: with HOST:PORT (argument, else KATBENCH_GRPC_URL)
+// newGRPC builds `grpc`: with HOST:PORT (argument, else cfg.Env.URL)
 // it benchmarks that server; without, it starts the front on 127.0.0.1
 // over a fresh embedded catalog in cfg.Dir. Client properties come from
 // --prop and the environment as for REST: credential (id:secret) or token
@@ -105,7 +100,7 @@ func newGRPC(ctx context.Context, cfg Config) (Competitor, error) {
 	if err != nil {
 		return nil, err
 	}
-	addr := os.Getenv("KATBENCH_GRPC_URL")
+	addr := cfg.Env.URL // KATBENCH_GRPC_URL
 	if len(cfg.Args) == 1 {
 		addr = cfg.Args[0]
 	}
@@ -154,23 +149,12 @@ func startGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOptions, pa
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("grpc: %w", err), cat.Close())
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	run, err := serve.Listen("127.0.0.1:0", srv)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("grpc: listen: %w", err), cat.Close())
+		return nil, errors.Join(fmt.Errorf("grpc: %w", err), cat.Close())
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
-	stopServer := func() error {
-		stopped := make(chan struct{})
-		go func() { srv.GracefulStop(); close(stopped) }()
-		select {
-		case <-stopped:
-		case <-time.After(grpcStopTimeout):
-			srv.Stop()
-		}
-		return errors.Join(<-served, cat.Close())
-	}
-	addr := l.Addr().String()
+	stopServer := func() error { return errors.Join(run.Stop(serve.Grace), cat.Close()) }
+	addr := run.Addr().String()
 	cl, err := grpcfront.Dial(ctx, addr, opts)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("grpc: %w", err), stopServer())

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +22,7 @@ import (
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/catalog/restserver"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/serve"
 )
 
 // RESTTimeout bounds every request a REST competitor makes (headers and
@@ -205,13 +205,6 @@ func (s remoteRESTServer) helpExample() string {
 		s.up, s.name, s.name, s.direct, s.name)
 }
 
-// envPrefix is the prefix of a competitor's environment variables:
-// KATBENCH_ and the name upper-cased with '-' as '_' (nessie-pg:
-// KATBENCH_NESSIE_PG_URL).
-func envPrefix(name string) string {
-	return "KATBENCH_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
-}
-
 // upCommand is the command that starts the named server ("" when none).
 func upCommand(name string) string {
 	for _, s := range remoteRESTServers {
@@ -340,17 +333,11 @@ func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("rest: %w", err), cat.Close())
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	run, err := serve.Listen("127.0.0.1:0", srv)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("rest: listen: %w", err), cat.Close())
+		return nil, errors.Join(fmt.Errorf("rest: %w", err), cat.Close())
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
-	stopServer := func() error {
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		return errors.Join(srv.Shutdown(sctx), <-served, cat.Close())
-	}
+	stopServer := func() error { return errors.Join(run.Stop(serve.Grace), cat.Close()) }
 	// Our own server needs no client settings from the environment
 	// (BENCH_REST_PROPS is meant for remote servers: a Polaris prefix or
 	// warehouse would only misroute); explicit --prop values still apply.
@@ -358,7 +345,7 @@ func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 	// transport as the server (for data written through the client); the
 	// storage facts are in params.warehouse and params.transport, so the
 	// IO properties themselves, keys included, stay out of the params.
-	u := "http://" + l.Addr().String()
+	u := "http://" + run.Addr().String()
 	clientProps := maps.Clone(cfg.Props)
 	if clientProps == nil {
 		clientProps = map[string]string{}
@@ -383,8 +370,8 @@ func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 }
 
 // newRemoteREST builds a competitor for an already running REST server:
-// URL and WAREHOUSE from the arguments, else KATBENCH_<NAME>_URL and
-// KATBENCH_<NAME>_WAREHOUSE.
+// URL and WAREHOUSE from the arguments, else from cfg.Env
+// (KATBENCH_<NAME>_URL and KATBENCH_<NAME>_WAREHOUSE).
 func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Config) (Competitor, error) {
 	env := envPrefix(name)
 	hint := fmt.Sprintf("start one with `eval \"$(%s)\"`, or give `katbench %s URL WAREHOUSE`", upCommand(name), name)
@@ -394,7 +381,7 @@ func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Con
 	if len(cfg.Args) > 2 {
 		return nil, fmt.Errorf("%s: too many arguments %q (want URL [WAREHOUSE])", name, cfg.Args)
 	}
-	u, wh := os.Getenv(env+"_URL"), os.Getenv(env+"_WAREHOUSE")
+	u, wh := cfg.Env.URL, cfg.Env.Warehouse
 	if len(cfg.Args) > 0 {
 		u, wh = cfg.Args[0], ""
 	}
@@ -431,19 +418,21 @@ func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Con
 		c.P["store"] = StoreUnknown // a server of its own: katbench cannot tell
 	}
 	// The up scripts export the version of the server they started.
-	if v := os.Getenv(env + "_SERVER_VERSION"); v != "" {
+	if v := cfg.Env.ServerVersion; v != "" {
 		c.P["server_version"] = v
 	}
 	return c, nil
 }
 
-// props merges client properties, later winning: BENCH_REST_PROPS,
-// KATBENCH_<NAME>_PROPS, then cfg.Props (--prop). Malformed entries are
-// reported on cfg.Log (redacted: results.RedactProp) and skipped.
+// props merges client properties, later winning: cfg.Env.Props
+// (BENCH_REST_PROPS, KATBENCH_<NAME>_PROPS), then cfg.Props (--prop).
+// Malformed entries are reported on cfg.Log (redacted:
+// results.RedactProp) and skipped.
 func props(cfg Config, name string) map[string]string {
 	p := map[string]string{}
-	for _, env := range []string{"BENCH_REST_PROPS", envPrefix(name) + "_PROPS"} {
-		for kv := range strings.SplitSeq(os.Getenv(env), ",") {
+	for _, ep := range cfg.Env.Props {
+		env := ep.Var
+		for kv := range strings.SplitSeq(ep.Value, ",") {
 			if kv = strings.TrimSpace(kv); kv == "" {
 				continue
 			}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -29,6 +30,7 @@ func newCompetitor(t *testing.T, name string, cfg Config) (Competitor, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	cfg.Env = ReadEnv(name, os.Getenv) // as cmd hands it down
 	c, err := f.New(ctx, cfg)
 	if err == nil {
 		t.Cleanup(func() { _ = c.Close() })

@@ -161,7 +161,7 @@ func newSQLPG(ctx context.Context, cfg Config) (Competitor, error) {
 	if cfg.Dir == "" {
 		return nil, fmt.Errorf("%s: no directory given", name)
 	}
-	raw := os.Getenv(PGURLEnv)
+	raw := cfg.Env.PGURL
 	if raw == "" {
 		return nil, fmt.Errorf("%s: no PostgreSQL (%s is unset): %s", name, PGURLEnv, pgStartHint)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,7 +37,7 @@ func newSQLPGFor(t *testing.T, pgURL string) (Competitor, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f.New(context.Background(), Config{Dir: t.TempDir()})
+	return f.New(context.Background(), Config{Dir: t.TempDir(), Env: ReadEnv("sql-pg", os.Getenv)})
 }
 
 func TestSQLPGUnreachable(t *testing.T) {

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -147,7 +148,7 @@ func checkSurvivesKill(t *testing.T, pg testenv.PGEnv, s *durableServer) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := f.New(ctx, competitors.Config{Dir: t.TempDir()})
+		c, err := f.New(ctx, competitors.Config{Dir: t.TempDir(), Env: competitors.ReadEnv(s.target, os.Getenv)})
 		if err != nil {
 			t.Fatalf("connect to %s: %v", s.target, err)
 		}

@@ -21,7 +21,7 @@ func readLatency(ctx context.Context, o Options, op Op) Measurement {
 
 func init() {
 	Register(Scenario{
-		Name: ControlName, Kind: KindLatency, Metric: results.P50, Order: 0,
+		Name: ControlName, Kind: KindLatency, Metric: results.P50, Order: 0, Control: true,
 		Doc:   "the floor of the path: GET /v1/config for REST, an empty RPC for gRPC, a no-op call in-process",
 		Needs: []Requirement{Capability[competitors.Controller]("competitor has no control round trip")},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {

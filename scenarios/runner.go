@@ -433,6 +433,7 @@ func (r *Runner) describe(rec *results.Record, sc Scenario) {
 	rec.Kind = string(sc.Kind)
 	rec.Metric = sc.Metric
 	rec.Better = sc.Metric.Better()
+	rec.Control = sc.Control
 }
 
 // cleanup drops what the run created unless the competitor's storage is

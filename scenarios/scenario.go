@@ -76,6 +76,10 @@ type Scenario struct {
 	Needs []Requirement
 	// Doc is one line for `katbench list`.
 	Doc string
+	// Control marks a scenario that measures a floor (the competitor's
+	// path with nothing of the catalog in it): its lines say so
+	// (results.Record.Control) and a test delay never slows it.
+	Control bool
 	// Run measures one round on one competitor. It returns the measurement
 	// and the params that shaped it, or an error made with [Skip] when it
 	// cannot run there (a skipped line). Any other error aborts the run.

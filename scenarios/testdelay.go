@@ -19,9 +19,10 @@ type TestDelay struct {
 	Target string
 }
 
-// applies reports whether the delay slows scenario on target.
+// applies reports whether the delay slows scenario on target: never a
+// control scenario.
 func (d TestDelay) applies(target, scenario string) bool {
-	return d.Per > 0 && scenario != ControlName && (d.Target == "" || d.Target == target)
+	return d.Per > 0 && !registry[scenario].Control && (d.Target == "" || d.Target == target)
 }
 
 // wrap returns op unchanged when the delay is off, else op followed by a

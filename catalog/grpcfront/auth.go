@@ -2,13 +2,7 @@ package grpcfront
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/subtle"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -18,110 +12,68 @@ import (
 	"google.golang.org/grpc/tap"
 
 	"github.com/nordisk/katbench/catalog/grpcfront/catalogv1"
+	"github.com/nordisk/katbench/internal/auth"
 )
 
-// ErrBadCredential is returned by ParseCredential for a malformed credential.
-var ErrBadCredential = errors.New("bad credential")
+// ErrBadCredential is returned by ParseCredential and NewServer for a
+// malformed credential.
+var ErrBadCredential = auth.ErrBadCredential
 
-// Credential is one client identity the server accepts: the same id:secret
-// pair the REST front's --credential takes.
-type Credential struct {
-	ID     string
-	Secret string
-}
+// Credential is one client identity the server accepts. The rule is the
+// REST front's (internal/auth): "id:secret", both parts non-empty.
+type Credential = auth.Credential
 
 // ParseCredential parses "id:secret". Both parts must be non-empty; the
 // secret may itself contain ':'.
-func ParseCredential(s string) (Credential, error) {
-	id, secret, ok := strings.Cut(s, ":")
-	if !ok || id == "" || secret == "" {
-		return Credential{}, fmt.Errorf("%w %q: want id:secret with both parts non-empty", ErrBadCredential, redact(s))
-	}
-	return Credential{ID: id, Secret: secret}, nil
-}
-
-// redact keeps a credential's id and hides its secret in error messages.
-func redact(s string) string {
-	if id, _, ok := strings.Cut(s, ":"); ok {
-		return id + ":***"
-	}
-	return "***"
-}
+func ParseCredential(s string) (Credential, error) { return auth.ParseCredential(s) }
 
 // DefaultTokenTTL is how long a token from GetToken is valid when
 // ServerOptions.TokenTTL is zero.
-const DefaultTokenTTL = time.Hour
+const DefaultTokenTTL = auth.DefaultTTL
 
-// tokenStore issues and checks bearer tokens. Tokens are random per server
-// instance, so a token from another instance is unknown here. Safe for
-// concurrent use; checks take a read lock only.
+// tokenStore issues and checks the bearer tokens of one server (an
+// auth.Store on a replaceable clock) and bounds the GetToken calls in
+// flight. Safe for concurrent use; checks take a read lock only.
 type tokenStore struct {
-	creds map[string]string // id → secret
-	ttl   time.Duration
+	store *auth.Store
 	now   func() time.Time
-
-	mu     sync.RWMutex
-	tokens map[string]time.Time // token → expiry
 
 	tokenCalls atomic.Int32 // GetToken calls in flight (≤ MaxTokenCalls)
 }
 
-func newTokenStore(creds []Credential, ttl time.Duration) *tokenStore {
-	if ttl <= 0 {
-		ttl = DefaultTokenTTL
+func newTokenStore(creds []Credential, ttl time.Duration) (*tokenStore, error) {
+	st, err := auth.NewStore(creds, ttl)
+	if err != nil {
+		return nil, fmt.Errorf("grpcfront: %w", err)
 	}
-	m := make(map[string]string, len(creds))
-	for _, c := range creds {
-		m[c.ID] = c.Secret
-	}
-	return &tokenStore{creds: m, ttl: ttl, now: time.Now, tokens: map[string]time.Time{}}
+	return &tokenStore{store: st, now: time.Now}, nil
 }
 
 // issue checks id/secret and returns a fresh token and its expiry.
 func (s *tokenStore) issue(id, secret string) (string, time.Time, error) {
-	want, ok := s.creds[id]
-	// Compare even for an unknown id so the timing does not tell ids apart.
-	if subtle.ConstantTimeCompare([]byte(secret), []byte(want)) != 1 || !ok {
+	if err := s.store.Verify(id, secret); err != nil {
 		return "", time.Time{}, status.Error(codes.Unauthenticated, "unknown credential")
 	}
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	now := s.now()
+	tok, err := s.store.Mint(now)
+	if err != nil {
 		return "", time.Time{}, status.Errorf(codes.Internal, "token: %v", err)
 	}
-	tok := hex.EncodeToString(b[:])
-	now := s.now()
-	exp := now.Add(s.ttl)
-	s.mu.Lock()
-	// Drop expired tokens while holding the lock anyway, so the map stays
-	// bounded by the tokens issued within one TTL.
-	for t, e := range s.tokens {
-		if !now.Before(e) {
-			delete(s.tokens, t)
-		}
-	}
-	s.tokens[tok] = exp
-	s.mu.Unlock()
-	return tok, exp, nil
+	return tok, now.Add(s.store.TTL()), nil
 }
 
 // check validates the "authorization" metadata of an incoming call.
 func (s *tokenStore) check(md metadata.MD) error {
-	vals := md["authorization"]
-	if len(vals) == 0 {
-		return status.Error(codes.Unauthenticated, "missing authorization metadata")
+	var h string
+	if vals := md["authorization"]; len(vals) > 0 {
+		h = vals[0]
 	}
-	tok, ok := strings.CutPrefix(vals[0], "Bearer ")
-	if !ok || tok == "" {
-		return status.Error(codes.Unauthenticated, "authorization is not a bearer token")
+	tok, err := auth.BearerToken(h)
+	if err == nil {
+		err = s.store.Check(tok, s.now())
 	}
-	s.mu.RLock()
-	exp, known := s.tokens[tok]
-	s.mu.RUnlock()
-	if !known {
-		return status.Error(codes.Unauthenticated, "unknown token (not issued by this server)")
-	}
-	if !s.now().Before(exp) {
-		return status.Error(codes.Unauthenticated, "token expired")
+	if err != nil {
+		return status.Error(codes.Unauthenticated, err.Error())
 	}
 	return nil
 }

@@ -98,11 +98,6 @@ func NewServer(cat icecatalog.Catalog, opts ServerOptions) (*Server, error) {
 	if cat == nil {
 		return nil, ErrNilCatalog
 	}
-	for i, c := range opts.Credentials {
-		if c.ID == "" || c.Secret == "" {
-			return nil, fmt.Errorf("grpcfront: credential %d: %w: id and secret must be non-empty", i, ErrBadCredential)
-		}
-	}
 	if opts.MaxRecvBytes < 0 || opts.MaxConnections < 0 {
 		return nil, fmt.Errorf("grpcfront: %w: negative MaxRecvBytes or MaxConnections", ErrBadOptions)
 	}
@@ -122,7 +117,11 @@ func NewServer(cat icecatalog.Catalog, opts ServerOptions) (*Server, error) {
 	}
 	gopts = append(gopts, grpc.UnaryInterceptor(recoverPanics))
 	if len(opts.Credentials) > 0 {
-		svc.tokens = newTokenStore(opts.Credentials, opts.TokenTTL)
+		tokens, err := newTokenStore(opts.Credentials, opts.TokenTTL)
+		if err != nil {
+			return nil, err
+		}
+		svc.tokens = tokens
 		// Checked on the headers, before grpc reads (and allocates) the
 		// message: a unary interceptor would run only after decoding.
 		gopts = append(gopts, grpc.InTapHandle(svc.tokens.tap))
@@ -150,6 +149,22 @@ func (s *Server) Stop() { s.gs.Stop() }
 
 // GracefulStop stops accepting, lets in-flight calls finish, then returns.
 func (s *Server) GracefulStop() { s.gs.GracefulStop() }
+
+// Shutdown stops gracefully, waiting for in-flight calls until ctx ends;
+// then it stops hard and returns ctx's error. It is restserver's Shutdown
+// contract, so one lifecycle (internal/serve) runs both fronts.
+func (s *Server) Shutdown(ctx context.Context) error {
+	stopped := make(chan struct{})
+	go func() { s.gs.GracefulStop(); close(stopped) }()
+	select {
+	case <-stopped:
+		return nil
+	case <-ctx.Done():
+		s.gs.Stop()
+		<-stopped
+		return fmt.Errorf("grpcfront: calls still running, stopped hard: %w", ctx.Err())
+	}
+}
 
 // recoverPanics turns a panic in a handler (a catalog or iceberg-go decoder
 // fault on some input) into an Internal error for that call: grpc-go does

@@ -1,74 +1,27 @@
 package restserver
 
 import (
-	"crypto/rand"
-	"crypto/subtle"
-	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/nordisk/katbench/internal/auth"
 )
-
-// tokenStore holds the bearer tokens this server instance minted. Tokens are
-// 32 random bytes (base64url), unguessable, valid until their expiry, and
-// known only to the instance that minted them. Safe for concurrent use.
-type tokenStore struct {
-	ttl time.Duration
-
-	mu     sync.RWMutex
-	tokens map[string]time.Time // token → expiry
-}
-
-func newTokenStore(ttl time.Duration) *tokenStore {
-	return &tokenStore{ttl: ttl, tokens: make(map[string]time.Time)}
-}
-
-// mint returns a fresh token and its lifetime. Expired tokens are swept on
-// every mint, so the map stays bounded by the tokens alive within one TTL.
-func (ts *tokenStore) mint(now time.Time) (string, error) {
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("mint token: %w", err)
-	}
-	tok := base64.RawURLEncoding.EncodeToString(b[:])
-	ts.mu.Lock()
-	for t, exp := range ts.tokens {
-		if !now.Before(exp) {
-			delete(ts.tokens, t)
-		}
-	}
-	ts.tokens[tok] = now.Add(ts.ttl)
-	ts.mu.Unlock()
-	return tok, nil
-}
-
-// valid reports whether tok was minted here and has not expired.
-func (ts *tokenStore) valid(tok string, now time.Time) bool {
-	ts.mu.RLock()
-	exp, ok := ts.tokens[tok]
-	ts.mu.RUnlock()
-	return ok && now.Before(exp)
-}
 
 // authorize checks the request's bearer token. It is a no-op when the server
 // runs without a credential.
 func (s *Server) authorize(r *http.Request) error {
-	if s.clientID == "" && s.secret == "" {
+	if !s.tokens.Enabled() {
 		return nil
 	}
-	h := r.Header.Get("Authorization")
-	scheme, tok, ok := strings.Cut(h, " ")
-	if h == "" {
-		return fmt.Errorf("%w: missing Authorization header", ErrUnauthorized)
+	tok, err := auth.BearerToken(r.Header.Get("Authorization"))
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrUnauthorized, err)
 	}
-	if !ok || !strings.EqualFold(scheme, "bearer") || tok == "" {
-		return fmt.Errorf("%w: Authorization must be a Bearer token", ErrUnauthorized)
-	}
-	if !s.tokens.valid(strings.TrimSpace(tok), s.now()) {
-		return fmt.Errorf("%w: unknown or expired token", ErrUnauthorized)
+	if err := s.tokens.Check(tok, s.now()); err != nil {
+		return fmt.Errorf("%w: %v", ErrUnauthorized, err)
 	}
 	return nil
 }
@@ -112,24 +65,20 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		id, secret = bid, bsecret
 	}
 	scope := form.Get("scope")
-	if s.clientID != "" || s.secret != "" {
-		idOK := subtle.ConstantTimeCompare([]byte(id), []byte(s.clientID)) == 1
-		secretOK := subtle.ConstantTimeCompare([]byte(secret), []byte(s.secret)) == 1
-		if !idOK || !secretOK {
-			s.writeJSON(w, http.StatusUnauthorized, oauthError{"invalid_client", "unknown client or wrong secret"})
-			return
-		}
+	if err := s.tokens.Verify(id, secret); err != nil {
+		s.writeJSON(w, http.StatusUnauthorized, oauthError{"invalid_client", err.Error()})
+		return
 	}
 	if s.scope != "" && !hasScope(scope, s.scope) {
 		s.writeJSON(w, http.StatusBadRequest, oauthError{"invalid_scope", fmt.Sprintf("scope must include %q", s.scope)})
 		return
 	}
-	tok, err := s.tokens.mint(s.now())
+	tok, err := s.tokens.Mint(s.now())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	expires := int64((s.tokens.ttl + time.Second - 1) / time.Second) // never 0: that reads as "no expiry"
+	expires := int64((s.tokens.TTL() + time.Second - 1) / time.Second) // never 0: that reads as "no expiry"
 	w.Header().Set("Cache-Control", "no-store")
 	s.writeJSON(w, http.StatusOK, tokenResponse{
 		AccessToken:     tok,

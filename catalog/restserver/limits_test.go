@@ -47,7 +47,7 @@ func newLimitServer(t *testing.T, opts Options) (*Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := srv.tokens.mint(srv.now())
+	tok, err := srv.tokens.Mint(srv.now())
 	if err != nil {
 		t.Fatal(err)
 	}

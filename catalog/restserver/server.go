@@ -17,11 +17,13 @@ import (
 
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+
+	"github.com/nordisk/katbench/internal/auth"
 )
 
 // DefaultTokenTTL is the token lifetime when Options.TokenTTL is 0. The
 // body limits' defaults are in limits.go.
-const DefaultTokenTTL = time.Hour
+const DefaultTokenTTL = auth.DefaultTTL
 
 // ErrBadOptions is returned by New for an invalid Options value.
 var ErrBadOptions = errors.New("restserver: invalid options")
@@ -30,8 +32,9 @@ var ErrBadOptions = errors.New("restserver: invalid options")
 type Options struct {
 	// Credential "id:secret" turns authentication on: every route except
 	// /v1/oauth/tokens then needs "Authorization: Bearer <token>", and tokens
-	// are minted only for this client id and secret. A credential without a
-	// colon is a secret with an empty client id.
+	// are minted only for this client id and secret. The rule is the gRPC
+	// front's (internal/auth): both parts non-empty, the secret may contain
+	// ':'.
 	Credential string
 	// RequiredScope, when set, must be one of the scopes a token request asks
 	// for.
@@ -80,15 +83,13 @@ type metadataJSONLoader interface {
 type Server struct {
 	cat       icecatalog.Catalog
 	fastLoad  func(ctx context.Context, ident table.Identifier) (string, []byte, error)
-	clientID  string
-	secret    string
 	scope     string
 	maxBody   int64
 	prefix    string // escaped
 	warehouse string
 	log       *slog.Logger
 	budget    *bodyBudget
-	tokens    *tokenStore
+	tokens    *auth.Store
 	now       func() time.Time // the tokens' clock: time.Now, a fake in tests
 
 	configBody []byte // the /v1/config response, encoded once
@@ -135,16 +136,21 @@ func New(cat icecatalog.Catalog, opts Options) (*Server, error) {
 		warehouse: opts.Warehouse,
 		log:       log,
 		budget:    newBodyBudget(opts.MaxInflightBodyBytes, opts.BodyBudgetWait),
-		tokens:    newTokenStore(opts.TokenTTL),
 		now:       time.Now,
 	}
+	var creds []auth.Credential
 	if opts.Credential != "" {
-		id, secret, found := strings.Cut(opts.Credential, ":")
-		if !found {
-			id, secret = "", opts.Credential
+		c, err := auth.ParseCredential(opts.Credential)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
 		}
-		s.clientID, s.secret = id, secret
+		creds = append(creds, c)
 	}
+	tokens, err := auth.NewStore(creds, opts.TokenTTL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
+	}
+	s.tokens = tokens
 	if l, ok := cat.(metadataJSONLoader); ok {
 		s.fastLoad = l.LoadMetadataJSON
 	}
@@ -188,22 +194,11 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// ValidateCredential checks an "id:secret" credential: a non-empty secret,
-// and no control characters.
+// ValidateCredential checks an "id:secret" credential under internal/auth's
+// rule (the gRPC front's too): both parts non-empty, no control characters.
 func ValidateCredential(cred string) error {
-	_, secret, found := strings.Cut(cred, ":")
-	if !found {
-		secret = cred
-	}
-	if secret == "" {
-		return errors.New("credential: empty secret (want id:secret)")
-	}
-	for _, r := range cred {
-		if r < 0x20 || r == 0x7f {
-			return errors.New("credential: control character")
-		}
-	}
-	return nil
+	_, err := auth.ParseCredential(cred)
+	return err
 }
 
 // endpoints advertised in /v1/config: every route this server serves.

@@ -3,11 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"runtime"
-	"strings"
 	"syscall"
 	"time"
 
@@ -19,15 +19,8 @@ import (
 
 func init() {
 	var (
-		oldRef, newRef string
-		runs           int
-		cooldown       time.Duration
-		maxLoad        float64
-		loadWait       time.Duration
-		out            string
-		repo           string
-		oldEnv, newEnv []string
-		f              compareFlags
+		s ab.Settings
+		f compareFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "ab --old BIN_OR_REV --new BIN_OR_REV [--runs 10] -- run TARGET… [flags]",
@@ -59,79 +52,25 @@ failed run, 2 on bad input, 0 otherwise.`,
 			if err != nil {
 				return err
 			}
-			if oldRef == "" || newRef == "" {
-				return usagef("--old and --new are both required")
+			s.Args = args
+			if s.Out == "" {
+				s.Out = "ab-" + time.Now().UTC().Format("20060102T150405Z") + ".jsonl"
 			}
-			if need := analysis.MinRuns(0.05); runs < need {
-				return usagef("--runs %d: compare needs at least %d runs a side to decide anything", runs, need)
-			}
-			if cooldown < 0 || loadWait < 0 || maxLoad < 0 {
-				return usagef("--cooldown, --load-wait and --max-load must not be negative")
-			}
-			for _, kv := range append(append([]string(nil), oldEnv...), newEnv...) {
-				if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-					return usagef("--old-env/--new-env %q: want NAME=VALUE", kv)
-				}
-			}
-			if out == "" {
-				out = "ab-" + time.Now().UTC().Format("20060102T150405Z") + ".jsonl"
-			}
-			if _, err := os.Stat(out); err == nil {
-				return usagef("--out %s exists; ab does not overwrite results", out)
+			if err := s.Check(analysis.MinRuns(0.05)); err != nil {
+				return usageError{err}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			tmp, err := os.MkdirTemp("", "katbench-ab-")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(tmp)
 			logw := cmd.ErrOrStderr()
-			logf := func(s string) { fmt.Fprintln(logw, s) }
-			oldSide, err := ab.Resolve(ctx, oldRef, repo, tmp, logf)
-			if err != nil {
-				return usagef("--old: %v", err)
+			sum, err := s.Run(ctx, logw)
+			if errors.Is(err, ab.ErrBadOptions) {
+				return usageError{err}
 			}
-			newSide, err := ab.Resolve(ctx, newRef, repo, tmp, logf)
-			if err != nil {
-				return usagef("--new: %v", err)
-			}
-			oldSide.Env, newSide.Env = oldEnv, newEnv
-			part := out + ".partial"
-			file, err := os.OpenFile(part, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-			if err != nil {
-				return usagef("--out: %v", err)
-			}
-			sum, err := ab.Execute(ctx, ab.Options{
-				Old: oldSide, New: newSide, Runs: runs, Args: args,
-				Cooldown: cooldown, MaxLoad: maxLoad, LoadWait: loadWait,
-				Out: file, Log: logw,
-			})
-			if cerr := file.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				os.Remove(part)
-				return err
-			}
-			if err := os.Rename(part, out); err != nil {
-				return err
-			}
-			took := 0.0
-			for _, r := range sum.Runs {
-				took += r.Took
-			}
-			load := "no load limit"
-			if maxLoad > 0 {
-				load = fmt.Sprintf("%d started or ended above load %.1f", sum.OverLoad, maxLoad)
-			}
-			fmt.Fprintf(logw, "ab: %d runs (%d a side, ABBA), %.0f s of runs; %s; lines in %s\n",
-				len(sum.Runs), runs, took, load, out)
-			lines, err := analysis.Load(out)
 			if err != nil {
 				return err
 			}
-			old, nw, err := analysis.SplitAB(lines)
+			fmt.Fprintln(logw, sum.Describe(s.Runs, s.MaxLoad, s.Out))
+			old, nw, err := analysis.LoadAB(s.Out)
 			if err != nil {
 				return err
 			}
@@ -145,15 +84,15 @@ failed run, 2 on bad input, 0 otherwise.`,
 	}
 	f.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&oldRef, "old", "", "the baseline: a katbench binary or a git revision (built from a clean checkout)")
-	fl.StringVar(&newRef, "new", "", "the candidate: a katbench binary or a git revision")
-	fl.IntVar(&runs, "runs", 10, "runs per side (each a fresh process); at least 4")
-	fl.DurationVar(&cooldown, "cooldown", 2*time.Second, "pause before each run")
-	fl.Float64Var(&maxLoad, "max-load", float64(runtime.NumCPU()), "one-minute load average a run waits for (0: no limit)")
-	fl.DurationVar(&loadWait, "load-wait", 30*time.Second, "longest wait for the load to drop; a run that starts above it is recorded so")
-	fl.StringVar(&out, "out", "", "file for every run's lines (default ab-<UTC time>.jsonl; never overwritten)")
-	fl.StringVar(&repo, "repo", ".", "git repository that revisions are built from")
-	fl.StringArrayVar(&oldEnv, "old-env", nil, "NAME=VALUE added to the old side's environment (repeatable)")
-	fl.StringArrayVar(&newEnv, "new-env", nil, "NAME=VALUE added to the new side's environment (repeatable), e.g. "+envTestDelay+"=rest:40 to inject a slowdown")
+	fl.StringVar(&s.OldRef, "old", "", "the baseline: a katbench binary or a git revision (built from a clean checkout)")
+	fl.StringVar(&s.NewRef, "new", "", "the candidate: a katbench binary or a git revision")
+	fl.IntVar(&s.Runs, "runs", 10, "runs per side (each a fresh process); at least 4")
+	fl.DurationVar(&s.Cooldown, "cooldown", 2*time.Second, "pause before each run")
+	fl.Float64Var(&s.MaxLoad, "max-load", float64(runtime.NumCPU()), "one-minute load average a run waits for (0: no limit)")
+	fl.DurationVar(&s.LoadWait, "load-wait", 30*time.Second, "longest wait for the load to drop; a run that starts above it is recorded so")
+	fl.StringVar(&s.Out, "out", "", "file for every run's lines (default ab-<UTC time>.jsonl; never overwritten)")
+	fl.StringVar(&s.Repo, "repo", ".", "git repository that revisions are built from")
+	fl.StringArrayVar(&s.OldEnv, "old-env", nil, "NAME=VALUE added to the old side's environment (repeatable)")
+	fl.StringArrayVar(&s.NewEnv, "new-env", nil, "NAME=VALUE added to the new side's environment (repeatable), e.g. "+envTestDelay+"=rest:40 to inject a slowdown")
 	rootCmd.AddCommand(cmd)
 }

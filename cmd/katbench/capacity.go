@@ -2,6 +2,8 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+
+	"github.com/nordisk/katbench/scenarios"
 )
 
 // capacityWorkers is the default --rate-workers of a capacity search: a
@@ -11,7 +13,7 @@ const capacityWorkers = 64
 
 func init() {
 	var f benchFlags
-	var cf capacityFlags
+	var cf scenarios.CapacitySettings
 	cmd := &cobra.Command{
 		Use:   "capacity TARGET [TARGET...]",
 		Short: "Find the highest rate of a mix each target sustains within a latency objective",
@@ -32,9 +34,9 @@ a line saying so and the run exit 1.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("rate-workers") {
-				f.rate.workers = capacityWorkers
+				f.s.RateWorkers = capacityWorkers
 			}
-			f.mix.capacity = &cf
+			f.s.Mix.Capacity = &cf
 			specs := make([]targetSpec, len(args))
 			for i, a := range args {
 				specs[i] = parseTarget(a)
@@ -43,6 +45,6 @@ a line saying so and the run exit 1.`,
 		},
 	}
 	f.register(cmd)
-	cf.register(cmd.Flags())
+	registerCapacity(cmd.Flags(), &cf)
 	rootCmd.AddCommand(cmd)
 }

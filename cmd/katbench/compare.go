@@ -4,9 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,48 +14,23 @@ import (
 var errRegression = errors.New("regression")
 
 // compareFlags are the flags compare and ab share.
-type compareFlags struct {
-	metric    string
-	threshold float64
-	margin    string
-	crossHost bool
-	format    string
-}
+type compareFlags struct{ s analysis.CompareSettings }
 
 func (f *compareFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.metric, "metric", "auto", "what to compare: p50, p99, p999, ops_sec, a counter (allocs, alloc_bytes, read_syscalls, write_syscalls, instructions, cycles), or auto (each line's headline metric — ops_sec for throughput scenarios, p50 otherwise — and every counter both sides carry)")
-	fl.Float64Var(&f.threshold, "threshold", 0, "slowdown in percent a significant change must exceed to fail (default 25 for wall-clock metrics, 10 for deterministic counters)")
-	fl.StringVar(&f.margin, "margin", "", "equivalence margin, e.g. 5%: a cell whose delta interval lies inside ±5 % reads 'same within ±5 %'")
-	fl.BoolVar(&f.crossHost, "cross-host", false, "match cells measured on different hosts (every row says so)")
-	fl.StringVar(&f.format, "format", "text", "output: text or jsonl")
+	fl.StringVar(&f.s.Metric, "metric", "auto", "what to compare: p50, p99, p999, ops_sec, a counter (allocs, alloc_bytes, read_syscalls, write_syscalls, instructions, cycles), or auto (each line's headline metric — ops_sec for throughput scenarios, p50 otherwise — and every counter both sides carry)")
+	fl.Float64Var(&f.s.Threshold, "threshold", 0, "slowdown in percent a significant change must exceed to fail (default 25 for wall-clock metrics, 10 for deterministic counters)")
+	fl.StringVar(&f.s.Margin, "margin", "", "equivalence margin, e.g. 5%: a cell whose delta interval lies inside ±5 % reads 'same within ±5 %'")
+	fl.BoolVar(&f.s.CrossHost, "cross-host", false, "match cells measured on different hosts (every row says so)")
+	fl.StringVar(&f.s.Format, "format", "text", "output: text or jsonl")
 }
 
 // options checks the flags and turns them into compare options.
 func (f *compareFlags) options() (analysis.CompareOptions, error) {
-	var o analysis.CompareOptions
-	if f.metric != "auto" {
-		m, err := analysis.MetricByName(f.metric)
-		if err != nil {
-			return o, usagef("--metric: %v", err)
-		}
-		o.Metric = m
+	o, err := f.s.Options()
+	if err != nil {
+		return o, usageError{err}
 	}
-	if f.format != "text" && f.format != "jsonl" {
-		return o, usagef("--format %q: want text or jsonl", f.format)
-	}
-	if f.threshold < 0 {
-		return o, usagef("--threshold %v: must be ≥ 0", f.threshold)
-	}
-	o.Threshold = f.threshold / 100
-	if f.margin != "" {
-		v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(f.margin), "%")), 64)
-		if err != nil || v <= 0 || v >= 100 {
-			return o, usagef("--margin %q: want a percentage between 0 and 100, like 5%%", f.margin)
-		}
-		o.Margin = v / 100
-	}
-	o.CrossHost = f.crossHost
 	return o, nil
 }
 
@@ -68,12 +40,7 @@ func (f *compareFlags) report(w io.Writer, old, nw []analysis.Line, o analysis.C
 	if err != nil {
 		return usageError{err}
 	}
-	if f.format == "jsonl" {
-		err = analysis.WriteCompareJSONL(w, c)
-	} else {
-		err = analysis.WriteCompareText(w, c)
-	}
-	if err != nil {
+	if err := c.Write(w, f.s.Format); err != nil {
 		return err
 	}
 	if n := c.Regressions(); n > 0 {
@@ -127,18 +94,14 @@ threshold, 0 otherwise (also when cells need more runs), 2 on bad input
 			}
 			var old, nw []analysis.Line
 			if abFile != "" {
-				lines, err := analysis.Load(abFile)
-				if err != nil {
+				if old, nw, err = analysis.LoadAB(abFile); err != nil {
 					return usagef("--ab: %v", err)
 				}
-				if old, nw, err = analysis.SplitAB(lines); err != nil {
-					return usagef("--ab %s: %v", abFile, err)
-				}
 			} else {
-				if old, err = loadSides(args[0], history); err != nil {
+				if old, err = analysis.LoadRefs(args[0], history); err != nil {
 					return usagef("OLD: %v", err)
 				}
-				if nw, err = loadSides(args[1], history); err != nil {
+				if nw, err = analysis.LoadRefs(args[1], history); err != nil {
 					return usagef("NEW: %v", err)
 				}
 			}
@@ -150,42 +113,4 @@ threshold, 0 otherwise (also when cells need more runs), 2 on bad input
 	fl.StringVar(&history, "history", "bench_history.jsonl", "history file where run ids and commits are looked up")
 	fl.StringVar(&abFile, "ab", "", "compare the two sides of a 'katbench ab' output file")
 	rootCmd.AddCommand(cmd)
-}
-
-// loadSides reads a comma-separated list of refs (see loadSide) into one
-// side.
-func loadSides(refs, history string) ([]analysis.Line, error) {
-	var out []analysis.Line
-	n := 0
-	for _, ref := range strings.Split(refs, ",") {
-		if ref = strings.TrimSpace(ref); ref == "" {
-			continue
-		}
-		ls, err := loadSide(ref, history)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ls...)
-		n++
-	}
-	if n == 0 {
-		return nil, fmt.Errorf("%q names no file, run or commit", refs)
-	}
-	return out, nil
-}
-
-// loadSide reads ref as a JSONL file when one exists at that path, else as
-// a run id or commit prefix in the history file.
-func loadSide(ref, history string) ([]analysis.Line, error) {
-	if st, err := os.Stat(ref); err == nil && !st.IsDir() {
-		return analysis.Load(ref)
-	}
-	if history == "" {
-		return nil, fmt.Errorf("%s: no such file and no --history to look it up in", ref)
-	}
-	h, err := analysis.Load(history)
-	if err != nil {
-		return nil, fmt.Errorf("%s is not a file; looking it up in the history: %w", ref, err)
-	}
-	return analysis.SelectRef(h, ref)
 }

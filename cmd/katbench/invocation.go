@@ -7,21 +7,8 @@ import "github.com/nordisk/katbench/internal/results"
 // lines, so a result in a history file names the command that produced it.
 var invocation []string
 
-// commandLine returns the invocation as "katbench ARG…", secret values
-// redacted (results.RedactArgs) and each argument quoted for a POSIX shell
-// where it needs it, so a line's command can be pasted back into a
-// terminal once the secrets are supplied again. nil when there is no
-// invocation.
-func commandLine() []string {
-	if invocation == nil {
-		return nil
-	}
-	out := []string{"katbench"}
-	for _, a := range results.RedactArgs(invocation) {
-		out = append(out, shellQuote(a))
-	}
-	return out
-}
+// commandLine is the invocation as a line's command (results.CommandLine).
+func commandLine() []string { return results.CommandLine("katbench", invocation) }
 
 // shellQuote returns s as one POSIX shell word (results.ShellQuote).
 func shellQuote(s string) string { return results.ShellQuote(s) }

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -47,28 +45,8 @@ func init() {
 	rootCmd.AddCommand(serveCmd)
 	// --version: computed when asked for (the commit may take a git call).
 	rootCmd.Version = "set by the template"
-	cobra.AddTemplateFunc("katbenchVersion", versionString)
+	cobra.AddTemplateFunc("katbenchVersion", results.Version)
 	rootCmd.SetVersionTemplate("{{katbenchVersion}}\n")
-}
-
-// versionString is what `katbench --version` prints: the module version,
-// the commit the binary was built from and whether its tree was dirty, and
-// the Go toolchain.
-func versionString() string {
-	mod := "(devel)"
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		mod = bi.Main.Version
-	}
-	c := results.ThisCommit()
-	commit := "commit not recorded (built without version control information)"
-	if c.SHA != "" && c.SHA != "unknown" {
-		state := "clean"
-		if c.Dirty {
-			state = "dirty"
-		}
-		commit = fmt.Sprintf("commit %s (%s)", c.SHA, state)
-	}
-	return fmt.Sprintf("katbench %s, %s, %s %s/%s", mod, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 // usageError is an error that exits with status 2 (bad command line).

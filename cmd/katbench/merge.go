@@ -2,13 +2,11 @@ package main
 
 import (
 	"bytes"
-	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/internal/analysis"
+	"github.com/nordisk/katbench/internal/results"
 )
 
 func init() {
@@ -26,20 +24,9 @@ lists the source run ids. Lines of different hosts stay apart unless
 --cross-host (a distributed run: N workers, one cell). Lines of different
 builds, or without a histogram, are refused.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var lines []analysis.Line
-			if len(args) == 0 {
-				ls, err := analysis.Read(cmd.InOrStdin(), "stdin")
-				if err != nil {
-					return usageError{err}
-				}
-				lines = ls
-			}
-			for _, p := range args {
-				ls, err := analysis.Load(p)
-				if err != nil {
-					return usageError{err}
-				}
-				lines = append(lines, ls...)
+			lines, err := analysis.LoadAll(args, cmd.InOrStdin())
+			if err != nil {
+				return usageError{err}
 			}
 			ms, err := analysis.Merge(lines, analysis.MergeOptions{CrossHost: crossHost})
 			if err != nil {
@@ -57,34 +44,10 @@ builds, or without a histogram, are refused.`,
 				_, err = cmd.OutOrStdout().Write(buf.Bytes())
 				return err
 			}
-			return writeFileAtomic(out, buf.Bytes())
+			return results.WriteFileAtomic(out, buf.Bytes())
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the merged lines to this file (default stdout)")
 	cmd.Flags().BoolVar(&crossHost, "cross-host", false, "merge lines of the same cell measured on different hosts")
 	rootCmd.AddCommand(cmd)
-}
-
-// writeFileAtomic writes b to path through a temporary file in the same
-// directory and a rename, so a reader never sees half a file.
-func writeFileAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(f.Name()) // no-op after the rename
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

@@ -28,8 +28,8 @@ type output struct {
 // newOutput validates format ("auto", "jsonl" or "table"; see
 // resolveFormat) and opens the history file (none when history is "").
 func newOutput(format, history string, stdout, stderr io.Writer) (*output, error) {
-	if !validFormatName(format) {
-		return nil, usagef("--format %q: want auto, jsonl or table", format)
+	if err := checkFormat(format); err != nil {
+		return nil, err
 	}
 	format = resolveFormat(format, stdout)
 	o := &output{format: format, stdout: stdout, stderr: stderr}
@@ -49,7 +49,7 @@ func newOutput(format, history string, stdout, stderr io.Writer) (*output, error
 }
 
 // Sink is where the runner writes.
-func (o *output) Sink() results.Sink { return labelled(o.sink, o.label) }
+func (o *output) Sink() results.Sink { return results.Labelled(o.sink, o.label) }
 
 // Close prints the tables and closes the history file.
 func (o *output) Close() error {
@@ -73,6 +73,15 @@ const formatHelp = "stdout format: auto (a table on a terminal, JSONL otherwise)
 // validFormatName reports whether --format has a known value.
 func validFormatName(format string) bool {
 	return format == "auto" || format == "jsonl" || format == "table"
+}
+
+// checkFormat is the one check of a results command's --format: a usage
+// error unless validFormatName.
+func checkFormat(format string) error {
+	if !validFormatName(format) {
+		return usagef("--format %q: want auto, jsonl or table", format)
+	}
+	return nil
 }
 
 // resolveFormat turns "auto" into "table" when stdout is a terminal (a

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/internal/analysis"
+	"github.com/nordisk/katbench/internal/results"
 )
 
 func init() {
@@ -27,13 +28,9 @@ Inline SVG and CSS only: nothing is fetched when the page opens.`,
 			if len(args) == 0 {
 				args = []string{"bench_history.jsonl"}
 			}
-			var lines []analysis.Line
-			for _, p := range args {
-				ls, err := analysis.Load(p)
-				if err != nil {
-					return usageError{err}
-				}
-				lines = append(lines, ls...)
+			lines, err := analysis.LoadAll(args, nil)
+			if err != nil {
+				return usageError{err}
 			}
 			if len(lines) == 0 {
 				return usagef("no result lines in %v", args)
@@ -46,7 +43,7 @@ Inline SVG and CSS only: nothing is fetched when the page opens.`,
 				_, err := cmd.OutOrStdout().Write(buf.Bytes())
 				return err
 			}
-			if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+			if err := results.WriteFileAtomic(out, buf.Bytes()); err != nil {
 				return err
 			}
 			abs, err := filepath.Abs(out)

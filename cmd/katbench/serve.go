@@ -1,69 +1,82 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/nordisk/katbench/catalog"
+	"github.com/nordisk/katbench/internal/serve"
 )
 
-// openServedCatalog opens the embedded catalog a `katbench serve` front
-// serves: in dir, or in a fresh temp dir (named after front) that the
-// returned close function removes after closing the catalog. Its warehouse
-// is st's (default: file:// under dir). allowed are extra roots for table
-// and view locations besides the warehouse (--allowed-location).
-func openServedCatalog(ctx context.Context, dir string, dur catalog.Durability, st storage, allowed []string, front string) (*catalog.Catalog, string, func() error, error) {
-	removeDir := func() error { return nil }
-	if dir == "" {
-		d, err := os.MkdirTemp("", "katbench-"+front+"-*")
-		if err != nil {
-			return nil, "", nil, fmt.Errorf("create temp dir: %w", err)
-		}
-		dir = d
-		removeDir = func() error { return os.RemoveAll(d) }
-	}
-	cat, err := catalog.Open(ctx, catalog.Options{Dir: dir, Durability: dur, Warehouse: st.warehouse, IOProps: st.ioProps, AllowedLocations: allowed})
+// frontFlags are the flags both `katbench serve` fronts take.
+type frontFlags struct {
+	addr, dir, durability string
+	storage               storageFlags
+	allowedLocations      []string
+}
+
+func (f *frontFlags) register(fl *pflag.FlagSet, addr string) {
+	fl.StringVar(&f.addr, "addr", addr, "listen address host:port (port 0 picks a free one)")
+	fl.StringVar(&f.dir, "dir", "", "catalog directory (default: a temp dir removed on exit)")
+	fl.StringVar(&f.durability, "durability", os.Getenv("BENCH_DURABILITY"), "immediate|eventual|none; env BENCH_DURABILITY")
+	fl.StringArrayVar(&f.allowedLocations, "allowed-location", nil, "absolute URI under which table and view locations may lie besides the warehouse (repeatable)")
+	f.storage.register(fl)
+}
+
+// check validates the shared flags before anything is created.
+func (f *frontFlags) check() (catalog.Durability, error) {
+	dur, err := catalog.ParseDurability(f.durability)
 	if err != nil {
-		return nil, "", nil, errors.Join(fmt.Errorf("open catalog in %s: %w", dir, err), removeDir())
+		return "", usagef("--durability: %v", err)
 	}
-	return cat, dir, func() error { return errors.Join(cat.Close(), removeDir()) }, nil
-}
-
-// checkAllowedLocations validates --allowed-location values before anything
-// is created.
-func checkAllowedLocations(locs []string) error {
-	for _, l := range locs {
+	for _, l := range f.allowedLocations {
 		if err := catalog.ValidateLocation(l); err != nil {
-			return usagef("--allowed-location: %v", err)
+			return "", usagef("--allowed-location: %v", err)
 		}
 	}
-	return nil
+	if _, _, err := net.SplitHostPort(f.addr); err != nil {
+		return "", usagef("--addr %q: %v", f.addr, err)
+	}
+	return dur, nil
 }
 
-// exposedHelp is the paragraph of each serve front's --help on binding to
-// other interfaces than loopback.
-const exposedHelp = `The default --addr listens on loopback (127.0.0.1) only: only this host
-can connect. Binding to all interfaces (0.0.0.0 or [::]) or to any
-non-loopback address serves every host that can reach this one; without
---credential anyone there can read, change and drop the catalog, so the
-server then prints a warning on stderr. There is no TLS: put a TLS proxy in
-front of a server reachable over an untrusted network.`
+// frontRun is what a front adds to the shared lifecycle: its server over
+// the opened catalog, and the words of its banner.
+type frontRun struct {
+	name, banner string // "rest"; "serving Iceberg REST at http://%s"
+	auth         bool
+	prepare      func(st storage)                                 // options that need the resolved storage
+	server       func(cat *catalog.Catalog) (serve.Server, error) // the front over cat
+}
 
-// warnIfExposed warns on w when the server listens on a non-loopback
-// address with auth off. bound is the listener's address (a host name was
-// resolved by Listen, so "localhost" counts as loopback).
-func warnIfExposed(w io.Writer, bound net.Addr, auth bool) {
-	if auth {
-		return
+// serveFront runs one front under internal/serve's lifecycle until Ctrl-C
+// or SIGTERM. Every flag has been checked.
+func serveFront(cmd *cobra.Command, f *frontFlags, dur catalog.Durability, fr frontRun) error {
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	stderr := cmd.ErrOrStderr()
+	st, err := f.storage.resolve(ctx, stderr)
+	if err != nil {
+		return err
 	}
-	if ta, ok := bound.(*net.TCPAddr); ok && ta.IP.IsLoopback() {
-		return
+	if fr.prepare != nil {
+		fr.prepare(st)
 	}
-	fmt.Fprintf(w, "katbench: WARNING: listening on %s, which is not loopback, with auth off: any host that can reach it can read, change and drop the catalog (use --credential, or --addr 127.0.0.1:PORT)\n", bound)
+	auth := "off"
+	if fr.auth {
+		auth = "bearer token"
+	}
+	return serve.Run(ctx, serve.Front{Name: fr.name, Addr: f.addr, Auth: fr.auth, New: fr.server, Log: stderr,
+		Catalog: catalog.Options{Dir: f.dir, Durability: dur, Warehouse: st.warehouse, IOProps: st.ioProps, AllowedLocations: f.allowedLocations},
+		Banner: func(addr net.Addr, dir string) string {
+			return fmt.Sprintf("katbench: "+fr.banner+" (catalog %s, warehouse %s, durability %s, auth %s)", addr, dir, st.describe(dir), dur, auth)
+		}})
 }
 
 // byteLimit checks a byte-limit flag: 0 or more (0 = the front's default).
@@ -72,4 +85,14 @@ func byteLimit(name string, v int64) error {
 		return usagef("--%s %d: want a byte count ≥ 0 (0 = default)", name, v)
 	}
 	return nil
+}
+
+// noArgs refuses arguments to a serve front.
+func noArgs(front string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usagef("serve %s takes no arguments, got %q (flags: --addr, --dir, --durability, --credential)", front, args)
+		}
+		return nil
+	}
 }

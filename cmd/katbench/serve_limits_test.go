@@ -1,34 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-func TestWarnIfExposed(t *testing.T) {
-	for _, tc := range []struct {
-		ip   string
-		auth bool
-		warn bool
-	}{
-		{"0.0.0.0", false, true},
-		{"::", false, true},
-		{"192.0.2.7", false, true},
-		{"0.0.0.0", true, false},
-		{"127.0.0.1", false, false},
-		{"127.0.0.2", false, false},
-		{"::1", false, false},
-	} {
-		var buf bytes.Buffer
-		warnIfExposed(&buf, &net.TCPAddr{IP: net.ParseIP(tc.ip), Port: 8181}, tc.auth)
-		if got := strings.Contains(buf.String(), "WARNING"); got != tc.warn {
-			t.Errorf("%s auth=%v: warned=%v (%q), want %v", tc.ip, tc.auth, got, buf.String(), tc.warn)
-		}
-	}
-}
 
 // serveStderr starts `katbench serve FRONT args…`, waits for it to announce
 // its address, stops it with SIGTERM and returns all it wrote on stderr.

@@ -16,47 +16,38 @@ import (
 // against throughput curve of every target on one chart per mix and
 // objective, with the objective drawn in as a horizontal line.
 
-// capacityStep is one step as read back from a line.
+// capacityStep is one step as read back from a line's params.steps
+// (scenarios.CapacityStep as written).
 type capacityStep struct {
-	rate, achieved float64
-	values         map[string]float64 // µs by objective key
-	met            bool
+	Rate     float64            `json:"rate"`
+	Achieved float64            `json:"achieved"`
+	Values   map[string]float64 `json:"objectives_us"` // µs by objective key
+	Met      bool               `json:"met"`
 }
 
-// capacitySteps reads a capacity line's steps; false when it has none.
+// capacityParams are the params of a capacity line the report reads.
+type capacityParams struct {
+	Steps []capacityStep `json:"steps"`
+	SLO   string         `json:"slo"`
+}
+
+// capacitySteps reads a capacity line's steps; false when it has none
+// (or they are not the steps a capacity line writes).
 func capacitySteps(l Line) ([]capacityStep, bool) {
-	raw, ok := l.Params["steps"].([]any)
-	if !ok || len(raw) == 0 {
+	var p capacityParams
+	if err := l.paramsAs(&p); err != nil || len(p.Steps) == 0 {
 		return nil, false
 	}
-	var out []capacityStep
-	for _, r := range raw {
-		m, ok := r.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		st := capacityStep{values: map[string]float64{}}
-		st.rate, _ = m["rate"].(float64)
-		st.achieved, _ = m["achieved"].(float64)
-		st.met, _ = m["met"].(bool)
-		if vs, ok := m["objectives_us"].(map[string]any); ok {
-			for k, v := range vs {
-				if f, ok := v.(float64); ok {
-					st.values[k] = f
-				}
-			}
-		}
-		out = append(out, st)
-	}
-	return out, true
+	return p.Steps, true
 }
 
 // objectiveBounds reads the latency objectives of a line's params.slo
 // ("p99<=50ms,commit_table:p99<=200ms,errors<=0") as key → bound in µs.
 func objectiveBounds(l Line) map[string]float64 {
-	s, _ := l.Params["slo"].(string)
+	var p capacityParams
+	_ = l.paramsAs(&p) // a line without a readable slo has no bounds
 	out := map[string]float64{}
-	for _, part := range strings.Split(s, ",") {
+	for _, part := range strings.Split(p.SLO, ",") {
 		k, v, ok := strings.Cut(part, "<=")
 		if !ok || k == "errors" {
 			continue
@@ -109,17 +100,17 @@ func capacityCharts(lines []Line, label func(Line) string) []familyView {
 		xlo, xhi := math.Inf(1), math.Inf(-1)
 		for _, l := range byKey[k] {
 			steps, _ := capacitySteps(l)
-			sort.SliceStable(steps, func(i, j int) bool { return steps[i].rate < steps[j].rate })
+			sort.SliceStable(steps, func(i, j int) bool { return steps[i].Rate < steps[j].Rate })
 			se := series{Name: label(l)}
-			if mr, ok := l.Params["max_rate"].(float64); ok {
-				se.Name += " · max " + FormatNum(mr) + " ops/s"
+			if mr, ok := l.Measure("max_rate"); ok {
+				se.Name += " · max " + FormatNum(mr.Value) + " ops/s"
 			}
 			for _, st := range steps {
-				v, ok := st.values[obj]
-				if !ok || st.achieved <= 0 || v <= 0 {
+				v, ok := st.Values[obj]
+				if !ok || st.Achieved <= 0 || v <= 0 {
 					continue
 				}
-				x := math.Log10(st.achieved)
+				x := math.Log10(st.Achieved)
 				se.X, se.Y = append(se.X, x), append(se.Y, v)
 				xlo, xhi = math.Min(xlo, x), math.Max(xhi, x)
 			}

@@ -335,10 +335,10 @@ func hostsDisjoint(a, b []Line) bool {
 	return true
 }
 
-// isControl reports whether the line measures its own control (its p50
-// is the control p50 it carries).
+// isControl reports whether the line measures its own control: a control
+// line (Record.Control) whose p50 is the control p50 it carries.
 func isControl(l Line) bool {
-	return strings.HasPrefix(l.Scenario, "control") && l.ControlP50US != nil && l.P50US != nil && *l.ControlP50US == *l.P50US
+	return l.Control && l.ControlP50US != nil && l.P50US != nil && *l.ControlP50US == *l.P50US
 }
 
 // runValues is one side of a cell on one metric: a value per run.

@@ -1,10 +1,12 @@
 // Package analysis reads katbench result lines back: it decodes history
-// files of any schema version (line.go, history.go), matches cells across
+// files of any schema version into the results.Record their writers wrote
+// (results.Decode; line.go, history.go), matches cells across
 // runs (cell.go), gates regressions with benchstat-style statistics
 // (compare.go, shift.go), merges lines exactly by adding their
 // HdrHistograms (merge.go), renders an offline HTML report (report.go,
 // chart.go) and folds labelled runs into the result tables of README.md
-// and docs/ (readme.go).
+// and docs/ (readme.go, readme_files.go). It also loads the sides of a
+// comparison (refs.go) and checks compare's settings (settings.go).
 //
 // # The comparison's rules
 //

@@ -54,9 +54,9 @@ func TestReadCommittedHistory(t *testing.T) {
 }
 
 func TestParseLineNewSchema(t *testing.T) {
-	l, err := ParseLine([]byte(`{"schema":2,"ts":"2026-12-01T00:00:00Z","run_id":"r","target":"rest","scenario":"s","loop":"open","rate":5000,
+	l, err := ParseLine([]byte(`{"schema":2,"ts":"2026-12-01T00:00:00Z","run_id":"r","target":"rest","scenario":"s","loop":"open",
 		"ops":10,"errors":1,"p50_us":null,"p99_us":3,"ops_sec":10,"command":["katbench","run","rest"],
-		"rounds":[{"p50_us":1,"ops_sec":5},{"p50_us":2,"ops_sec":6}],"warmup_errors":2,"params":{},"host":{},"commit":{}}`))
+		"rounds":2,"round_p50_us":[1,2],"round_ops_sec":[5,6],"warmup_errors":2,"params":{"rate":5000},"host":{},"commit":{}}`))
 	if err != nil {
 		t.Fatal(err)
 	}

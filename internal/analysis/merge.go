@@ -43,7 +43,7 @@ type Merged struct {
 
 // droppedOnMerge are fields of a source line that do not survive a merge:
 // per-round samples and values that belong to one process.
-var droppedOnMerge = []string{"rounds", "round_p50_us", "round_ops_sec", "round_p99_us", "round_samples", "per_round", "samples", "merged_from", "hosts"}
+var droppedOnMerge = []string{"rounds", "round_p50_us", "round_ops_sec", "merged_from", "hosts"}
 
 // Merge adds the decoded histograms of the lines of each cell (never
 // averaging a percentile) and returns one merged line per cell, in
@@ -110,12 +110,12 @@ func mergeCell(c Cell, ls []Line) (Merged, error) {
 		}
 		hs.add(h)
 		errs += l.Errors
-		if w, ok := rawInt(l.raw["warmup_errors"]); ok {
-			warmErrs += w
+		if l.WarmupErrors != nil {
+			warmErrs += *l.WarmupErrors
 			haveWarm = true
 		}
 		if firstErr == "" {
-			firstErr = rawString(l.raw["first_error"])
+			firstErr = l.FirstError
 		}
 		runIDs[l.RunID] = true
 		threads += l.Threads
@@ -312,25 +312,9 @@ func combinedHost(hs []results.Host) results.Host {
 	return c
 }
 
-func rawInt(b json.RawMessage) (int64, bool) {
-	var v int64
-	if len(b) == 0 || json.Unmarshal(b, &v) != nil {
-		return 0, false
-	}
-	return v, true
-}
-
-func rawString(b json.RawMessage) string {
-	var s string
-	if len(b) == 0 || json.Unmarshal(b, &s) != nil {
-		return ""
-	}
-	return s
-}
-
 // lineOrder is the field order of a result line; other fields follow in
 // name order, hist last.
-var lineOrder = []string{"schema", "ts", "run_id", "merged_from", "target", "scenario", "loop", "rate",
+var lineOrder = []string{"schema", "ts", "run_id", "merged_from", "target", "scenario", "loop",
 	"threads", "ops", "errors", "warmup_errors", "duration_s", "ops_sec", "p50_us", "p99_us", "p999_us",
 	"max_us", "mean_us", "control_p50_us"}
 

@@ -1,10 +1,11 @@
 package analysis
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // Metric is one number of a line that can be compared across runs.
@@ -28,7 +29,7 @@ type Metric struct {
 // Metrics katbench lines carry. All three are wall-clock.
 var (
 	P50    = Metric{Name: "p50", Unit: "µs", value: func(l Line) *float64 { return l.P50US }, round: func(r Round) *float64 { return r.P50US }}
-	P99    = Metric{Name: "p99", Unit: "µs", value: func(l Line) *float64 { return l.P99US }, round: func(r Round) *float64 { return r.P99US }}
+	P99    = Metric{Name: "p99", Unit: "µs", value: func(l Line) *float64 { return l.P99US }}
 	OpsSec = Metric{Name: "ops_sec", Unit: "ops/s", HigherBetter: true, value: func(l Line) *float64 { return l.OpsSec }, round: func(r Round) *float64 { return r.OpsSec }}
 	P999   = Metric{Name: "p999", Unit: "µs", value: func(l Line) *float64 { return l.P999US }}
 )
@@ -38,37 +39,31 @@ var (
 // the moment the way wall time does, so they are gated at the tighter
 // DeterministicThreshold and never control-normalised.
 var Counters = []Metric{
-	counter("allocs_per_op", "allocs/op", 0.5),
-	counter("alloc_bytes_per_op", "B/op", 16),
-	counter("read_syscalls_per_op", "read syscalls/op", 0.1),
-	counter("write_syscalls_per_op", "write syscalls/op", 0.1),
-	counter("instructions_per_op", "instructions/op", 100),
-	counter("cycles_per_op", "cycles/op", 100),
+	counter("allocs", "allocs/op", 0.5, func(c *results.Counters) *float64 { return c.Allocs }),
+	counter("alloc_bytes", "B/op", 16, func(c *results.Counters) *float64 { return c.AllocBytes }),
+	counter("read_syscalls", "read syscalls/op", 0.1, func(c *results.Counters) *float64 { return c.ReadSyscalls }),
+	counter("write_syscalls", "write syscalls/op", 0.1, func(c *results.Counters) *float64 { return c.WriteSyscalls }),
+	counter("instructions", "instructions/op", 100, func(c *results.Counters) *float64 { return c.Instructions }),
+	counter("cycles", "cycles/op", 100, func(c *results.Counters) *float64 { return c.Cycles }),
 }
 
-func counter(field, unit string, floor float64) Metric {
-	return Metric{Name: strings.TrimSuffix(field, "_per_op"), Unit: unit, Deterministic: true, Floor: floor,
-		value: func(l Line) *float64 { return counterOf(l, field) }}
-}
-
-// counterOf reads one field of the line's counters object; nil when the
-// line has none (the counter was not read: absent, never 0).
-func counterOf(l Line, field string) *float64 {
-	b, ok := l.raw["counters"]
-	if !ok {
-		return nil
-	}
-	var m map[string]*float64
-	if json.Unmarshal(b, &m) != nil {
-		return nil
-	}
-	return m[field]
+// counter is a metric of the line's counters (results.Counters); nil when
+// the line has none or not that one (the counter was not read: absent,
+// never 0).
+func counter(name, unit string, floor float64, get func(*results.Counters) *float64) Metric {
+	return Metric{Name: name, Unit: unit, Deterministic: true, Floor: floor,
+		value: func(l Line) *float64 {
+			if l.Counters == nil {
+				return nil
+			}
+			return get(l.Counters)
+		}}
 }
 
 // HeadlineOf returns the metric a line names as its headline (p50_us or
 // ops_sec), falling back to P50 for lines that name none.
 func HeadlineOf(l Line) Metric {
-	if l.Headline == "ops_sec" {
+	if l.Metric == results.OpsSec {
 		return OpsSec
 	}
 	return P50

@@ -623,9 +623,9 @@ func abTable(b Block, run []Line) (string, error) {
 		p99, _ := ratioSpread(P99, la, lb)
 		ops = strings.TrimSuffix(ops, " (n=1, no spread)")
 		p99 = strings.TrimSuffix(p99, " (n=1, no spread)")
-		if mibA, ok := la.Params["mib_s"].(float64); ok {
-			if mibB, ok := lb.Params["mib_s"].(float64); ok {
-				ops += fmt.Sprintf(" (%s → %s MiB/s)", FormatNum(mibA), FormatNum(mibB))
+		if mibA, ok := la.Measure("mib_s"); ok {
+			if mibB, ok := lb.Measure("mib_s"); ok {
+				ops += fmt.Sprintf(" (%s → %s MiB/s)", FormatNum(mibA.Value), FormatNum(mibB.Value))
 			}
 		}
 		fmt.Fprintf(&sb, "| %s | %s → %s | %s | %s |\n", r.scenario, cellText(la, true, P50, false), cellText(lb, true, P50, false), ops, p99)

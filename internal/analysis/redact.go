@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -10,40 +9,22 @@ import (
 	"github.com/nordisk/katbench/internal/results"
 )
 
-// commandMemo maps a command as read (a string, or its words joined by
-// NUL, marked by a leading 's' or 'w') to its redacted words. Not safe
-// for concurrent use.
+// commandMemo maps a command's words as read, joined by NUL, to its
+// redacted words. Not safe for concurrent use.
 type commandMemo map[string][]string
 
 // redactLine redacts a decoded line the way results redacts a line it
 // writes (results.RedactArgs, RedactParams, RedactText), so a secret in a
 // line written before redaction existed reaches no report, table or
-// merged line. The raw fields a merge carries on are redacted too. memo
-// may be nil.
-func redactLine(l *Line, command any, memo commandMemo) {
+// merged line. The raw fields a merge carries on are redacted too, and
+// Command is set from the redacted words. memo may be nil.
+func redactLine(l *Line, memo commandMemo) {
 	if mayHoldSecret(l.Params) {
 		l.Params = results.RedactParams(l.Params)
 		l.setRaw("params", l.Params)
 	}
-	switch c := command.(type) {
-	case string:
-		r, ok := memo["s"+c]
-		if !ok {
-			r = []string{results.RedactCommand(c)}
-			if memo != nil {
-				memo["s"+c] = r
-			}
-		}
-		if r[0] != c {
-			l.Command = r[0]
-			l.setRaw("command", r[0])
-		}
-	case []any:
-		words := make([]string, len(c))
-		for i, w := range c {
-			words[i] = fmt.Sprint(w)
-		}
-		key := "w" + strings.Join(words, "\x00")
+	if words := l.Record.Command; len(words) > 0 {
+		key := strings.Join(words, "\x00")
 		red, ok := memo[key]
 		if !ok {
 			red = results.RedactArgs(words)
@@ -51,22 +32,26 @@ func redactLine(l *Line, command any, memo commandMemo) {
 				memo[key] = red
 			}
 		}
-		l.Command = strings.Join(red, " ")
 		if !slices.Equal(red, words) {
+			l.Record.Command = red
 			l.setRaw("command", red)
 		}
+		if derived := commandString(red); l.Command == "" || l.Command == commandString(words) || l.Command == derived {
+			l.Command = derived
+		} else {
+			// A command set in code, not read (redactLines): redacted as given.
+			l.Command = results.RedactCommand(l.Command)
+		}
+	} else if l.Command != "" {
+		l.Command = results.RedactCommand(l.Command)
 	}
 	if r := results.RedactText(l.Skipped); r != l.Skipped {
 		l.Skipped = r
 		l.setRaw("skipped", r)
 	}
-	if fe, ok := l.raw["first_error"]; ok {
-		var s string
-		if json.Unmarshal(fe, &s) == nil {
-			if r := results.RedactText(s); r != s {
-				l.setRaw("first_error", r)
-			}
-		}
+	if r := results.RedactText(l.FirstError); r != l.FirstError {
+		l.FirstError = r
+		l.setRaw("first_error", r)
 	}
 }
 
@@ -122,11 +107,7 @@ func valueMayHoldSecret(v any) bool {
 func redactLines(lines []Line) []Line {
 	out := make([]Line, len(lines))
 	for i, l := range lines {
-		var cmd any
-		if l.Command != "" {
-			cmd = l.Command
-		}
-		redactLine(&l, cmd, nil)
+		redactLine(&l, nil)
 		out[i] = l
 	}
 	return out

@@ -14,9 +14,8 @@ import (
 // SchemaVersion is the `schema` of the lines this package writes. Lines
 // without the field are version 1 (before kind/metric/rounds/clock
 // overhead, with unmeasured percentiles written as 0); version 2 lines
-// carry secondary measurements in params and mark no control (readers
-// upgrade both, see analysis.Line.Measure); version 3 adds `measures` and
-// `control`.
+// carry secondary measurements in params and mark no control (Decode
+// upgrades both); version 3 adds `measures` and `control`.
 const SchemaVersion = 3
 
 // Record is one result line: one (target, scenario, variant) of one run. Its

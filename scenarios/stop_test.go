@@ -1,4 +1,4 @@
-package main
+package scenarios
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func TestStopReason(t *testing.T) {
 		{"closed stdout", context.Background(), fmt.Errorf("write /dev/stdout: %w", syscall.EPIPE), []string{"stdout was closed", "broken pipe"}, "interrupted", false},
 	}
 	for _, c := range cases {
-		err := stopReason(c.ctx, c.err)
+		err := StopReason(c.ctx, c.err)
 		if err == nil {
 			t.Fatalf("%s: nil error", c.name)
 		}
@@ -42,11 +42,11 @@ func TestStopReason(t *testing.T) {
 		if c.wantNot != "" && strings.Contains(err.Error(), c.wantNot) {
 			t.Errorf("%s: %q says %q", c.name, err, c.wantNot)
 		}
-		if errors.Is(err, errInterrupted) != c.interrupt {
+		if errors.Is(err, ErrInterrupted) != c.interrupt {
 			t.Errorf("%s: errors.Is(interrupted) = %v", c.name, !c.interrupt)
 		}
 	}
-	if err := stopReason(context.Background(), nil); err != nil {
+	if err := StopReason(context.Background(), nil); err != nil {
 		t.Errorf("a run that ended normally: %v", err)
 	}
 }

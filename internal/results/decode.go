@@ -1,0 +1,115 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrBadLine wraps every error of Decode.
+var ErrBadLine = errors.New("bad result line")
+
+// legacyControlScenario is the control scenario's name, which marked a
+// control on schema 1 and 2 lines, before lines said so themselves.
+const legacyControlScenario = "control.latency"
+
+// legacyMeasures are the params schema 1 and 2 lines carried
+// measurements under, with their units and directions.
+var legacyMeasures = map[string]Measure{
+	"mib_s":         {Unit: UnitMiBPerSec, Better: Higher},
+	"rows_s":        {Unit: UnitRowsPerSec, Better: Higher},
+	"cpu_us_per_op": {Unit: UnitUSPerOp, Better: Lower},
+	"parquet_bytes": {Unit: UnitBytes},
+	"files":         {Unit: UnitCount},
+	"max_rate":      {Unit: UnitOpsPerSec, Better: Higher},
+}
+
+// Decode reads one result line, of any schema katbench has written, into
+// the Record type its writer used, so reader and writer share one
+// description of the line. Fields the Record does not define are ignored
+// (a reader that carries them on keeps the raw JSON itself); a field of
+// the wrong type, a bad ts or a line without run_id, target and scenario
+// is an ErrBadLine.
+//
+// Lines older than SchemaVersion are upgraded to its contract; Schema
+// keeps the version the line was written in (0 when it has none):
+//   - Control is set on the control scenario's lines;
+//   - numeric params of the names that carried measurements (mib_s,
+//     rows_s, cpu_us_per_op, parquet_bytes, files, max_rate) become
+//     Measures;
+//   - a line without a loop is closed-loop;
+//   - a command kept as one string of shell words becomes its words.
+//
+// A value Record leaves zero was not measured: writers omit unmeasured
+// values, and schema 1 lines wrote their unmeasured percentiles as 0.
+func Decode(b []byte) (Record, error) {
+	type plain Record // without Record's methods
+	var aux struct {
+		plain
+		Command json.RawMessage `json:"command"` // words, or one string on older lines
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return Record{}, fmt.Errorf("%w: %w", ErrBadLine, err)
+	}
+	r := Record(aux.plain)
+	if err := decodeCommand(aux.Command, &r); err != nil {
+		return Record{}, err
+	}
+	if r.RunID == "" || r.Target == "" || r.Scenario == "" {
+		return Record{}, fmt.Errorf("%w: run_id, target and scenario are required", ErrBadLine)
+	}
+	if r.TS != "" {
+		if _, err := time.Parse(time.RFC3339Nano, r.TS); err != nil {
+			return Record{}, fmt.Errorf("%w: ts: %w", ErrBadLine, err)
+		}
+	}
+	if r.Loop == "" {
+		r.Loop = Closed
+	}
+	if r.Schema >= 3 {
+		return r, nil
+	}
+	r.Control = r.Control || r.Scenario == legacyControlScenario
+	if r.Skipped != "" {
+		return r, nil
+	}
+	var p struct {
+		Params map[string]json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return Record{}, fmt.Errorf("%w: params: %w", ErrBadLine, err)
+	}
+	for name, m := range legacyMeasures {
+		if _, ok := r.Measures[name]; ok {
+			continue
+		}
+		var v float64
+		if raw, ok := p.Params[name]; !ok || json.Unmarshal(raw, &v) != nil {
+			continue // absent, or not a number: no measurement
+		}
+		r.SetMeasure(name, v, m.Unit, m.Better)
+	}
+	return r, nil
+}
+
+// decodeCommand reads a line's command: its words, or (on older lines) one
+// string of shell words, split into them.
+func decodeCommand(b json.RawMessage, r *Record) error {
+	if len(b) == 0 || string(b) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(b, &r.Command); err == nil {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("%w: command: want an array of words or a string", ErrBadLine)
+	}
+	words, ok := splitWords(s)
+	if !ok {
+		words = []string{RedactText(s)} // not shell words: kept whole
+	}
+	r.Command = words
+	return nil
+}

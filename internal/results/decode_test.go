@@ -1,0 +1,96 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+)
+
+// TestDecodeRoundTrip: a line a Record writes decodes back into the same
+// Record: one type for writer and reader.
+func TestDecodeRoundTrip(t *testing.T) {
+	c := 12.5
+	w := Record{Schema: SchemaVersion, TS: "2026-12-01T00:00:00Z", RunID: "r", Target: "rest", Scenario: "control.latency",
+		Loop: Closed, Kind: "latency", Metric: P50, Better: Lower, Threads: 1, Ops: 10, DurationS: 1, OpsSec: 10,
+		P50US: 3, P99US: 4, P999US: 5, MaxUS: 6, MeanUS: 3.5, ControlP50US: &c, Rounds: 2, RoundP50US: Samples{3, 3.5},
+		Params: map[string]any{"tables": 200.0}, Control: true, Command: []string{"katbench", "run", "rest"},
+		Host: Host{Hostname: "h"}, Commit: Commit{SHA: "abc"}}
+	w.SetMeasure("mib_s", 81.5, UnitMiBPerSec, Higher)
+	b, err := json.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(back) != string(b) {
+		t.Fatalf("round trip changed the line:\n%s\n%s", b, back)
+	}
+}
+
+func TestDecodeUpgradesOldSchemas(t *testing.T) {
+	for _, schema := range []string{``, `"schema":2,`} {
+		r, err := Decode([]byte(`{` + schema + `"run_id":"r","target":"rest","scenario":"control.latency","ops":1,"p50_us":2,
+			"params":{"mib_s":40.5,"files":3,"rows_s":"many"},"command":"katbench run 'a b'"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Control || r.Loop != Closed {
+			t.Errorf("schema %q: control %v loop %q", schema, r.Control, r.Loop)
+		}
+		if m := r.Measures["mib_s"]; m.Value != 40.5 || m.Unit != UnitMiBPerSec || m.Better != Higher {
+			t.Errorf("schema %q: mib_s %+v", schema, m)
+		}
+		if _, ok := r.Measures["rows_s"]; ok {
+			t.Errorf("schema %q: a param that is not a number became a measurement", schema)
+		}
+		if !slices.Equal(r.Command, []string{"katbench", "run", "'a b'"}) {
+			t.Errorf("schema %q: command %q", schema, r.Command)
+		}
+	}
+	// Schema 3 says itself what is a control and what is a measurement.
+	r, err := Decode([]byte(`{"schema":3,"run_id":"r","target":"rest","scenario":"control.latency","params":{"mib_s":40.5}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Control || len(r.Measures) != 0 {
+		t.Errorf("schema 3 line upgraded: control %v measures %v", r.Control, r.Measures)
+	}
+}
+
+func TestDecodeBadInput(t *testing.T) {
+	for name, in := range map[string]string{
+		"not json":      `not json`,
+		"no identity":   `{"target":"t","scenario":"s"}`,
+		"bad ts":        `{"run_id":"a","target":"t","scenario":"s","ts":"yesterday"}`,
+		"wrong type":    `{"run_id":"a","target":"t","scenario":"s","ops":"many"}`,
+		"round objects": `{"run_id":"a","target":"t","scenario":"s","rounds":[{"p50_us":1}]}`,
+		"command":       `{"run_id":"a","target":"t","scenario":"s","command":3}`,
+	} {
+		if _, err := Decode([]byte(in)); !errors.Is(err, ErrBadLine) {
+			t.Errorf("%s: %v, want ErrBadLine", name, err)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`{"run_id":"r","target":"t","scenario":"s","ops":3,"p50_us":4,"params":{"mib_s":1},"command":"a 'b"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := Decode(b)
+		if err != nil {
+			return
+		}
+		if r.RunID == "" || r.Target == "" || r.Scenario == "" {
+			t.Fatal("accepted a line without identity")
+		}
+		if _, err := json.Marshal(r); err != nil {
+			t.Fatalf("a decoded line does not encode: %v", err)
+		}
+	})
+}
