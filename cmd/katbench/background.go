@@ -84,4 +84,3 @@ func parseBytes(s string) (int64, error) {
 	}
 	return n * mult, nil
 }
-
