@@ -79,6 +79,8 @@ type Dataset struct {
 	// TablesErr is why tables could not be created, when they could not:
 	// scenarios that need tables are then skipped with this text.
 	TablesErr error
+
+	history map[int]*historyResult // history levels built on first use (history.go)
 }
 
 // Misses returns n identifiers of tables that do not exist, in existing

@@ -76,6 +76,9 @@ type Scenario struct {
 	Needs []Requirement
 	// Doc is one line for `katbench list`.
 	Doc string
+	// Params are fixed params of the scenario, on each of its lines,
+	// skipped ones included (a history level's snapshots). May be nil.
+	Params map[string]any
 	// Run measures one round on one competitor. It returns the measurement
 	// and the params that shaped it, or an error made with [Skip] when it
 	// cannot run there (a skipped line). Any other error aborts the run.
@@ -87,6 +90,8 @@ type Outcome struct {
 	M Measurement
 	// Params are added to the line's params (hit ratio, durability, …).
 	Params map[string]any
+	// Measures are added to the line's typed secondary measurements.
+	Measures map[string]results.Measure
 }
 
 // Requirement is one thing a scenario needs from a competitor and its

@@ -50,6 +50,7 @@ type benchFlags struct {
 	shard        shardFlags
 	rate         rateFlags
 	mix          mixFlags
+	snaps        historyFlags
 }
 
 func (f *benchFlags) register(cmd *cobra.Command) {
@@ -79,6 +80,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	f.shard.register(fl)
 	f.rate.register(fl)
 	f.mix.register(fl)
+	f.snaps.register(fl)
 }
 
 // options turns flags into runner options, rejecting bad values before
@@ -210,6 +212,9 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 	if err != nil {
 		return err
 	}
+	if err := f.snaps.apply(&opts, cmd.Flags().Changed); err != nil {
+		return err
+	}
 	factories := make([]competitors.Factory, len(specs))
 	for i, s := range specs {
 		fac, err := competitors.Lookup(s.name)
@@ -222,6 +227,9 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 		factories[i] = fac
 	}
 	specs, factories = withFloors(specs, factories, opts)
+	if err := checkDisk(opts, f.dir, len(specs)); err != nil {
+		return err
+	}
 	props, err := parseProps(f.props)
 	if err != nil {
 		return err
