@@ -511,6 +511,9 @@ func historyMetadata(tbl *table.Table, snaps []table.Snapshot) ([]byte, error) {
 	set("snapshots", snaps)
 	set("snapshot-log", snapLog)
 	set("metadata-log", files)
+	if _, ok := m["current-snapshot-id"]; !ok {
+		set("current-snapshot-id", -1) // some servers want it said: no snapshot
+	}
 	if len(snaps) > 0 {
 		last := snaps[len(snaps)-1]
 		set("current-snapshot-id", last.SnapshotID)
