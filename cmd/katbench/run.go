@@ -226,10 +226,10 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 		}
 		factories[i] = fac
 	}
-	specs, factories = withFloors(specs, factories, opts)
 	if err := checkDisk(opts, f.dir, len(specs)); err != nil {
 		return err
 	}
+	specs, factories = withFloors(specs, factories, opts)
 	props, err := parseProps(f.props)
 	if err != nil {
 		return err
