@@ -139,6 +139,9 @@ func (lv *HistoryLevel) annotate(out *Outcome) {
 		out.Params["history_note"] = strings.Join(lv.Notes, "; ")
 	}
 	out.Params["metadata_bytes_of"] = lv.MetadataBytesOf
+	// The level again, typed, for readers of the line (params.snapshots
+	// defines its cell).
+	out.Measures["history_snapshots"] = results.Measure{Value: float64(lv.Snapshots), Unit: results.UnitCount}
 	out.Measures["metadata_bytes"] = results.Measure{Value: float64(lv.MetadataBytes), Unit: results.UnitBytes}
 	out.Measures["history_build_s"] = results.Measure{Value: lv.BuildTime.Seconds(), Unit: "s", Better: results.Lower}
 	if m := lv.Received; m != nil {

@@ -28,6 +28,8 @@ import (
 // multiple of the target's control p50), where=param=value (only lines
 // whose param has that value, e.g. a transport run's endpoint), layout=ab
 // with a= and b= (a two-sided A/B table: p50 A → B, B/A ops/s, B/A p99),
+// layout=history (the history-depth table of a --snapshots run: each
+// series' headline per level and its growth per 10× of snapshots),
 // by=PARAM (A and B name values of that param instead of targets, e.g.
 // by=transport for a data-plane run), and cmd="…" (the command, for lines
 // that do not record it).
@@ -369,9 +371,12 @@ func renderBlock(b Block, src Sources) (string, error) {
 	sb.WriteString(provenance(info, b, src.HistoryName, label, from, run))
 	sb.WriteString("\n")
 	var body string
-	if b.Attrs["layout"] == "ab" {
+	switch b.Attrs["layout"] {
+	case "ab":
 		body, err = abTable(b, run)
-	} else {
+	case "history":
+		body, err = historyTable(run)
+	default:
 		body, err = targetsTable(b, run, info)
 	}
 	if err != nil {
