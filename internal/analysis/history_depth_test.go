@@ -61,4 +61,3 @@ func TestHistoryDepthTableAndChart(t *testing.T) {
 		t.Error("a run without history levels made a table")
 	}
 }
-
