@@ -228,7 +228,7 @@ func buildHistoryLevel(ctx context.Context, env *Env, n int) (*HistoryLevel, err
 			return nil, fmt.Errorf("create namespace %s: %w", nsString(id), err)
 		}
 		// Drop removes it with the dataset (children before parents).
-		d.Namespaces = append(d.Namespaces, append(table.Identifier{}, id...))
+		d.historyNS = append(d.historyNS, append(table.Identifier{}, id...))
 	}
 	mode := o.History.Build
 	reg, canRegister := env.Competitor.Catalog().(registerer)
@@ -316,7 +316,7 @@ func buildHistoryLevel(ctx context.Context, env *Env, n int) (*HistoryLevel, err
 }
 
 func (d *Dataset) hasNamespace(id table.Identifier) bool {
-	for _, ns := range d.Namespaces {
+	for _, ns := range d.historyNS {
 		if slices.Equal(ns, id) {
 			return true
 		}

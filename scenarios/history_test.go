@@ -36,7 +36,10 @@ func TestHistoryLevels(t *testing.T) {
 	o.Rate = 0
 	o.Threads = []int{1}
 	o.History = scenarios.History{Levels: []int{0, 3, 40}, Tables: 2, Build: scenarios.HistoryAuto}
-	sel, err := scenarios.ParseSelector(strings.Join(historyScenarios, ","), o.Threads)
+	// The discovery scenarios run after the levels are built: they must
+	// not see the history tables or their namespaces.
+	discovery := []string{"list_namespaces.latency", "load_namespace.latency", "catalog_crawl"}
+	sel, err := scenarios.ParseSelector(strings.Join(append(discovery, historyScenarios...), ","), o.Threads)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +61,19 @@ func TestHistoryLevels(t *testing.T) {
 			t.Errorf("two lines for %s", k)
 		}
 		got[k] = rec
+	}
+	for _, tg := range targets {
+		for _, name := range discovery {
+			rec := got[tg+" "+name+" s=<nil>"]
+			if rec.Skipped != "" || rec.Ops == 0 || rec.Errors != 0 {
+				t.Errorf("%s %s beside history levels: skipped %q, ops %d, errors %d (%s)", tg, name, rec.Skipped, rec.Ops, rec.Errors, rec.FirstError)
+			}
+		}
+		// The dataset's 10 and commit_table.latency's 16 in the work
+		// namespace; not the 6 of the history levels.
+		if c := got[tg+" catalog_crawl s=<nil>"]; c.Params["crawl_tables"] != 26 {
+			t.Errorf("%s catalog_crawl: crawled %v tables, want 26 (the history tables are apart)", tg, c.Params["crawl_tables"])
+		}
 	}
 	built := map[string]string{"embedded": scenarios.HistoryRegister, "rest": scenarios.HistoryRegister, "grpc": scenarios.HistoryCommits}
 	for _, tg := range targets {
