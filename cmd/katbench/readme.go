@@ -32,7 +32,7 @@ from the registries. Each table states its run, label, command, host, date,
 commit and whether the tree was clean. With --check nothing is written:
 exit 1 names the stale blocks (make check runs this). Bad markers, unknown
 labels or runs exit 2.`,
-		Example: `  katbench readme                                   # README.md, docs/results.md, docs/scenarios.md
+		Example: `  katbench readme                                   # README.md, docs/results.md, docs/scenarios.md, docs/history.md
   katbench readme --file docs/results.md
   katbench readme --check                           # what make check runs`,
 		Args: cobra.NoArgs,
