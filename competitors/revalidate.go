@@ -58,19 +58,10 @@ func (*restCompetitor) RevalidationRequest() string { return "direct If-None-Mat
 // RevalidateTable does GET of ident's load-table path with If-None-Match
 // etag, with the headers and bearer token the catalog client uses.
 func (c *restCompetitor) RevalidateTable(ctx context.Context, ident table.Identifier, etag string) (Revalidation, error) {
-	d := &c.direct
-	d.once.Do(func() { d.pathErr = d.resolve(ctx, c) })
-	if d.pathErr != nil {
-		return Revalidation{}, d.pathErr
+	u, err := c.tableURL(ctx, ident)
+	if err != nil {
+		return Revalidation{}, err
 	}
-	if len(ident) < 2 {
-		return Revalidation{}, fmt.Errorf("%s revalidate: %v is not a table identifier", c.N, ident)
-	}
-	ns := make([]string, len(ident)-1)
-	for i, level := range ident[:len(ident)-1] {
-		ns[i] = url.PathEscape(level)
-	}
-	u := d.root + "namespaces/" + strings.Join(ns, d.sep) + "/tables/" + url.PathEscape(ident[len(ident)-1])
 	req, err := c.newRequest(ctx, u)
 	if err != nil {
 		return Revalidation{}, fmt.Errorf("%s revalidate: %w", c.N, err)
@@ -94,6 +85,24 @@ func (c *restCompetitor) RevalidateTable(ctx context.Context, ident table.Identi
 		return Revalidation{NotModified: true, ETag: resp.Header.Get("ETag"), Bytes: int(n)}, nil
 	}
 	return Revalidation{}, fmt.Errorf("%s revalidate %s: %s", c.N, strings.Join(ident, "."), resp.Status)
+}
+
+// tableURL is the load-table URL of ident on the server, resolving the
+// server's path prefix and separator on first use.
+func (c *restCompetitor) tableURL(ctx context.Context, ident table.Identifier) (string, error) {
+	d := &c.direct
+	d.once.Do(func() { d.pathErr = d.resolve(ctx, c) })
+	if d.pathErr != nil {
+		return "", d.pathErr
+	}
+	if len(ident) < 2 {
+		return "", fmt.Errorf("%s: %v is not a table identifier", c.N, ident)
+	}
+	ns := make([]string, len(ident)-1)
+	for i, level := range ident[:len(ident)-1] {
+		ns[i] = url.PathEscape(level)
+	}
+	return d.root + "namespaces/" + strings.Join(ns, d.sep) + "/tables/" + url.PathEscape(ident[len(ident)-1]), nil
 }
 
 // newRequest is a GET of u with the catalog client's headers and token.

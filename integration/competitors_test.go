@@ -86,6 +86,7 @@ func TestCompetitorsEndToEnd(t *testing.T) {
 		assertCatalogRows(t, target, m[target])
 	}
 	logHeadline(t, m)
+	assertNessieHistory(t, env)
 
 	// The fixture's SQLite catalog once failed dataset setup with
 	// SQLITE_BUSY in 3 of 4 runs: with default flags it must now pass five

@@ -79,6 +79,11 @@ type Dataset struct {
 	// TablesErr is why tables could not be created, when they could not:
 	// scenarios that need tables are then skipped with this text.
 	TablesErr error
+
+	history map[int]*historyResult // history levels built on first use (history.go)
+	// historyNS are the namespaces of the history levels, parents first:
+	// apart from Namespaces, which the discovery scenarios walk.
+	historyNS []table.Identifier
 }
 
 // Misses returns n identifiers of tables that do not exist, in existing
@@ -207,10 +212,11 @@ func (d *Dataset) Drop(ctx context.Context, cat icecatalog.Catalog, extra []tabl
 		})
 	}, func(done int) { report(progress, "drop tables", done, len(all)) })
 	errs = append(errs, err)
-	for i := len(d.Namespaces) - 1; i >= 0; i-- {
-		err := SetupRetry.do(ctx, func(bool) error { return cat.DropNamespace(ctx, d.Namespaces[i]) })
+	nss := append(append([]table.Identifier{}, d.Namespaces...), d.historyNS...)
+	for i := len(nss) - 1; i >= 0; i-- {
+		err := SetupRetry.do(ctx, func(bool) error { return cat.DropNamespace(ctx, nss[i]) })
 		if err != nil && !errors.Is(err, icecatalog.ErrNoSuchNamespace) {
-			errs = append(errs, fmt.Errorf("drop namespace %s: %w", strings.Join(d.Namespaces[i], "."), err))
+			errs = append(errs, fmt.Errorf("drop namespace %s: %w", strings.Join(nss[i], "."), err))
 		}
 	}
 	return errors.Join(errs...)

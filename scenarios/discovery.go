@@ -31,11 +31,14 @@ type pageSizer interface {
 	SetPageSize(ctx context.Context, size int) context.Context
 }
 
-// listContext returns ctx asking cat for ListPageSize items per page, and
-// the params saying so (none when cat does not page).
-func listContext(ctx context.Context, cat icecatalog.Catalog) (context.Context, map[string]any) {
+// listContext returns ctx asking cat for size items per page (0 means
+// ListPageSize), and the params saying so (none when cat does not page).
+func listContext(ctx context.Context, cat icecatalog.Catalog, size int) (context.Context, map[string]any) {
+	if size <= 0 {
+		size = ListPageSize
+	}
 	if ps, ok := cat.(pageSizer); ok {
-		return ps.SetPageSize(ctx, ListPageSize), map[string]any{"page_size": ListPageSize}
+		return ps.SetPageSize(ctx, size), map[string]any{"page_size": size}
 	}
 	return ctx, map[string]any{}
 }
@@ -258,7 +261,7 @@ func init() {
 		Needs: []Requirement{NeedDataset},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			cat := env.Competitor.Catalog()
-			ctx, p := listContext(ctx, cat)
+			ctx, p := listContext(ctx, cat, env.Opts.PageSize)
 			p["parents"] = []string{"(root)", nsString(env.Dataset.Root)}
 			return Outcome{M: readLatency(ctx, env.Opts, listNamespacesOp(cat, env.Dataset)), Params: p}, nil
 		},
@@ -269,7 +272,7 @@ func init() {
 		Needs: []Requirement{NeedDataset, NeedTables},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			cat := env.Competitor.Catalog()
-			ctx, p := listContext(ctx, cat)
+			ctx, p := listContext(ctx, cat, env.Opts.PageSize)
 			ns, n := env.Dataset.leaf()
 			p["leaf_tables"] = n
 			return Outcome{M: readLatency(ctx, env.Opts, listTablesOp(cat, ns, n)), Params: p}, nil
@@ -309,7 +312,7 @@ func init() {
 		Needs: []Requirement{NeedDataset, NeedTables},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			cat := env.Competitor.Catalog()
-			ctx, p := listContext(ctx, cat)
+			ctx, p := listContext(ctx, cat, env.Opts.PageSize)
 			rec := results.NewRecorder()
 			start := time.Now()
 			nss, tables, err := crawl(ctx, cat, env.Dataset.Root, rec)

@@ -27,7 +27,9 @@ var discoveryScenarios = []string{
 func skipsDiscovery(target, name string) (string, bool) {
 	view := strings.Contains(name, "view")
 	switch {
-	case name == "load_table.revalidate.latency" && target != "rest":
+	case name == "load_table.revalidate.latency" && target != "rest" && target != "grpc":
+		return "conditional load", true
+	case name == scenarios.DirectLoadName && target != "rest":
 		return "REST", true
 	case view && (target == "sql" || target == "grpc"):
 		return "view", true

@@ -23,8 +23,8 @@ import (
 const revalidateTables = 256
 
 // NeedRevalidator: the competitor can send a conditional load.
-var NeedRevalidator = Capability[competitors.Revalidator]("competitor is not reached over REST: " +
-	"no conditional (If-None-Match) load to send")
+var NeedRevalidator = Capability[competitors.Revalidator]("competitor has no conditional load to send " +
+	"(REST If-None-Match, our gRPC front's known_metadata_location)")
 
 // revalidation holds the tag of each table's current version as the client
 // last saw it, and counts the answers. One worker only.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"time"
 
@@ -79,6 +80,11 @@ type Options struct {
 	// Delay injects a fixed per-operation slowdown for calibration; the
 	// zero value injects nothing.
 	Delay TestDelay
+	// History adds the history-depth levels (history.go).
+	History History
+	// PageSize is the page size the listing scenarios ask a paging
+	// client for; 0 means ListPageSize.
+	PageSize int
 }
 
 // QuickThreads are the throughput levels of a quick run: one worker and
@@ -129,6 +135,7 @@ type cell struct {
 	measuredN int
 	counters  results.CounterDelta
 	countOps  int64
+	measures  map[string]results.Measure
 }
 
 // Execute builds every target, builds its dataset and warms it up, then
@@ -225,7 +232,10 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 	for _, sc := range plan {
 		cells := make([]*cell, len(states))
 		for i := range cells {
-			cells[i] = &cell{rec: results.NewRecorder(), params: map[string]any{}}
+			cells[i] = &cell{rec: results.NewRecorder(), params: maps.Clone(sc.Params)}
+			if cells[i].params == nil {
+				cells[i].params = map[string]any{}
+			}
 		}
 		for round := range o.Rounds {
 			for j := range states {
@@ -259,7 +269,7 @@ const OverallTask = "all measurements"
 // planned returns the scenarios this run measures, in run order.
 func (o Options) planned() []Scenario {
 	var out []Scenario
-	for _, sc := range Plan(o.Threads) {
+	for _, sc := range o.withHistory(Plan(o.Threads)) {
 		if sc.Kind == KindOpen && o.Rate <= 0 {
 			continue // open-loop scenarios run only at a requested rate
 		}
@@ -389,6 +399,12 @@ func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, roun
 	for k, v := range out.Params {
 		c.params[k] = v
 	}
+	for k, v := range out.Measures {
+		if c.measures == nil {
+			c.measures = map[string]results.Measure{}
+		}
+		c.measures[k] = v
+	}
 	if d := env.Opts.Delay.Per; d > 0 {
 		c.params["test_delay_us"] = float64(d) / 1e3 // an injected slowdown is never hidden
 	}
@@ -398,7 +414,7 @@ func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, roun
 // emit writes the line of one scenario on one competitor.
 func (r *Runner) emit(sc Scenario, s *state, c *cell) error {
 	if c.skip != "" {
-		rec := r.Run.Skipped(s.c.Name(), sc.Name, c.skip, r.params(s, nil))
+		rec := r.Run.Skipped(s.c.Name(), sc.Name, c.skip, r.params(s, sc.Params))
 		r.describe(&rec, sc)
 		rec.Threads = sc.Threads
 		return r.Sink.Write(rec)
@@ -422,6 +438,9 @@ func (r *Runner) emit(sc Scenario, s *state, c *cell) error {
 		s.control = &p50
 	}
 	rec.ControlP50US = s.control
+	for k, v := range c.measures {
+		rec.SetMeasure(k, v.Value, v.Unit, v.Better)
+	}
 	if c.firstErr != nil {
 		rec.FirstError = c.firstErr.Error()
 	}

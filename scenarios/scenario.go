@@ -80,6 +80,9 @@ type Scenario struct {
 	// path with nothing of the catalog in it): its lines say so
 	// (results.Record.Control) and a test delay never slows it.
 	Control bool
+	// Params are fixed params of the scenario, on each of its lines,
+	// skipped ones included (a history level's snapshots). May be nil.
+	Params map[string]any
 	// Run measures one round on one competitor. It returns the measurement
 	// and the params that shaped it, or an error made with [Skip] when it
 	// cannot run there (a skipped line). Any other error aborts the run.
@@ -91,6 +94,8 @@ type Outcome struct {
 	M Measurement
 	// Params are added to the line's params (hit ratio, durability, …).
 	Params map[string]any
+	// Measures are added to the line's typed secondary measurements.
+	Measures map[string]results.Measure
 }
 
 // Requirement is one thing a scenario needs from a competitor and its

@@ -260,7 +260,7 @@ func init() {
 		Needs: needs,
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			return withViews(ctx, env, func(vc competitors.ViewCatalog, s *viewSet) Outcome {
-				lctx, p := listContext(ctx, env.Competitor.Catalog())
+				lctx, p := listContext(ctx, env.Competitor.Catalog(), env.Opts.PageSize)
 				op := listViewsOp(vc, s.ids[0][:len(s.ids[0])-1], s.perLeaf)
 				return Outcome{M: readLatency(lctx, env.Opts, op), Params: p}
 			})

@@ -325,6 +325,33 @@ func (c *Client) LoadTable(ctx context.Context, ident table.Identifier) (*table.
 	return c.table(ident, resp)
 }
 
+// ConditionalLoad is the answer to [Client.LoadTableIfChanged].
+type ConditionalLoad struct {
+	// MetadataLocation is the table's current version.
+	MetadataLocation string
+	// NotModified: the version the client holds is current, and no
+	// metadata was sent.
+	NotModified bool
+	// MetadataBytes is the size of the metadata JSON received (0 when not
+	// modified).
+	MetadataBytes int
+}
+
+// LoadTableIfChanged is a conditional load: it sends known, the metadata
+// location of the version the caller holds ("" for none), and the server
+// answers NotModified when that is still the current version, else the
+// current metadata, whose size it reports without parsing it.
+func (c *Client) LoadTableIfChanged(ctx context.Context, ident table.Identifier, known string) (ConditionalLoad, error) {
+	cctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	resp, err := c.rpc.LoadTable(cctx, &catalogv1.TableRequest{Ident: ident, KnownMetadataLocation: known})
+	if err != nil {
+		return ConditionalLoad{}, c.wrap(ctx, "load table", ident, err)
+	}
+	return ConditionalLoad{MetadataLocation: resp.GetMetadataLocation(), NotModified: resp.GetNotModified(),
+		MetadataBytes: len(resp.GetMetadataJson())}, nil
+}
+
 // ResolveMetadata returns the table's current metadata without building a
 // table.Table (the competitors.MetadataResolver capability).
 func (c *Client) ResolveMetadata(ctx context.Context, ident table.Identifier) (table.Metadata, error) {

@@ -303,8 +303,19 @@ func createTableArgs(req *catalogv1.CreateTableRequest) ([]icecatalog.CreateTabl
 	return opts, schema, nil
 }
 
+// LoadTable answers a conditional load (known_metadata_location) whose
+// version is still current with not_modified and no metadata: the
+// location names one immutable version, so the client's copy is the
+// table's.
 func (s *service) LoadTable(ctx context.Context, req *catalogv1.TableRequest) (*catalogv1.TableResponse, error) {
-	return s.load(ctx, req.GetIdent())
+	resp, err := s.load(ctx, req.GetIdent())
+	if err != nil {
+		return nil, err
+	}
+	if k := req.GetKnownMetadataLocation(); k != "" && k == resp.GetMetadataLocation() {
+		return &catalogv1.TableResponse{MetadataLocation: k, NotModified: true}, nil
+	}
+	return resp, nil
 }
 
 func (s *service) ResolveMetadata(ctx context.Context, req *catalogv1.TableRequest) (*catalogv1.TableResponse, error) {

@@ -97,6 +97,8 @@ type Server struct {
 	storageConfig     map[string]string // vended to clients; nil for none
 	storageConfigJSON []byte            // the same, encoded once ("{}" for none)
 
+	refs refsCache // snapshots=refs answers by metadata location (snapshots.go)
+
 	mu       sync.Mutex
 	srvs     []*http.Server
 	shutdown bool // Shutdown was called: a later Serve serves nothing

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync"
 
 	"github.com/apache/iceberg-go/table"
 )
@@ -54,12 +55,62 @@ func (s *Server) loadAnswer(w http.ResponseWriter, r *http.Request, ident table.
 	if !refs {
 		return raw, true
 	}
+	if out, ok := s.refs.get(loc); ok {
+		return out, true
+	}
 	out, err := referencedOnly(raw)
 	if err != nil {
 		s.writeError(w, r, fmt.Errorf("load table %v: snapshots=refs: %w", ident, err))
 		return nil, false
 	}
+	s.refs.put(loc, out)
 	return out, true
+}
+
+// refsCacheBytes bounds the reduced answers a server keeps.
+const refsCacheBytes = 64 << 20
+
+// refsCache keeps the snapshots=refs answers of recently loaded versions
+// by metadata location, which names one immutable version: an entry never
+// goes stale, so a table with a long history is reduced once per version,
+// not once per load. When the bytes held would pass refsCacheBytes, the
+// oldest entries go first. The zero value is empty and ready; safe for
+// concurrent use.
+type refsCache struct {
+	mu    sync.Mutex
+	m     map[string][]byte
+	order []string // insertion order, oldest first
+	bytes int
+}
+
+func (c *refsCache) get(loc string) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.m[loc]
+	return b, ok
+}
+
+func (c *refsCache) put(loc string, b []byte) {
+	if len(b) > refsCacheBytes/4 {
+		return // one answer must not push out everything else
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string][]byte{}
+	}
+	if _, ok := c.m[loc]; ok {
+		return
+	}
+	for c.bytes+len(b) > refsCacheBytes && len(c.order) > 0 {
+		old := c.order[0]
+		c.order = c.order[1:]
+		c.bytes -= len(c.m[old])
+		delete(c.m, old)
+	}
+	c.m[loc] = b
+	c.order = append(c.order, loc)
+	c.bytes += len(b)
 }
 
 // answerLoaded handles the generic path's load of tbl the same way: it

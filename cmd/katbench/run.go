@@ -29,6 +29,7 @@ type benchFlags struct {
 	props     []string
 	storage   storageFlags
 	bgio      backgroundIOFlags
+	snaps     historyFlags
 }
 
 func (f *benchFlags) register(cmd *cobra.Command) {
@@ -59,6 +60,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	registerRate(fl, s)
 	registerMix(fl, &s.Mix)
 	f.bgio.register(fl)
+	f.snaps.register(fl)
 }
 
 // options turns flags (and the environment's KATBENCH_TEST_DELAY_US and
@@ -80,6 +82,9 @@ func (f *benchFlags) options(cmd *cobra.Command, run *results.Run) (scenarios.Op
 	o, err := s.Options(run.ID)
 	if err != nil {
 		return o, usageError{err}
+	}
+	if err := f.snaps.apply(&o, fl.Changed); err != nil {
+		return o, err
 	}
 	return o, f.bgio.apply()
 }
@@ -115,6 +120,9 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 			return usageError{err}
 		}
 		factories[i] = fac
+	}
+	if err := checkDisk(opts, f.dir, len(specs)); err != nil {
+		return err
 	}
 	specs, factories = withFloors(specs, factories, opts)
 	props, err := parseProps(f.props)

@@ -28,6 +28,8 @@ import (
 // multiple of the target's control p50), where=param=value (only lines
 // whose param has that value, e.g. a transport run's endpoint), layout=ab
 // with a= and b= (a two-sided A/B table: p50 A → B, B/A ops/s, B/A p99),
+// layout=history (the history-depth table of a --snapshots run: each
+// series' headline per level and its growth per 10× of snapshots),
 // by=PARAM (A and B name values of that param instead of targets, e.g.
 // by=transport for a data-plane run), layout=writes (the catalog against
 // its file-system floor per flush mode, see writesTable), and cmd="…" (the
@@ -376,6 +378,8 @@ func renderBlock(b Block, src Sources) (string, error) {
 		body, err = abTable(b, run)
 	case "writes":
 		body, err = writesTable(b, run, src)
+	case "history":
+		body, err = historyTable(run)
 	default:
 		body, err = targetsTable(b, run, info)
 	}

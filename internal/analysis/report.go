@@ -47,6 +47,7 @@ type reportView struct {
 	Scenarios []scenarioView
 	Families  []familyView
 	Capacity  []familyView
+	History   []familyView // history-depth charts (history_chart.go)
 	Ratios    []ratioRunView
 	// Summary is one headline per (run, non-base target).
 	Summary []summaryView
@@ -175,6 +176,7 @@ func buildReport(lines []Line, o ReportOptions) (reportView, error) {
 	}
 	v.Families = families(lines, label)
 	v.Capacity = capacityCharts(lines, label)
+	v.History = historyCharts(lines, multiRun)
 	v.Ratios = ratios(lines, runs, variant)
 	v.Summary = summary(v.Ratios)
 	for i := range v.Families {
@@ -564,6 +566,7 @@ nav.toc{font-size:13px;line-height:1.6;border:1px solid #ddd;padding:6px 12px;ba
 {{if .Ratios}}<li><a href="#ratios">A/B ratios</a></li>{{end}}
 {{if .Families}}<li><a href="#throughput">Throughput vs threads</a>: {{range $i, $f := .Families}}{{if $i}} · {{end}}<a href="#{{$f.Anchor}}">{{$f.Name}}</a>{{end}}</li>{{end}}
 {{if .Capacity}}<li><a href="#capacity">Capacity: latency against throughput</a></li>{{end}}
+{{if .History}}<li><a href="#history">Against history depth</a></li>{{end}}
 <li><a href="#spectra">Percentile spectra</a>: {{range $i, $s := .Scenarios}}{{if $i}} · {{end}}<a href="#{{$s.Anchor}}">{{$s.Name}}</a>{{end}}</li>
 </ol></nav>
 <h2 id="summary">Summary</h2>
@@ -588,6 +591,9 @@ nav.toc{font-size:13px;line-height:1.6;border:1px solid #ddd;padding:6px 12px;ba
 {{end}}{{end}}
 {{if .Capacity}}<h2 id="capacity">Capacity: latency against throughput</h2>
 {{range .Capacity}}<section class="scenario"><h3>{{.Name}}</h3>{{.Chart}}</section>
+{{end}}{{end}}
+{{if .History}}<h2 id="history">Against history depth (log–log; the factor per 10× of snapshots is fitted over the levels of one snapshot or more)</h2>
+{{range .History}}<section class="scenario"><h3>{{.Name}}</h3>{{.Chart}}</section>
 {{end}}{{end}}
 <h2 id="spectra">Percentile spectra per scenario</h2>
 {{range .Scenarios}}<section class="scenario" id="{{.Anchor}}"><h3>{{.Name}}</h3>

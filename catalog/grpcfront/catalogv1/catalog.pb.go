@@ -568,10 +568,14 @@ func (x *ExistsResponse) GetExists() bool {
 }
 
 type TableRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Ident         []string               `protobuf:"bytes,1,rep,name=ident,proto3" json:"ident,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Ident []string               `protobuf:"bytes,1,rep,name=ident,proto3" json:"ident,omitempty"`
+	// LoadTable only: the metadata location of the version the client holds.
+	// When it is still the table's current one, the answer has not_modified
+	// set and no metadata_json (a conditional load, as HTTP If-None-Match).
+	KnownMetadataLocation string `protobuf:"bytes,2,opt,name=known_metadata_location,json=knownMetadataLocation,proto3" json:"known_metadata_location,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *TableRequest) Reset() {
@@ -609,6 +613,13 @@ func (x *TableRequest) GetIdent() []string {
 		return x.Ident
 	}
 	return nil
+}
+
+func (x *TableRequest) GetKnownMetadataLocation() string {
+	if x != nil {
+		return x.KnownMetadataLocation
+	}
+	return ""
 }
 
 type CreateTableRequest struct {
@@ -826,8 +837,11 @@ type TableResponse struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	MetadataLocation string                 `protobuf:"bytes,1,opt,name=metadata_location,json=metadataLocation,proto3" json:"metadata_location,omitempty"`
 	MetadataJson     []byte                 `protobuf:"bytes,2,opt,name=metadata_json,json=metadataJson,proto3" json:"metadata_json,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The known_metadata_location of the request is current: metadata_json
+	// is empty.
+	NotModified   bool `protobuf:"varint,3,opt,name=not_modified,json=notModified,proto3" json:"not_modified,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TableResponse) Reset() {
@@ -872,6 +886,13 @@ func (x *TableResponse) GetMetadataJson() []byte {
 		return x.MetadataJson
 	}
 	return nil
+}
+
+func (x *TableResponse) GetNotModified() bool {
+	if x != nil {
+		return x.NotModified
+	}
+	return false
 }
 
 var File_catalog_proto protoreflect.FileDescriptor
@@ -921,9 +942,10 @@ const file_catalog_proto_rawDesc = "" +
 	"\aupdated\x18\x02 \x03(\tR\aupdated\x12\x18\n" +
 	"\amissing\x18\x03 \x03(\tR\amissing\"(\n" +
 	"\x0eExistsResponse\x12\x16\n" +
-	"\x06exists\x18\x01 \x01(\bR\x06exists\"$\n" +
+	"\x06exists\x18\x01 \x01(\bR\x06exists\"\\\n" +
 	"\fTableRequest\x12\x14\n" +
-	"\x05ident\x18\x01 \x03(\tR\x05ident\"\x87\x03\n" +
+	"\x05ident\x18\x01 \x03(\tR\x05ident\x126\n" +
+	"\x17known_metadata_location\x18\x02 \x01(\tR\x15knownMetadataLocation\"\x87\x03\n" +
 	"\x12CreateTableRequest\x12\x14\n" +
 	"\x05ident\x18\x01 \x03(\tR\x05ident\x12\x1f\n" +
 	"\vschema_json\x18\x02 \x01(\fR\n" +
@@ -944,10 +966,11 @@ const file_catalog_proto_rawDesc = "" +
 	"\x12CommitTableRequest\x12\x14\n" +
 	"\x05ident\x18\x01 \x03(\tR\x05ident\x12+\n" +
 	"\x11requirements_json\x18\x02 \x01(\fR\x10requirementsJson\x12!\n" +
-	"\fupdates_json\x18\x03 \x01(\fR\vupdatesJson\"a\n" +
+	"\fupdates_json\x18\x03 \x01(\fR\vupdatesJson\"\x84\x01\n" +
 	"\rTableResponse\x12+\n" +
 	"\x11metadata_location\x18\x01 \x01(\tR\x10metadataLocation\x12#\n" +
-	"\rmetadata_json\x18\x02 \x01(\fR\fmetadataJson2\xcf\v\n" +
+	"\rmetadata_json\x18\x02 \x01(\fR\fmetadataJson\x12!\n" +
+	"\fnot_modified\x18\x03 \x01(\bR\vnotModified2\xcf\v\n" +
 	"\x0eCatalogService\x12W\n" +
 	"\bGetToken\x12$.katbench.catalog.v1.GetTokenRequest\x1a%.katbench.catalog.v1.GetTokenResponse\x12>\n" +
 	"\x04Ping\x12\x1a.katbench.catalog.v1.Empty\x1a\x1a.katbench.catalog.v1.Empty\x12Z\n" +

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHistoryBadInputExitsTwo: bad --snapshots levels, a history larger
+// than the disk, and a zero page size are usage errors (exit 2) with a
+// message saying what is wrong, before anything is created.
+func TestHistoryBadInputExitsTwo(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"negative", []string{"embedded", "--snapshots", "-1"}, "--snapshots \"-1\": -1 snapshots: want 0..100000"},
+		{"not a number", []string{"embedded", "--snapshots", "abc"}, "\"abc\" is not a snapshot count"},
+		{"one bad of several", []string{"run", "embedded", "rest", "--snapshots", "0,100,x"}, "\"x\" is not a snapshot count"},
+		{"empty", []string{"embedded", "--snapshots", ""}, "--snapshots ''"},
+		{"twice", []string{"embedded", "--snapshots", "10,10"}, "given twice"},
+		{"too deep", []string{"embedded", "--snapshots", "1000000"}, "want 0..100000"},
+		{"no tables", []string{"embedded", "--snapshots", "10", "--history-tables", "0"}, "history tables per level"},
+		{"bad build", []string{"embedded", "--snapshots", "10", "--history-build", "copy"}, "history build \"copy\""},
+		{"shape without levels", []string{"embedded", "--history-tables", "5"}, "give --snapshots too"},
+		// 1,000 tables of 100,000 snapshots: terabytes, more than any test
+		// machine's free space; the estimate is in the message.
+		{"more than the disk", []string{"run", "embedded", "rest", "--snapshots", "0,100000", "--history-tables", "1000"}, "the history tables need about"},
+		{"page size 0", []string{"embedded", "--page-size", "0"}, "--page-size 0: want 1..10000"},
+		{"page size negative", []string{"embedded", "--page-size", "-3"}, "--page-size -3"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			stdout, stderr, code := katbench(t, dir, append(c.args, "--dir", filepath.Join(dir, "work"))...)
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, stderr %q; want exit 2 mentioning %q", code, stderr, c.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout = %q, want nothing", stdout)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("bad input wrote %v", entries)
+			}
+		})
+	}
+}
+
+// TestByteSize formats estimates in binary units.
+func TestByteSize(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 3 << 30: "3.0 GiB", 5 << 40: "5.0 TiB"} {
+		if got := byteSize(n); got != want {
+			t.Errorf("byteSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package analysis
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/nordisk/katbench/internal/results"
+)
+
+// depthLine is a measured line of level n with p50 p (µs).
+func depthLine(target, scenario string, n, p float64, mode string) Line {
+	l := Line{Record: results.Record{RunID: "r1", Target: target, Scenario: scenario, Ops: 10, Metric: results.P50,
+		Params:   map[string]any{"snapshots": n, "history_built": "register"},
+		Measures: map[string]results.Measure{"history_snapshots": {Value: n, Unit: "count"}, "metadata_bytes": {Value: 2048 * (n + 1), Unit: "bytes"}, "history_build_s": {Value: 1.5, Unit: "s"}}}, P50US: &p}
+	if mode != "" {
+		l.Params["snapshots_mode"] = mode
+	}
+	return l
+}
+
+func TestHistoryDepthTableAndChart(t *testing.T) {
+	lines := []Line{
+		depthLine("rest", "load_table.latency", 0, 100, ""),
+		depthLine("rest", "load_table.latency", 100, 200, ""),
+		depthLine("rest", "load_table.latency", 1000, 2000, ""),
+		depthLine("rest", "load_table.direct.latency", 0, 50, "refs"),
+		depthLine("rest", "load_table.direct.latency", 1000, 55, "refs"),
+		// Without a level: not part of any series.
+		{Record: results.Record{RunID: "r1", Target: "rest", Scenario: "load_table.latency", Ops: 10}, P50US: ptr(90.0)},
+	}
+	order, by := depthSeries(lines)
+	if len(order) != 2 || len(by[order[0]]) != 3 || len(by[order[1]]) != 2 {
+		t.Fatalf("series %v: want load_table.latency with 3 levels and the refs series with 2", order)
+	}
+	s, ok := depthSlope(by[order[0]])
+	if !ok || math.Abs(s-1) > 1e-9 {
+		t.Errorf("slope %v (%v), want 1 (200 µs at 100 snapshots, 2,000 at 1,000)", s, ok)
+	}
+	if _, ok := depthSlope(by[order[1]]); ok {
+		t.Errorf("a slope from one level of one snapshot or more, want none")
+	}
+	tbl, err := historyTable(lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| 0 snapshots | 100 snapshots | 1,000 snapshots |",
+		"| rest | `load_table.latency` (µs p50) | — | 100.0 | 200.0 | 2,000 | 20.00× | 10.00× (slope 1.00) | 2,002 KiB | register | 1.500 s |",
+		"| rest | `load_table.direct.latency` (µs p50) | refs | 50.00 | — | 55.00 | 1.100× | — |",
+	} {
+		if !strings.Contains(tbl, want) {
+			t.Errorf("table lacks %q:\n%s", want, tbl)
+		}
+	}
+	charts := historyCharts(lines, false)
+	if len(charts) != 2 || !strings.Contains(string(charts[0].Chart), "rest · ×10.00/10×") || !strings.Contains(string(charts[1].Chart), "snapshots=refs") {
+		t.Errorf("charts: %d, want one per scenario naming the fitted factor and the mode", len(charts))
+	}
+	if _, err := historyTable(lines[5:]); err == nil {
+		t.Error("a run without history levels made a table")
+	}
+}
