@@ -507,6 +507,10 @@ func (l *Lane) SubmitAndWait() ([]CQE, error) {
 	return out, nil
 }
 
+// Withdraw drops the staged operations, which were never submitted. Owner
+// only, between SubmitAndWait calls.
+func (l *Lane) Withdraw() { l.unpin() }
+
 // unpin forgets the staged ops: the kernel is done with their memory.
 func (l *Lane) unpin() {
 	for i := 0; i < l.n; i++ {
