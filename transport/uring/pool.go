@@ -32,6 +32,7 @@ type hostPool struct {
 	waiters     atomic.Int32 // requests of this host waiting for completions (waitAdaptive)
 	maxBlocked  int32        // waitAdaptive blocks only while waiters ≤ this
 	maxHolding  int32        // waitHold holds a P only while the process's holders ≤ this
+	laneAbove   int          // WaitAuto's hold wait moves requests to a shared ring above this many in flight
 	sem         chan struct{}
 
 	autoMu  sync.Mutex   // guards autoW and autoWhy
@@ -48,7 +49,7 @@ type hostPool struct {
 func newHostPool(hostport string, opts Options, skipPeek bool) *hostPool {
 	return &hostPool{hostport: hostport, dialTimeout: opts.DialTimeout, idleTimeout: opts.IdleTimeout,
 		wait: opts.Wait, skipPeek: skipPeek, sem: make(chan struct{}, opts.PoolSize),
-		maxBlocked: int32(max(runtime.GOMAXPROCS(0)-1, 1)), maxHolding: holdLimit()}
+		maxBlocked: int32(max(runtime.GOMAXPROCS(0)-1, 1)), maxHolding: holdLimit(), laneAbove: runtime.GOMAXPROCS(0)}
 }
 
 // connWait is the wait mode of a connection to addr: the pool's, or for
@@ -61,6 +62,9 @@ func (p *hostPool) connWait(addr netip.AddrPort) WaitMode {
 	defer p.autoMu.Unlock()
 	if p.autoWhy == "" {
 		p.autoW, p.autoWhy = autoWait(addr)
+		if p.autoW == waitHold {
+			p.autoWhy += sharedTier(p.laneAbove)
+		}
 	}
 	return p.autoW
 }

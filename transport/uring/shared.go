@@ -139,9 +139,19 @@ func (p *hostPool) newLane(addr netip.AddrPort) (*ring.Lane, error) {
 }
 
 // laneWanted reports whether the next request of a connection waiting in
-// mode w runs on a lane of a shared ring rather than a private ring.
+// mode w runs on a lane of a shared ring rather than a private ring: always
+// in waitShared; under WaitAuto's hold wait, while more than laneAbove
+// requests of the host are in flight (this one included), because only
+// GOMAXPROCS-1 of them can hold a P and the others would poll, where one
+// reaper serves them all with fewer system calls.
 func (p *hostPool) laneWanted(w WaitMode) bool {
-	return w == waitShared
+	return w == waitShared || (w == waitHold && p.wait == WaitAuto && len(p.sem) > p.laneAbove)
+}
+
+// sharedTier says, for WaitUsed, when WaitAuto's hold wait moves requests
+// to a shared ring.
+func sharedTier(above int) string {
+	return fmt.Sprintf("; on a shared ring while more than %d requests are in flight", above)
 }
 
 // use puts c's next request on a lane (onLane) or on its private ring,
