@@ -328,3 +328,53 @@ func TestSharedHoldingReaperLetsTheWorldStop(t *testing.T) {
 		t.Fatalf("held %d waits, released %d; want at least one, all released", held, released)
 	}
 }
+
+// BenchmarkHandoff measures the wake-up a lane's owner costs the reaper:
+// a ping-pong between two goroutines through a capacity-1 channel per lane
+// (what Lane uses) and through a sync.Cond per lane, for comparison.
+//
+//	go test -run '^$' -bench Handoff -benchtime 200000x ./internal/ring/
+func BenchmarkHandoff(b *testing.B) {
+	b.Run("chan", func(b *testing.B) {
+		ping, pong := make(chan struct{}, 1), make(chan struct{}, 1)
+		go func() {
+			for range ping {
+				pong <- struct{}{}
+			}
+		}()
+		for i := 0; i < b.N; i++ {
+			ping <- struct{}{}
+			<-pong
+		}
+		close(ping)
+	})
+	b.Run("cond", func(b *testing.B) {
+		var mu sync.Mutex
+		c := sync.NewCond(&mu)
+		turn, stop := 0, false
+		go func() {
+			mu.Lock()
+			defer mu.Unlock()
+			for !stop {
+				for turn != 1 && !stop {
+					c.Wait()
+				}
+				turn = 0
+				c.Broadcast()
+			}
+		}()
+		for i := 0; i < b.N; i++ {
+			mu.Lock()
+			turn = 1
+			c.Broadcast()
+			for turn != 0 {
+				c.Wait()
+			}
+			mu.Unlock()
+		}
+		mu.Lock()
+		stop = true
+		c.Broadcast()
+		mu.Unlock()
+	})
+}
