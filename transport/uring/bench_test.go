@@ -375,7 +375,7 @@ func BenchmarkManyConnections(b *testing.B) {
 						elapsed[i] += e
 						slices.Sort(l)
 						ops = append(ops, float64(len(l))/e.Seconds())
-						cpu = append(cpu, float64((c1 - c0).Microseconds())/float64(len(l)))
+						cpu = append(cpu, float64((c1-c0).Microseconds())/float64(len(l)))
 						p99 = append(p99, float64(l[len(l)*99/100]))
 					}
 					for i, n := range names[1:] {
