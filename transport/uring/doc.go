@@ -17,6 +17,17 @@
 // offs (its readLoop and writeLoop) and several system calls (write, read,
 // EAGAIN read, epoll_pwait, futex wake-ups) on the same exchange.
 //
+// How a caller waits is the one measured trade-off (see WaitMode): blocking
+// in io_uring_enter is one system call per exchange but pins the caller's P
+// while it waits; parking in Go's poller on the ring descriptor costs an
+// epoll round but frees the P and lets one thread run client and server
+// back to back. The default (WaitAuto) picks per host: a server listening
+// in this process gets the poll wait; a server elsewhere the hold wait, a
+// blocking enter that keeps its P (at most GOMAXPROCS-1 at a time; the
+// rest poll), which costs about one system call per exchange and the least
+// CPU, and the shared rings above 8 requests in flight (below).
+// Transport.WaitUsed says which a host got and why.
+//
 // Why a private ring per connection at low concurrency: a shared ring needs
 // someone to reap it, and handing each completion from the reaper to the
 // waiting caller is a goroutine hop (and, with an idle P, a thread wake-up)
@@ -26,9 +37,9 @@
 // and reaping for all of them in one io_uring_enter (shared.go, a lane of
 // internal/ring.Shared per connection) costs less than one system call per
 // request. So WaitAuto's hold wait runs a request on the connection's
-// private ring while at most GOMAXPROCS requests of the host are in
-// flight, and on a lane of a shared ring above that; KATBENCH_URING_WAIT=
-// shared forces the lanes at every concurrency.
+// private ring while at most 8 (or GOMAXPROCS, if larger) requests of the
+// host are in flight, and on a lane of a shared ring above that;
+// KATBENCH_URING_WAIT=shared forces the lanes at every concurrency.
 //
 // Faults: a pooled connection idle for a millisecond or more is checked with
 // a non-blocking peek before reuse and dropped after Options.IdleTimeout; a

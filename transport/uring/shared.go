@@ -25,6 +25,14 @@ import (
 // GOMAXPROCS-1 P-holding waits; with the server in this process it gives
 // its P up, so the server's goroutines can run.
 
+// sharedAbove is the fewest requests in flight above which WaitAuto's hold
+// wait moves a host's requests to a shared ring (GOMAXPROCS, if larger: the
+// hold wait's P budget). At 8 and below, a private ring per connection
+// measured as fast as or faster than net/http (c1 and c8), and the shared
+// ring's reaper wakes for one or two completions at a time; see
+// docs/transport.md.
+const sharedAbove = 8
+
 // sharedLanes is the lane capacity of one shared ring: the largest pool
 // katbench opens (1,024 connections) fits one ring.
 const sharedLanes = 1024
@@ -143,7 +151,8 @@ func (p *hostPool) newLane(addr netip.AddrPort) (*ring.Lane, error) {
 // in waitShared; under WaitAuto's hold wait, while more than laneAbove
 // requests of the host are in flight (this one included), because only
 // GOMAXPROCS-1 of them can hold a P and the others would poll, where one
-// reaper serves them all with fewer system calls.
+// reaper serves them all with fewer system calls (laneAbove: sharedAbove or
+// GOMAXPROCS, whichever is larger).
 func (p *hostPool) laneWanted(w WaitMode) bool {
 	return w == waitShared || (w == waitHold && p.wait == WaitAuto && len(p.sem) > p.laneAbove)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -16,7 +17,7 @@ import (
 // load drops, a connection that ran on a lane goes back to its private
 // ring; and closing the idle connections closes the shared rings.
 func TestAutoHoldMovesToSharedRings(t *testing.T) {
-	const conc = 8
+	conc := max(sharedAbove, runtime.GOMAXPROCS(0)) + 4 // laneAbove + 4
 	var arrived sync.WaitGroup
 	arrived.Add(conc)
 	var gate sync.Once
@@ -101,6 +102,9 @@ func TestAutoHoldMovesToSharedRings(t *testing.T) {
 	}
 	idle := len(p.idle)
 	p.mu.Unlock()
+	if p.laneAbove != conc-4 {
+		t.Fatalf("laneAbove %d, want %d", p.laneAbove, conc-4)
+	}
 	if idle != conc || onLanes < conc-p.laneAbove {
 		t.Fatalf("after %d requests at once: %d idle connections, %d on lanes; want %d, at least %d", conc, idle, onLanes, conc, conc-p.laneAbove)
 	}
