@@ -20,7 +20,7 @@ func TestExportedSurface(t *testing.T) {
 		"CQE", "ErrBusy", "ErrClosed", "ErrInterrupted", "ErrSQFull", "ErrUnavailable",
 		"EnterHook", "FeatExtArg", "FeatFastPoll", "FeatNoDrop", "FeatSingleMmap", "FeatSubmitStable",
 		"Feature", "FlagDrain", "FlagLink", "FsyncDatasync", "FsyncNeeded", "InternalUserData",
-		"Lane", "Lane.ClearInterrupt", "Lane.Close", "Lane.Interrupt", "Lane.Interrupted",
+		"Lane", "Lane.ClearInterrupt", "Lane.Close", "Lane.Err", "Lane.Interrupt", "Lane.Interrupted",
 		"Lane.PrepConnect", "Lane.PrepNop", "Lane.PrepRecv", "Lane.PrepSend", "Lane.Shared",
 		"Lane.SubmitAndWait", "Lane.Withdraw", "LaneOps",
 		"Needed", "New", "NewSQPoll", "NewShared", "Op", "Probe", "Requirement", "Requirement.Probe",

@@ -547,6 +547,25 @@ func (l *Lane) Interrupted() bool { return l.interrupted.Load() }
 // ClearInterrupt re-enables submission after an Interrupt. Owner only.
 func (l *Lane) ClearInterrupt() { l.interrupted.Store(false) }
 
+// Err returns ErrClosed after Close, the ring's failure once an
+// io_uring_enter of its ring failed (the lane can never be used again),
+// and nil otherwise. Owner only.
+func (l *Lane) Err() error {
+	if l.closed {
+		return ErrClosed
+	}
+	s := l.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	if s.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
 // Shared returns the ring the lane belongs to.
 func (l *Lane) Shared() *Shared { return l.s }
 

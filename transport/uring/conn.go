@@ -504,6 +504,10 @@ func (c *conn) discard() { c.release(false) }
 func (c *conn) release(keep bool) {
 	c.disarm()
 	c.unwatch()
+	if c.lane != nil && c.lane.Err() != nil {
+		closeLane(c.lane) // its ring died: never reused
+		c.lane = nil
+	}
 	k := kit{c.ring, c.lane, c.wbuf, c.br}
 	if !keep || c.tainted || c.interrupted() || (c.ring != nil && c.ring.InFlight() > 0) || c.pool == nil || !c.pool.keepKit(k) {
 		k.close()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/nordisk/katbench/internal/ring"
@@ -82,6 +83,17 @@ func (g *sharedGroup) lane() (*ring.Lane, error) {
 		}
 	}
 	l, err := best.NewLane()
+	if err != nil && !errors.Is(err, ring.ErrBusy) {
+		// The ring died (an io_uring_enter failed): drop it from the group
+		// (it keeps its lanes' memory for good) and set up another.
+		g.rings = slices.DeleteFunc(g.rings, func(s *ring.Shared) bool { return s == best })
+		s, serr := ring.NewShared(g.options())
+		if serr != nil {
+			return nil, fmt.Errorf("uring: shared ring: %w (the last one failed: %v)", serr, err)
+		}
+		g.rings = append(g.rings, s)
+		l, err = s.NewLane()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("uring: shared ring lane: %w", err)
 	}

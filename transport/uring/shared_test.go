@@ -1,14 +1,19 @@
 package uring
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nordisk/katbench/internal/ring"
 )
 
 // TestAutoHoldMovesToSharedRings: under WaitAuto's hold wait, a request
@@ -141,4 +146,37 @@ func onlyIdle(t *testing.T, p *hostPool) *conn {
 		t.Fatalf("%d idle connections, want 1", len(p.idle))
 	}
 	return p.idle[0]
+}
+
+// TestDeadSharedRingIsReplaced: when a shared ring's io_uring_enter fails,
+// the requests on it fail (they do not hang), and the next request runs
+// on a new ring.
+func TestDeadSharedRingIsReplaced(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "ok")
+	}))
+	t.Cleanup(srv.Close)
+	tr := newTestTransportMode(t, 1, waitShared)
+	client := &http.Client{Transport: tr}
+	if _, b := do(t, client, http.MethodGet, srv.URL, nil); string(b) != "ok" {
+		t.Fatalf("body %q", b)
+	}
+	fail := func(*ring.Ring, uint32) error { return syscall.EBADF }
+	ring.EnterHook.Store(&fail)
+	t.Cleanup(func() { ring.EnterHook.Store(nil) })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	resp, err := client.Do(req)
+	if err == nil {
+		resp.Body.Close()
+		t.Fatal("a request on a ring whose enter fails succeeded")
+	}
+	if ctx.Err() != nil || !errors.Is(err, syscall.EBADF) {
+		t.Fatalf("request on a failing ring: %v (context %v), want EBADF before the deadline", err, ctx.Err())
+	}
+	ring.EnterHook.Store(nil)
+	if _, b := do(t, client, http.MethodGet, srv.URL, nil); string(b) != "ok" {
+		t.Fatalf("body after the ring failed %q", b)
+	}
 }
