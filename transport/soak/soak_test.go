@@ -133,9 +133,8 @@ type lane struct {
 }
 
 // soakLanes are the transports every soak runs, interleaved op by op:
-// net/http, io_uring as it runs by default at the soak's one request at a
-// time (a private ring per connection), and io_uring on the shared rings,
-// its default with many requests in flight.
+// net/http, io_uring in its default wait, and io_uring on shared rings
+// (the shared wait, built for many connections).
 var soakLanes = []lane{
 	{"http", transport.HTTP, ""},
 	{"uring", transport.Uring, ""},

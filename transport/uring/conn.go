@@ -47,22 +47,20 @@ func (k stepKind) String() string {
 }
 
 // conn is one keep-alive HTTP/1.1 connection: a TCP socket and the ring
-// that performs its I/O — a private ring, or a lane of a shared ring
-// (onLane; see shared.go), chosen per request.
+// that performs its I/O — a private ring, or in the shared wait a lane of
+// a shared ring (onLane; see shared.go).
 //
 // Concurrency: a conn belongs to exactly one owner at a time — the pool while
 // idle, then the goroutine running a request until the response body is
 // closed. The one cross-goroutine entry is the context watcher, which only
 // calls Interrupt on the ring and the lane (safe by their contracts).
 type conn struct {
-	pool *hostPool
-	wait WaitMode // never WaitAuto: fixed for the connection's life
-	fd   int
-	ring *ring.Ring // the private ring; nil until a request runs on it
-	lane *ring.Lane // the lane of a shared ring; nil until a request runs on it
-	// onLane says which of the two the current request uses; it changes
-	// only between requests, when both are quiet.
-	onLane bool
+	pool   *hostPool
+	wait   WaitMode // never WaitAuto: fixed for the connection's life
+	fd     int
+	ring   *ring.Ring // the private ring; nil on a lane
+	lane   *ring.Lane // the lane of a shared ring; nil on a private ring
+	onLane bool       // the conn's I/O runs on lane
 	addr   netip.AddrPort
 	sa     []byte        // the peer's raw sockaddr, referenced by the connect SQE
 	wbuf   []byte        // queued request bytes, referenced by an in-flight send

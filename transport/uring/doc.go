@@ -8,8 +8,8 @@
 // transport.New falls back to net/http.
 //
 // The RoundTripper (Transport) keeps a small keep-alive pool per host. A
-// connection's request runs on its private ring (or, with many in flight,
-// a lane of a shared ring, below), on the caller's goroutine: the request
+// connection's request runs on its private ring (or, in the shared wait, a
+// lane of a shared ring, below), on the caller's goroutine: the request
 // bytes are queued, then one io_uring_enter submits the send linked to the
 // first recv (and, in WaitBlock mode, waits for both completions in the
 // same call).
@@ -25,21 +25,20 @@
 // in this process gets the poll wait; a server elsewhere the hold wait, a
 // blocking enter that keeps its P (at most GOMAXPROCS-1 at a time; the
 // rest poll), which costs about one system call per exchange and the least
-// CPU, and the shared rings above 8 requests in flight (below).
-// Transport.WaitUsed says which a host got and why.
+// CPU. Transport.WaitUsed says which a host got and why.
 //
-// Why a private ring per connection at low concurrency: a shared ring needs
-// someone to reap it, and handing each completion from the reaper to the
-// waiting caller is a goroutine hop (and, with an idle P, a thread wake-up)
-// that a caller reaping its own ring does not pay. With many requests in
-// flight the balance turns: only GOMAXPROCS-1 callers can hold a P in a
-// blocking wait and the rest would each poll, while one reaper submitting
-// and reaping for all of them in one io_uring_enter (shared.go, a lane of
-// internal/ring.Shared per connection) costs less than one system call per
-// request. So WaitAuto's hold wait runs a request on the connection's
-// private ring while at most 8 (or GOMAXPROCS, if larger) requests of the
-// host are in flight, and on a lane of a shared ring above that;
-// KATBENCH_URING_WAIT=shared forces the lanes at every concurrency.
+// Why a private ring per connection, even for hundreds of connections: a
+// shared ring needs someone to reap it, and handing each completion from
+// the reaper to the waiting caller is a goroutine hop (and, with an idle
+// P, a thread wake-up) that a caller reaping its own ring does not pay.
+// The shared wait (KATBENCH_URING_WAIT=shared; shared.go, a lane of
+// internal/ring.Shared per connection) has one reaper submit and reap for
+// every connection in one io_uring_enter: measured at 64 and 256
+// connections it makes fewer system calls and holds one descriptor per
+// connection instead of three, but costs more CPU per request than private
+// rings against two of three stores — the waiters beyond the one holding a
+// P park in Go's poller, whose epoll wait already wakes many of them at
+// once — so it is not the default.
 //
 // Faults: a pooled connection idle for a millisecond or more is checked with
 // a non-blocking peek before reuse and dropped after Options.IdleTimeout; a

@@ -32,7 +32,6 @@ type hostPool struct {
 	waiters     atomic.Int32 // requests of this host waiting for completions (waitAdaptive)
 	maxBlocked  int32        // waitAdaptive blocks only while waiters ≤ this
 	maxHolding  int32        // waitHold holds a P only while the process's holders ≤ this
-	laneAbove   int          // WaitAuto's hold wait moves requests to a shared ring above this many in flight
 	sem         chan struct{}
 
 	autoMu  sync.Mutex   // guards autoW and autoWhy
@@ -49,7 +48,7 @@ type hostPool struct {
 func newHostPool(hostport string, opts Options, skipPeek bool) *hostPool {
 	return &hostPool{hostport: hostport, dialTimeout: opts.DialTimeout, idleTimeout: opts.IdleTimeout,
 		wait: opts.Wait, skipPeek: skipPeek, sem: make(chan struct{}, opts.PoolSize),
-		maxBlocked: int32(max(runtime.GOMAXPROCS(0)-1, 1)), maxHolding: holdLimit(), laneAbove: max(sharedAbove, runtime.GOMAXPROCS(0))}
+		maxBlocked: int32(max(runtime.GOMAXPROCS(0)-1, 1)), maxHolding: holdLimit()}
 }
 
 // connWait is the wait mode of a connection to addr: the pool's, or for
@@ -62,9 +61,6 @@ func (p *hostPool) connWait(addr netip.AddrPort) WaitMode {
 	defer p.autoMu.Unlock()
 	if p.autoWhy == "" {
 		p.autoW, p.autoWhy = autoWait(addr)
-		if p.autoW == waitHold {
-			p.autoWhy += sharedTier(p.laneAbove)
-		}
 	}
 	return p.autoW
 }

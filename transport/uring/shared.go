@@ -21,18 +21,17 @@ import (
 // serves many of them, and the process holds a few rings instead of one
 // per connection.
 //
+// It is not the default: measured at 64 and 256 connections against
+// versitygw, MinIO and RustFS it made a third to a half of the system calls
+// of private rings and held one descriptor per connection instead of
+// three, but used more CPU per request than private rings against MinIO
+// and RustFS (and less against versitygw), with throughput a tie
+// everywhere (docs/transport.md, "Hundreds of connections").
+//
 // Against a server in another process the reaper keeps its P while it
 // waits in the kernel (as the hold wait does), within the same budget of
 // GOMAXPROCS-1 P-holding waits; with the server in this process it gives
 // its P up, so the server's goroutines can run.
-
-// sharedAbove is the fewest requests in flight above which WaitAuto's hold
-// wait moves a host's requests to a shared ring (GOMAXPROCS, if larger: the
-// hold wait's P budget). At 8 and below, a private ring per connection
-// measured as fast as or faster than net/http (c1 and c8), and the shared
-// ring's reaper wakes for one or two completions at a time; see
-// docs/transport.md.
-const sharedAbove = 8
 
 // sharedLanes is the lane capacity of one shared ring: the largest pool
 // katbench opens (1,024 connections) fits one ring.
@@ -158,42 +157,9 @@ func (p *hostPool) newLane(addr netip.AddrPort) (*ring.Lane, error) {
 	return g.lane()
 }
 
-// laneWanted reports whether the next request of a connection waiting in
-// mode w runs on a lane of a shared ring rather than a private ring: always
-// in waitShared; under WaitAuto's hold wait, while more than laneAbove
-// requests of the host are in flight (this one included), because only
-// GOMAXPROCS-1 of them can hold a P and the others would poll, where one
-// reaper serves them all with fewer system calls (laneAbove: sharedAbove or
-// GOMAXPROCS, whichever is larger).
-func (p *hostPool) laneWanted(w WaitMode) bool {
-	return w == waitShared || (w == waitHold && p.wait == WaitAuto && len(p.sem) > p.laneAbove)
-}
-
-// sharedTier says, for WaitUsed, when WaitAuto's hold wait moves requests
-// to a shared ring.
-func sharedTier(above int) string {
-	return fmt.Sprintf("; on a shared ring while more than %d requests are in flight", above)
-}
-
-// use puts c's next request on a lane (onLane) or on its private ring,
-// setting up whichever it lacks. Between requests only: both are quiet.
-func (c *conn) use(onLane bool) error {
-	if onLane == c.onLane {
-		return nil
-	}
-	var err error
-	switch {
-	case onLane && c.lane == nil:
-		c.lane, err = c.pool.newLane(c.addr)
-	case !onLane && c.ring == nil:
-		c.ring, err = c.pool.newRing()
-	}
-	if err != nil {
-		return err
-	}
-	c.onLane = onLane
-	return nil
-}
+// laneWanted reports whether a connection waiting in mode w runs its
+// requests on a lane of a shared ring rather than a private ring.
+func (p *hostPool) laneWanted(w WaitMode) bool { return w == waitShared }
 
 // stepLane is stepOnce on the conn's lane: the queued request bytes are
 // staged as a send linked ahead of the main operation, and SubmitAndWait

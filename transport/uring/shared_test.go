@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,59 +15,31 @@ import (
 	"github.com/nordisk/katbench/internal/ring"
 )
 
-// TestAutoHoldMovesToSharedRings: under WaitAuto's hold wait, a request
-// alone runs on its connection's private ring; requests beyond laneAbove
-// in flight run on lanes of a shared ring, with the right bytes; when the
-// load drops, a connection that ran on a lane goes back to its private
-// ring; and closing the idle connections closes the shared rings.
-func TestAutoHoldMovesToSharedRings(t *testing.T) {
-	conc := max(sharedAbove, runtime.GOMAXPROCS(0)) + 4 // laneAbove + 4
+// TestSharedWaitPutsConnectionsOnOneRing: in the shared wait, 12 requests
+// at once run on 12 connections that are all lanes of one shared ring (no
+// private rings), with the right bytes; closing the idle connections
+// closes the ring.
+func TestSharedWaitPutsConnectionsOnOneRing(t *testing.T) {
+	const conc = 12
 	var arrived sync.WaitGroup
 	arrived.Add(conc)
-	var gate sync.Once
 	release := make(chan struct{})
-	var held sync.Mutex
-	holding := false
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		held.Lock()
-		h := holding
-		held.Unlock()
-		if h && r.URL.Path == "/together" {
-			// Hold every request until all conc are in flight, so the
-			// pool has conc connections busy at once.
-			arrived.Done()
-			select {
-			case <-release:
-			case <-time.After(10 * time.Second):
-			}
+		// Hold every request until all are in flight, so the pool has
+		// conc connections busy at once.
+		arrived.Done()
+		select {
+		case <-release:
+		case <-time.After(10 * time.Second):
 		}
 		fmt.Fprintf(w, "hello %s", r.URL.Path)
 	}))
 	t.Cleanup(srv.Close)
-	tr := newTestTransportMode(t, conc, WaitAuto)
-	host := strings.TrimPrefix(srv.URL, "http://")
-	p := tr.pool(host)
-	// The server runs in this process; pretend it does not, as WaitAuto
-	// decides at the first dial.
-	p.autoMu.Lock()
-	p.autoW, p.autoWhy = waitHold, "hold: the server is in another process"+sharedTier(p.laneAbove)
-	p.autoMu.Unlock()
+	tr := newTestTransportMode(t, conc, waitShared)
 	client := &http.Client{Transport: tr}
-
-	if _, b := do(t, client, http.MethodGet, srv.URL+"/alone", nil); string(b) != "hello /alone" {
-		t.Fatalf("body %q", b)
-	}
-	c := onlyIdle(t, p)
-	if c.onLane || c.ring == nil || c.lane != nil {
-		t.Fatalf("a request alone: onLane %v, ring %v, lane %v; want the private ring only", c.onLane, c.ring != nil, c.lane != nil)
-	}
-
-	held.Lock()
-	holding = true
-	held.Unlock()
 	go func() {
 		arrived.Wait()
-		gate.Do(func() { close(release) })
+		close(release)
 	}()
 	var wg sync.WaitGroup
 	errs := make(chan error, conc)
@@ -76,7 +47,7 @@ func TestAutoHoldMovesToSharedRings(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resp, err := client.Get(srv.URL + "/together")
+			resp, err := client.Get(fmt.Sprintf("%s/%d", srv.URL, i))
 			if err != nil {
 				errs <- err
 				return
@@ -84,48 +55,33 @@ func TestAutoHoldMovesToSharedRings(t *testing.T) {
 			defer resp.Body.Close()
 			buf := make([]byte, 64)
 			n, _ := resp.Body.Read(buf)
-			if string(buf[:n]) != "hello /together" {
-				errs <- fmt.Errorf("body %q", buf[:n])
+			if want := fmt.Sprintf("hello /%d", i); string(buf[:n]) != want {
+				errs <- fmt.Errorf("body %q, want %q", buf[:n], want)
 			}
 		}()
 	}
 	wg.Wait()
-	gate.Do(func() { close(release) })
 	close(errs)
 	for err := range errs {
 		t.Error(err)
 	}
-	held.Lock()
-	holding = false
-	held.Unlock()
+	p := tr.pool(strings.TrimPrefix(srv.URL, "http://"))
 	p.mu.Lock()
-	onLanes := 0
+	rings := map[*ring.Shared]bool{}
+	private := 0
 	for _, c := range p.idle {
-		if c.onLane && c.lane != nil {
-			onLanes++
+		if c.ring != nil || !c.onLane || c.lane == nil {
+			private++
+			continue
 		}
+		rings[c.lane.Shared()] = true
 	}
 	idle := len(p.idle)
 	p.mu.Unlock()
-	if p.laneAbove != conc-4 {
-		t.Fatalf("laneAbove %d, want %d", p.laneAbove, conc-4)
+	if idle != conc || private != 0 || len(rings) != sharedRingsWanted() {
+		t.Fatalf("after %d requests at once: %d idle connections, %d not on a lane, %d shared rings; want %d, 0, %d",
+			conc, idle, private, len(rings), conc, sharedRingsWanted())
 	}
-	if idle != conc || onLanes < conc-p.laneAbove {
-		t.Fatalf("after %d requests at once: %d idle connections, %d on lanes; want %d, at least %d", conc, idle, onLanes, conc, conc-p.laneAbove)
-	}
-
-	// One at a time again: the most recently used connection (which ran
-	// on a lane) goes back to a private ring.
-	if _, b := do(t, client, http.MethodGet, srv.URL+"/again", nil); string(b) != "hello /again" {
-		t.Fatalf("body %q", b)
-	}
-	p.mu.Lock()
-	last := p.idle[len(p.idle)-1]
-	p.mu.Unlock()
-	if last.onLane || last.ring == nil {
-		t.Fatalf("a request alone after the burst: onLane %v, private ring %v", last.onLane, last.ring != nil)
-	}
-
 	tr.CloseIdleConnections()
 	for _, g := range []*sharedGroup{sharedHolding, sharedParking} {
 		g.mu.Lock()
@@ -135,17 +91,6 @@ func TestAutoHoldMovesToSharedRings(t *testing.T) {
 			t.Errorf("%d shared rings open after the last lane closed", n)
 		}
 	}
-}
-
-// onlyIdle returns the single idle connection of p.
-func onlyIdle(t *testing.T, p *hostPool) *conn {
-	t.Helper()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.idle) != 1 {
-		t.Fatalf("%d idle connections, want 1", len(p.idle))
-	}
-	return p.idle[0]
 }
 
 // TestDeadSharedRingIsReplaced: when a shared ring's io_uring_enter fails,

@@ -225,11 +225,6 @@ func (t *Transport) check(req *http.Request) (string, error) {
 // returned instead of the send error, with the connection closed after it.
 func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request) (*http.Response, error) {
 	c.nread = 0
-	if err := c.use(c.pool.laneWanted(c.wait)); err != nil {
-		c.broken = true
-		c.finish(false)
-		return nil, fmt.Errorf("uring: %s %s: %w", req.Method, req.URL.Redacted(), err)
-	}
 	c.watch(ctx)
 	fail := func(what string, err error) (*http.Response, error) {
 		reused := c.reused
