@@ -8,7 +8,7 @@
 # Labels: peers fronts rest-vs-rest writes transport-versitygw
 # transport-minio transport-rustfs transport-close transport-load data-versitygw
 # data-minio open-3000 open-7500, and two that are not one run: s3-warehouse
-# (nine runs, labelled s3-warehouse) and syscalls (strace counts, printed, not
+# (nine runs, labelled s3-warehouse) and syscalls (perf or strace counts, printed, not
 # recorded). Each starts the servers it needs (containers/*_up.sh, state in
 # KATBENCH_STATE_DIR, default a dir of its own) and stops them after.
 #
@@ -143,33 +143,50 @@ open_rate() {
 open_3000() { open_rate 3000; }
 open_7500() { open_rate 7500; }
 
-# syscalls: system calls per HEAD request of the client process (strace -f
-# -c; Go runtime calls included), from the difference of a 2,200- and a
-# 200-iteration run, so setup and warm-up cancel out. Not recorded in the
-# history: it prints a table.
+# syscalls: system calls per HEAD request of the client process (Go
+# runtime calls included), from the difference of a 2,200- and a
+# 200-iteration run, so setup and warm-up cancel out: counted by
+# `perf stat -e raw_syscalls:sys_enter` (every thread; it barely slows the
+# process) when perf can count that event, by `strace -f -c` otherwise
+# (which slows every thread, inflating futex and nanosleep alike for both
+# transports). Not recorded in the history: it prints a table.
 syscalls() {
 	up versitygw --port 17457
-	local mode c n t w total
-	printf '| transport | c1 | c8 |\n|---|---|---|\n'
-	for mode in http uring:auto uring:poll uring:block uring:adaptive uring:hold uring:sqpoll; do
+	local mode c n t w
+	local count=syscalls_strace
+	if perf stat -x, -e raw_syscalls:sys_enter -- true >/dev/null 2>&1; then
+		count=syscalls_perf
+	fi
+	printf '| transport (%s) | c1 | c8 | c64 |\n|---|---|---|---|\n' "${count#syscalls_}"
+	for mode in http uring:auto uring:poll uring:block uring:adaptive uring:hold uring:sqpoll uring:shared; do
 		t=${mode%%:*}
 		w= # net/http: no wait mode (katbench refuses an unknown one)
 		[ "$t" = uring ] && w=${mode#*:}
 		printf '| %s |' "$mode"
-		for c in 1 8; do
+		for c in 1 8 64; do
 			declare -A sum=()
 			for n in 200 2200; do
-				KATBENCH_URING_WAIT=$w strace -f -c -o "/tmp/readme-runs-strace.txt" \
-					"$bin" transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head --concurrency "$c" \
-					--iterations "$n" --rounds 1 --transports "$t" --format jsonl >/dev/null 2>>"$log"
-				total=$(awk '$NF == "total" { print $4 }' /tmp/readme-runs-strace.txt)
-				sum[$n]=$total
+				sum[$n]=$(KATBENCH_URING_WAIT=$w "$count" "$bin" transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head \
+					--concurrency "$c" --iterations "$n" --rounds 1 --transports "$t" --format jsonl)
 			done
-			printf ' %s |' "$(awk -v a="${sum[200]}" -v b="${sum[2200]}" 'BEGIN { printf "%.1f", (b - a) / 2000 }')"
+			printf ' %s |' "$(awk -v a="${sum[200]}" -v b="${sum[2200]}" 'BEGIN { printf "%.2f", (b - a) / 2000 }')"
 		done
 		printf '\n'
 	done
 	down versitygw
+}
+
+# syscalls_perf CMD... runs CMD (stdout discarded, stderr to the log) and
+# prints the system calls its threads made, as perf stat counts them.
+syscalls_perf() {
+	perf stat -x, -o /tmp/readme-runs-perf.txt -e raw_syscalls:sys_enter -- "$@" >/dev/null 2>>"$log"
+	awk -F, '/raw_syscalls:sys_enter/ { print $1 }' /tmp/readme-runs-perf.txt
+}
+
+# syscalls_strace CMD... is syscalls_perf with strace -f -c.
+syscalls_strace() {
+	strace -f -c -o /tmp/readme-runs-strace.txt "$@" >/dev/null 2>>"$log"
+	awk '$NF == "total" { print $4 }' /tmp/readme-runs-strace.txt
 }
 
 all=(peers fronts rest-vs-rest writes transport-versitygw transport-minio transport-rustfs transport-close transport-load

@@ -118,11 +118,13 @@ func enterResult(n uintptr, errno unix.Errno) (int, error) {
 var EnterHook atomic.Pointer[func(r *Ring, toSubmit uint32) error]
 
 // abandoned holds the in-flight tables of rings whose Close could not
-// confirm the kernel was done with them: their memory stays reachable and
-// pinned for the life of the process.
+// confirm the kernel was done with them, and the lanes of shared rings that
+// failed: their memory stays reachable and pinned for the life of the
+// process.
 var abandoned struct {
-	mu  sync.Mutex
-	ops [][]inflightOp
+	mu    sync.Mutex
+	ops   [][]inflightOp
+	lanes []*Lane // lanes of a shared ring that died with operations in flight
 }
 
 // New sets up a ring with at least entries SQ slots (rounded up to a power

@@ -20,9 +20,13 @@ func (r *Ring) PrepNop(userData uint64) (*SQE, error) {
 	if err != nil {
 		return nil, err
 	}
+	sqe.setNop()
+	return sqe, nil
+}
+
+func (sqe *SQE) setNop() {
 	sqe.Opcode = opNop
 	sqe.Fd = -1
-	return sqe, nil
 }
 
 // PrepConnect queues connect(2) of socket fd to the address sa (sa holds
@@ -32,11 +36,15 @@ func (r *Ring) PrepConnect(userData uint64, fd int, sa []byte) (*SQE, error) {
 	if err != nil {
 		return nil, err
 	}
+	sqe.setConnect(fd, sa)
+	return sqe, nil
+}
+
+func (sqe *SQE) setConnect(fd int, sa []byte) {
 	sqe.Opcode = opConnect
 	sqe.Fd = int32(fd)
 	sqe.Addr = uint64(uintptr(bytesPtr(sa)))
 	sqe.Off = uint64(len(sa)) // addrlen travels in the offset field
-	return sqe, nil
 }
 
 // PrepSend queues send(2) of p on socket fd. With waitAll the kernel keeps
@@ -46,6 +54,11 @@ func (r *Ring) PrepSend(userData uint64, fd int, p []byte, waitAll bool) (*SQE, 
 	if err != nil {
 		return nil, err
 	}
+	sqe.setSend(fd, p, waitAll)
+	return sqe, nil
+}
+
+func (sqe *SQE) setSend(fd int, p []byte, waitAll bool) {
 	sqe.Opcode = opSend
 	sqe.Fd = int32(fd)
 	sqe.Addr = uint64(uintptr(bytesPtr(p)))
@@ -54,7 +67,6 @@ func (r *Ring) PrepSend(userData uint64, fd int, p []byte, waitAll bool) (*SQE, 
 	if waitAll {
 		sqe.OpFlags |= unix.MSG_WAITALL
 	}
-	return sqe, nil
 }
 
 // PrepRecv queues recv(2) into p on socket fd. Res 0 means the peer closed.
@@ -65,6 +77,11 @@ func (r *Ring) PrepRecv(userData uint64, fd int, p []byte, waitAll bool) (*SQE, 
 	if err != nil {
 		return nil, err
 	}
+	sqe.setRecv(fd, p, waitAll)
+	return sqe, nil
+}
+
+func (sqe *SQE) setRecv(fd int, p []byte, waitAll bool) {
 	sqe.Opcode = opRecv
 	sqe.Fd = int32(fd)
 	sqe.Addr = uint64(uintptr(bytesPtr(p)))
@@ -72,7 +89,6 @@ func (r *Ring) PrepRecv(userData uint64, fd int, p []byte, waitAll bool) (*SQE, 
 	if waitAll {
 		sqe.OpFlags = unix.MSG_WAITALL
 	}
-	return sqe, nil
 }
 
 // FsyncDatasync is the fsync flag (IORING_FSYNC_DATASYNC) that makes
@@ -152,10 +168,14 @@ func (r *Ring) PrepCancel(userData, target uint64) (*SQE, error) {
 	if err != nil {
 		return nil, err
 	}
+	sqe.setCancel(target)
+	return sqe, nil
+}
+
+func (sqe *SQE) setCancel(target uint64) {
 	sqe.Opcode = opAsyncCancel
 	sqe.Fd = -1
 	sqe.Addr = target
-	return sqe, nil
 }
 
 // bytesPtr returns the address of p's first byte (nil for an empty slice; a

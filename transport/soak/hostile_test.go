@@ -190,7 +190,7 @@ var hostileCases = []hostileCase{
 
 // uringWaits are the wait modes io_uring requests run under, as WaitEnv
 // names them: every mode the transport has.
-var uringWaits = []string{"block", "poll", "adaptive", "hold", "sqpoll"}
+var uringWaits = []string{"block", "poll", "adaptive", "hold", "sqpoll", "shared"}
 
 // TestHostileServers sends each hostile case through net/http and through
 // io_uring in every wait mode, and asserts the outcome class of each is

@@ -21,6 +21,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -122,31 +123,56 @@ func content(n, size int) []byte {
 	return b
 }
 
-// runner runs plans against one store through one transport and counts.
-type runner struct {
-	kind   transport.Kind
-	client *minio.Client
-	info   s3.Info
-	bucket string
-	keys   []string // objects stored successfully, in order
-	sizes  map[string]int
-	data   map[string]int // key → op number whose content it holds
-	errs   int
-	ops    int
-	byKind map[string]int // error count by op kind and fault
+// lane is one way of moving the soak's bytes: a transport, and for
+// io_uring the wait mode forced through uring.WaitEnv ("" for the
+// default).
+type lane struct {
+	name string
+	kind transport.Kind
+	wait string
 }
 
-func newRunner(t *testing.T, kind transport.Kind, endpoint, access, secret, bucket string) *runner {
+// soakLanes are the transports every soak runs, interleaved op by op:
+// net/http, io_uring in its default wait, and io_uring on shared rings
+// (the shared wait, built for many connections).
+var soakLanes = []lane{
+	{"http", transport.HTTP, ""},
+	{"uring", transport.Uring, ""},
+	{"uring-shared", transport.Uring, "shared"},
+}
+
+// runner runs plans against one store through one transport and counts.
+type runner struct {
+	name     string // the lane's name
+	lane     lane
+	endpoint string
+	client   *minio.Client
+	info     s3.Info
+	bucket   string
+	keys     []string // objects stored successfully, in order
+	sizes    map[string]int
+	data     map[string]int // key → op number whose content it holds
+	errs     int
+	ops      int
+	byKind   map[string]int // error count by op kind and fault
+}
+
+func newRunner(t *testing.T, l lane, endpoint, access, secret, bucket string) *runner {
 	t.Helper()
+	if l.wait != "" {
+		// Read when the transport is made, so it applies to this lane only.
+		t.Setenv(uring.WaitEnv, l.wait)
+		defer os.Unsetenv(uring.WaitEnv)
+	}
 	c, info, err := s3.NewClient(s3.Config{Endpoint: endpoint, AccessKey: access, SecretKey: secret,
-		Bucket: bucket, Transport: kind, PoolSize: 4, MaxRetries: 3})
+		Bucket: bucket, Transport: l.kind, PoolSize: 4, MaxRetries: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Used != kind {
-		testenv.Need(t, "the "+string(kind)+" transport", errors.New(info.Fallback))
+	if info.Used != l.kind {
+		testenv.Need(t, "the "+l.name+" transport", errors.New(info.Fallback))
 	}
-	return &runner{kind: kind, client: c, info: info, bucket: bucket,
+	return &runner{name: l.name, lane: l, endpoint: endpoint, client: c, info: info, bucket: bucket,
 		sizes: map[string]int{}, data: map[string]int{}, byKind: map[string]int{}}
 }
 
@@ -160,18 +186,18 @@ func (r *runner) do(t *testing.T, p plan, label string) {
 	start := time.Now()
 	err := r.op(ctx, p)
 	if late := time.Since(start) - opDeadline; late > hangGrace {
-		t.Fatalf("%s: op %d (%s, %s) returned %v past its deadline (err %v)", r.kind, p.n, p.kind, label, late, err)
+		t.Fatalf("%s: op %d (%s, %s) returned %v past its deadline (err %v)", r.name, p.n, p.kind, label, late, err)
 	}
 	r.ops++
 	if err != nil {
 		var wrong *wrongBytes
 		if errors.As(err, &wrong) {
-			t.Fatalf("%s: op %d (%s, %s): %v", r.kind, p.n, p.kind, label, err)
+			t.Fatalf("%s: op %d (%s, %s): %v", r.name, p.n, p.kind, label, err)
 		}
 		r.errs++
 		r.byKind[p.kind.String()+"/"+label]++
 		if testing.Verbose() {
-			t.Logf("%s: op %d (%s, %s) after %v: %v", r.kind, p.n, p.kind, label, time.Since(start).Round(time.Millisecond), err)
+			t.Logf("%s: op %d (%s, %s) after %v: %v", r.name, p.n, p.kind, label, time.Since(start).Round(time.Millisecond), err)
 		}
 	}
 }
@@ -310,13 +336,12 @@ func TestSoakFaultyServers(t *testing.T) {
 		return fault(1 + r.IntN(int(numFaults)-1))
 	}
 
-	kinds := []transport.Kind{transport.HTTP, transport.Uring}
-	runners := map[transport.Kind]*runner{}
-	servers := map[transport.Kind]*faultyServer{}
-	checks := map[transport.Kind]func(func()){}
+	runners := make([]*runner, len(soakLanes))
+	servers := make([]*faultyServer, len(soakLanes))
+	checks := make([]func(func()), len(soakLanes))
 	var ctls []*s3.Control
-	for _, k := range kinds {
-		checks[k] = leakCheck(t)
+	for i, l := range soakLanes {
+		checks[i] = leakCheck(t)
 		ctl, err := s3.StartControl()
 		if err != nil {
 			t.Fatal(err)
@@ -325,12 +350,12 @@ func TestSoakFaultyServers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		servers[k] = srv
-		r := newRunner(t, k, srv.URL(), "soak", "soaksecret", "soak")
+		servers[i] = srv
+		r := newRunner(t, l, srv.URL(), "soak", "soaksecret", "soak")
 		if err := r.client.MakeBucket(context.Background(), "soak", minio.MakeBucketOptions{}); err != nil {
-			t.Fatalf("%s: make bucket: %v", k, err)
+			t.Fatalf("%s: make bucket: %v", l.name, err)
 		}
-		runners[k] = r
+		runners[i] = r
 		t.Cleanup(func() { ctl.Close() })
 		ctls = append(ctls, ctl)
 	}
@@ -341,23 +366,23 @@ func TestSoakFaultyServers(t *testing.T) {
 	for ; time.Now().Before(deadline); n++ {
 		p := makePlan(pr, n)
 		f := schedule(n)
-		for _, k := range kinds {
+		for i, r := range runners {
 			if f == faultRestart {
-				if err := servers[k].restart(); err != nil {
+				if err := servers[i].restart(); err != nil {
 					t.Fatal(err)
 				}
 			}
 			if p.pause > 0 {
 				time.Sleep(p.pause)
 			}
-			runners[k].do(t, p, f.String())
+			r.do(t, p, f.String())
 		}
 	}
-	for _, k := range kinds {
-		r := runners[k]
+	for i, r := range runners {
+		r.checkWait(t)
 		r.info.CloseIdle()
-		servers[k].Close()
-		t.Logf("%s: %d ops, %d errors %v", k, r.ops, r.errs, r.byKind)
+		servers[i].Close()
+		t.Logf("%s: %d ops, %d errors %v", r.name, r.ops, r.errs, r.byKind)
 	}
 	for _, c := range ctls {
 		c.Close()
@@ -367,12 +392,26 @@ func TestSoakFaultyServers(t *testing.T) {
 			r.info.CloseIdle()
 		}
 	}
-	for _, k := range kinds {
-		checks[k](closeAll)
+	for _, check := range checks {
+		check(closeAll)
 	}
-	h, u := runners[transport.HTTP], runners[transport.Uring]
-	if u.errs > h.errs {
-		t.Errorf("io_uring failed %d of %d operations, net/http %d under the same fault schedule", u.errs, u.ops, h.errs)
+	h := runners[0]
+	for _, u := range runners[1:] {
+		if u.errs > h.errs {
+			t.Errorf("%s failed %d of %d operations, net/http %d under the same fault schedule", u.name, u.errs, u.ops, h.errs)
+		}
+	}
+}
+
+// checkWait fails the test if a lane that forced a wait mode did not run
+// in it.
+func (r *runner) checkWait(t *testing.T) {
+	t.Helper()
+	if r.lane.wait == "" {
+		return
+	}
+	if w := r.info.UringWait(strings.TrimPrefix(r.endpoint, "http://")); w != r.lane.wait {
+		t.Errorf("%s: ran in wait %q, want %q", r.name, w, r.lane.wait)
 	}
 }
 
@@ -384,34 +423,33 @@ func TestSoakVersitygw(t *testing.T) {
 	d := budget(t, 15*time.Second)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d, budget %v", seed, d)
-	kinds := []transport.Kind{transport.HTTP, transport.Uring}
-	runners := map[transport.Kind]*runner{}
+	runners := make([]*runner, len(soakLanes))
 	check := leakCheck(t)
-	for _, k := range kinds {
-		bucket := "soak-" + string(k)
-		r := newRunner(t, k, env.Endpoint, env.AccessKey, env.SecretKey, bucket)
+	for i, l := range soakLanes {
+		bucket := "soak-" + l.name
+		r := newRunner(t, l, env.Endpoint, env.AccessKey, env.SecretKey, bucket)
 		if err := r.client.MakeBucket(context.Background(), bucket, minio.MakeBucketOptions{}); err != nil {
-			t.Fatalf("%s: make bucket: %v", k, err)
+			t.Fatalf("%s: make bucket: %v", l.name, err)
 		}
-		runners[k] = r
+		runners[i] = r
 	}
 	pr := rand.New(rand.NewPCG(seed, 2))
 	deadline := time.Now().Add(d)
 	for n := 0; time.Now().Before(deadline); n++ {
 		p := makePlan(pr, n)
-		for _, k := range kinds {
+		for _, r := range runners {
 			if p.pause > 0 {
 				time.Sleep(p.pause)
 			}
-			runners[k].do(t, p, "versitygw")
+			r.do(t, p, "versitygw")
 		}
 	}
-	for _, k := range kinds {
-		r := runners[k]
+	for _, r := range runners {
+		r.checkWait(t)
 		r.info.CloseIdle()
-		t.Logf("%s: %d ops, %d errors %v", k, r.ops, r.errs, r.byKind)
+		t.Logf("%s: %d ops, %d errors %v", r.name, r.ops, r.errs, r.byKind)
 		if r.errs > 0 {
-			t.Errorf("%s: %d of %d operations failed against a healthy versitygw", k, r.errs, r.ops)
+			t.Errorf("%s: %d of %d operations failed against a healthy versitygw", r.name, r.errs, r.ops)
 		}
 	}
 	check(func() {

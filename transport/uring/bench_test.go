@@ -320,3 +320,84 @@ func BenchmarkInterleaved(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkManyConnections compares, in one process and interleaved round
+// by round, net/http, io_uring with a private ring per connection (the
+// hold wait) and io_uring on shared rings (the shared wait) at 64 and 256
+// connections, against a server in a child process (the trivial handler,
+// GOMAXPROCS=1): ops/s, p99 and the process's CPU per request of each, and
+// the ratios to net/http per round (x_*: the median of the per-round
+// ratios, x_*_min and x_*_max their range).
+//
+//	go test -run '^$' -bench ManyConnections -benchtime 40000x ./transport/uring/
+func BenchmarkManyConnections(b *testing.B) {
+	testenv.Need(b, "io_uring", uring.Available())
+	if os.Getenv("KATBENCH_BENCH_URL") == "" {
+		b.Setenv("KATBENCH_BENCH_EXTERNAL", "1")
+	}
+	url := benchServer(b)
+	const rounds = 10
+	names := []string{"http", "hold", "shared"}
+	for _, op := range benchOps[:2] { // HEAD and GET 4 KiB
+		for _, conc := range []int{64, 256} {
+			b.Run(fmt.Sprintf("%s/c%d", op.name, conc), func(b *testing.B) {
+				rts := []http.RoundTripper{transport.NewHTTP(transport.Options{PoolSize: conc})}
+				for _, w := range names[1:] {
+					b.Setenv(uring.WaitEnv, w) // read by NewTransport
+					ut, err := uring.NewTransport(uring.Options{PoolSize: conc})
+					if err != nil {
+						b.Fatal(err)
+					}
+					rts = append(rts, ut)
+				}
+				ws := make([]*workload, len(rts))
+				for i, rt := range rts {
+					ws[i] = newWorkload(rt, op.method, fmt.Sprintf("%s/obj/%d", url, op.size), op.size)
+					if err := ws[i].warm(conc); err != nil {
+						b.Fatal(err)
+					}
+				}
+				per := max(b.N/rounds, conc)
+				lat := make([][]time.Duration, len(ws))
+				elapsed := make([]time.Duration, len(ws))
+				ratios := map[string][]float64{}
+				b.ResetTimer()
+				for r := 0; r < rounds; r++ {
+					var ops, cpu, p99 []float64
+					for i := range ws {
+						c0, _ := results.ProcessCPU()
+						l, e, err := ws[i].run(per, conc)
+						if err != nil {
+							b.Fatal(err)
+						}
+						c1, _ := results.ProcessCPU()
+						lat[i] = append(lat[i], l...)
+						elapsed[i] += e
+						slices.Sort(l)
+						ops = append(ops, float64(len(l))/e.Seconds())
+						cpu = append(cpu, float64((c1-c0).Microseconds())/float64(len(l)))
+						p99 = append(p99, float64(l[len(l)*99/100]))
+					}
+					for i, n := range names[1:] {
+						ratios[n+"_ops"] = append(ratios[n+"_ops"], ops[i+1]/ops[0])
+						ratios[n+"_cpu"] = append(ratios[n+"_cpu"], cpu[i+1]/cpu[0])
+						ratios[n+"_p99"] = append(ratios[n+"_p99"], p99[i+1]/p99[0])
+					}
+				}
+				b.StopTimer()
+				for i, n := range names {
+					report(b, n+"_", lat[i], elapsed[i], op.method, op.size)
+				}
+				for k, v := range ratios {
+					slices.Sort(v)
+					b.ReportMetric(v[len(v)/2], "x_"+k)
+					b.ReportMetric(v[0], "x_"+k+"_min")
+					b.ReportMetric(v[len(v)-1], "x_"+k+"_max")
+				}
+				for _, rt := range rts {
+					rt.(interface{ CloseIdleConnections() }).CloseIdleConnections()
+				}
+			})
+		}
+	}
+}

@@ -121,7 +121,7 @@ func (b *body) Close() error {
 	b.closed = true
 	if b.reading {
 		b.mu.Unlock()
-		b.c.ring.Interrupt() // the reader returns promptly and releases
+		b.c.interrupter()() // the reader returns promptly and releases
 		return nil
 	}
 	b.released = true

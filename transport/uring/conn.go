@@ -46,21 +46,25 @@ func (k stepKind) String() string {
 	return [...]string{"connect", "send", "recv", "recv"}[k]
 }
 
-// conn is one keep-alive HTTP/1.1 connection: a TCP socket and the private
-// ring that performs all of its I/O.
+// conn is one keep-alive HTTP/1.1 connection: a TCP socket and the ring
+// that performs its I/O — a private ring, or in the shared wait a lane of
+// a shared ring (onLane; see shared.go).
 //
 // Concurrency: a conn belongs to exactly one owner at a time — the pool while
 // idle, then the goroutine running a request until the response body is
 // closed. The one cross-goroutine entry is the context watcher, which only
-// calls ring.Interrupt (safe by Ring's contract).
+// calls Interrupt on the ring and the lane (safe by their contracts).
 type conn struct {
-	pool *hostPool
-	wait WaitMode // never WaitAuto: fixed for the connection's life
-	fd   int
-	ring *ring.Ring
-	sa   []byte        // the peer's raw sockaddr, referenced by the connect SQE
-	wbuf []byte        // queued request bytes, referenced by an in-flight send
-	br   *bufio.Reader // response reader over c (Read = one recv step)
+	pool   *hostPool
+	wait   WaitMode // never WaitAuto: fixed for the connection's life
+	fd     int
+	ring   *ring.Ring // the private ring; nil on a lane
+	lane   *ring.Lane // the lane of a shared ring; nil on a private ring
+	onLane bool       // the conn's I/O runs on lane
+	addr   netip.AddrPort
+	sa     []byte        // the peer's raw sockaddr, referenced by the connect SQE
+	wbuf   []byte        // queued request bytes, referenced by an in-flight send
+	br     *bufio.Reader // response reader over c (Read = one recv step)
 
 	idleSince time.Time // when it last went back to the pool; pool only
 
@@ -88,26 +92,26 @@ var errTimeout = fmt.Errorf("timeout: %w", os.ErrDeadlineExceeded)
 // a blocking socket; the ring turns EINPROGRESS into a poll internally).
 func dial(ctx context.Context, p *hostPool, addr netip.AddrPort) (*conn, error) {
 	timeout, wait := p.dialTimeout, p.connWait(addr)
-	k, err := p.takeKit()
+	onLane := p.laneWanted(wait)
+	k, err := p.takeKit(onLane, addr)
 	if err != nil {
 		return nil, err
 	}
-	rg := k.ring
 	family := unix.AF_INET
 	if addr.Addr().Is6() && !addr.Addr().Is4In6() {
 		family = unix.AF_INET6
 	}
 	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		closeRing(rg)
+		k.close()
 		return nil, fmt.Errorf("uring: socket: %w", err)
 	}
 	if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
-		closeRing(rg)
+		k.close()
 		unix.Close(fd)
 		return nil, fmt.Errorf("uring: TCP_NODELAY: %w", err)
 	}
-	c := &conn{pool: p, fd: fd, ring: rg, wait: wait, sa: rawSockaddr(addr, family), wbuf: k.wbuf, br: k.br, ctx: ctx}
+	c := &conn{pool: p, fd: fd, ring: k.ring, lane: k.lane, onLane: onLane, wait: wait, addr: addr, sa: rawSockaddr(addr, family), wbuf: k.wbuf, br: k.br, ctx: ctx}
 	if c.br == nil {
 		c.br = bufio.NewReaderSize(c, rbufSize)
 	} else {
@@ -152,8 +156,7 @@ func (c *conn) arm(d time.Duration) {
 	if d <= 0 {
 		return
 	}
-	rg := c.ring
-	c.timer = time.AfterFunc(d, func() { rg.Interrupt() })
+	c.timer = time.AfterFunc(d, c.interrupter())
 }
 
 // disarm stops the phase timeout. If it already fired the conn is broken.
@@ -174,8 +177,7 @@ func (c *conn) watch(ctx context.Context) {
 	if ctx.Done() == nil {
 		return
 	}
-	rg := c.ring
-	c.stopWake = context.AfterFunc(ctx, func() { rg.Interrupt() })
+	c.stopWake = context.AfterFunc(ctx, c.interrupter())
 }
 
 // unwatch disarms the watcher. If it already fired the conn is broken: its
@@ -187,9 +189,28 @@ func (c *conn) unwatch() {
 		}
 		c.stopWake = nil
 	}
-	if c.ring.Interrupted() {
+	if c.interrupted() {
 		c.broken = true
 	}
+}
+
+// interrupter returns a function, for any goroutine, that interrupts the
+// conn's ring and lane as they are now (Ring.Interrupt, Lane.Interrupt).
+func (c *conn) interrupter() func() {
+	rg, ln := c.ring, c.lane
+	return func() {
+		if rg != nil {
+			rg.Interrupt()
+		}
+		if ln != nil {
+			ln.Interrupt()
+		}
+	}
+}
+
+// interrupted reports whether the ring or the lane was interrupted.
+func (c *conn) interrupted() bool {
+	return (c.ring != nil && c.ring.Interrupted()) || (c.lane != nil && c.lane.Interrupted())
 }
 
 // stopErr is the error of a step the context watcher or a phase timeout
@@ -220,6 +241,9 @@ func (c *conn) step(kind stepKind, p []byte) (int, error) {
 }
 
 func (c *conn) stepOnce(kind stepKind, p []byte) (int, error) {
+	if c.onLane {
+		return c.stepLane(kind, p)
+	}
 	r := c.ring
 	sendLen := 0
 	if (kind == stepRecv || kind == stepRecvAll) && len(c.wbuf) > 0 {
@@ -280,6 +304,13 @@ func (c *conn) stepOnce(kind stepKind, p []byte) (int, error) {
 	if r.Interrupted() {
 		return 0, c.abort(kind, ring.ErrInterrupted)
 	}
+	return c.result(kind, p, sendLen, sendRes, mainRes)
+}
+
+// result turns a step's completions into its outcome: the bytes the main
+// operation moved, or why it failed. sendLen is the length of the queued
+// request bytes sent ahead of it (0: none).
+func (c *conn) result(kind stepKind, p []byte, sendLen int, sendRes, mainRes int32) (int, error) {
 	if sendLen > 0 {
 		if sendRes < 0 {
 			return 0, fmt.Errorf("uring: send: %w", unix.Errno(-sendRes))
@@ -366,7 +397,7 @@ func (c *conn) Read(p []byte) (int, error) {
 // is there, because a MSG_WAITALL receive advances by task work on the
 // submitting thread, which a parked goroutine has left — measured slower.
 func (c *conn) readFull(p []byte) (int, error) {
-	if c.wait != WaitBlock {
+	if c.wait != WaitBlock || c.onLane {
 		return c.recv(stepRecv, p)
 	}
 	return c.recv(stepRecvAll, p)
@@ -471,8 +502,13 @@ func (c *conn) discard() { c.release(false) }
 func (c *conn) release(keep bool) {
 	c.disarm()
 	c.unwatch()
-	if !keep || c.tainted || c.ring.Interrupted() || c.ring.InFlight() > 0 || c.pool == nil || !c.pool.keepKit(kit{c.ring, c.wbuf, c.br}) {
-		closeRing(c.ring)
+	if c.lane != nil && c.lane.Err() != nil {
+		closeLane(c.lane) // its ring died: never reused
+		c.lane = nil
+	}
+	k := kit{c.ring, c.lane, c.wbuf, c.br}
+	if !keep || c.tainted || c.interrupted() || (c.ring != nil && c.ring.InFlight() > 0) || c.pool == nil || !c.pool.keepKit(k) {
+		k.close()
 	}
 	unix.Close(c.fd)
 	c.fd = -1

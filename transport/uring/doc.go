@@ -7,21 +7,15 @@
 // (IORING_REGISTER_PROBE) so an old kernel is refused with a reason, and
 // transport.New falls back to net/http.
 //
-// The RoundTripper (Transport) keeps a small keep-alive pool per host. Each
-// connection owns a private ring, and a request runs entirely on the
-// caller's goroutine: the request bytes are queued, then one io_uring_enter
-// submits the send linked to the first recv (and, in WaitBlock mode, waits
-// for both completions in the same call).
+// The RoundTripper (Transport) keeps a small keep-alive pool per host. A
+// connection's request runs on its private ring (or, in the shared wait, a
+// lane of a shared ring, below), on the caller's goroutine: the request
+// bytes are queued, then one io_uring_enter submits the send linked to the
+// first recv (and, in WaitBlock mode, waits for both completions in the
+// same call).
 // That is the whole point of the package: net/http spends two goroutine hand
 // offs (its readLoop and writeLoop) and several system calls (write, read,
 // EAGAIN read, epoll_pwait, futex wake-ups) on the same exchange.
-//
-// Why a ring per connection rather than one ring per pool with a reaper
-// goroutine: a shared ring needs someone to reap it, and handing each
-// completion from the reaper to the waiting caller is exactly the goroutine
-// hop this package exists to remove. With a private ring the caller reaps
-// its own completions; the cost is two descriptors (socket + ring) and a few
-// KiB of mappings per connection, which a pool of 8 does not notice.
 //
 // How a caller waits is the one measured trade-off (see WaitMode): blocking
 // in io_uring_enter is one system call per exchange but pins the caller's P
@@ -32,6 +26,19 @@
 // blocking enter that keeps its P (at most GOMAXPROCS-1 at a time; the
 // rest poll), which costs about one system call per exchange and the least
 // CPU. Transport.WaitUsed says which a host got and why.
+//
+// Why a private ring per connection, even for hundreds of connections: a
+// shared ring needs someone to reap it, and handing each completion from
+// the reaper to the waiting caller is a goroutine hop (and, with an idle
+// P, a thread wake-up) that a caller reaping its own ring does not pay.
+// The shared wait (KATBENCH_URING_WAIT=shared; shared.go, a lane of
+// internal/ring.Shared per connection) has one reaper submit and reap for
+// every connection in one io_uring_enter: measured at 64 and 256
+// connections it makes fewer system calls and holds one descriptor per
+// connection instead of three, but costs more CPU per request than private
+// rings against two of three stores — the waiters beyond the one holding a
+// P park in Go's poller, whose epoll wait already wakes many of them at
+// once — so it is not the default.
 //
 // Faults: a pooled connection idle for a millisecond or more is checked with
 // a non-blocking peek before reuse and dropped after Options.IdleTimeout; a

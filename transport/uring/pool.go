@@ -34,9 +34,10 @@ type hostPool struct {
 	maxHolding  int32        // waitHold holds a P only while the process's holders ≤ this
 	sem         chan struct{}
 
-	autoMu  sync.Mutex // guards autoW and autoWhy
-	autoW   WaitMode   // WaitAuto's pick, made by autoWait at the first dial
-	autoWhy string     // autoWait's reason; "" until then
+	autoMu  sync.Mutex   // guards autoW and autoWhy
+	autoW   WaitMode     // WaitAuto's pick, made by autoWait at the first dial
+	autoWhy string       // autoWait's reason; "" until then
+	lanes   *sharedGroup // the shared rings of this host's lanes; nil until the first lane
 
 	mu     sync.Mutex
 	idle   []*conn
@@ -185,38 +186,66 @@ func (p *hostPool) put(c *conn, reusable bool) {
 	<-p.sem
 }
 
-// kit is what a connection needs besides its socket: a ring, the request
-// buffer and the response reader.
+// kit is what a connection needs besides its socket: a private ring or a
+// lane of a shared ring (or both), the request buffer and the response
+// reader.
 type kit struct {
 	ring *ring.Ring
+	lane *ring.Lane
 	wbuf []byte
 	br   *bufio.Reader
 }
 
-// takeKit returns a kit kept from a closed connection, or a new one.
+// close closes the kit's ring and lane.
+func (k kit) close() {
+	if k.ring != nil {
+		closeRing(k.ring)
+	}
+	if k.lane != nil {
+		closeLane(k.lane)
+	}
+}
+
+// takeKit returns a kit kept from a closed connection, or a new one, with
+// a lane of a shared ring for a server at addr if onLane, a private ring
+// otherwise.
 // Setting a ring up and tearing it down costs more than a TCP connection
 // (io_uring_setup, three mmaps, and the kernel's asynchronous teardown), and
 // the buffers are 80 KiB, so against servers that close connections after
 // each response, kits are reused.
-func (p *hostPool) takeKit() (kit, error) {
+func (p *hostPool) takeKit(onLane bool, addr netip.AddrPort) (kit, error) {
+	k := kit{}
 	p.mu.Lock()
 	if n := len(p.kits); n > 0 {
-		k := p.kits[n-1]
+		k = p.kits[n-1]
 		p.kits[n-1] = kit{}
 		p.kits = p.kits[:n-1]
-		p.mu.Unlock()
-		return k, nil
 	}
 	p.mu.Unlock()
+	if k.wbuf == nil {
+		k.wbuf = make([]byte, 0, wbufSize)
+	}
+	var err error
+	switch {
+	case onLane && k.lane == nil:
+		k.lane, err = p.newLane(addr)
+	case !onLane && k.ring == nil:
+		k.ring, err = p.newRing()
+	}
+	if err != nil {
+		k.close()
+		return kit{}, err
+	}
+	return k, nil
+}
+
+// newRing sets up a connection's private ring.
+func (p *hostPool) newRing() (*ring.Ring, error) {
 	newRing := ring.New
 	if p.wait == waitSQPoll {
 		newRing = sqpollRing
 	}
-	r, err := newRing(8) // send + op + cancels fit with room
-	if err != nil {
-		return kit{}, err
-	}
-	return kit{ring: r, wbuf: make([]byte, 0, wbufSize)}, nil
+	return newRing(8) // send + op + cancels fit with room
 }
 
 // keepKit takes the kit of a closing connection whose ring is quiet
@@ -247,6 +276,6 @@ func (p *hostPool) closeIdle(shut bool) {
 		c.discard()
 	}
 	for _, k := range kits {
-		closeRing(k.ring)
+		k.close()
 	}
 }

@@ -170,7 +170,7 @@ func do(t *testing.T, c *http.Client, method, url string, body io.Reader) (*http
 var waitModes = []struct {
 	name string
 	mode WaitMode
-}{{"block", WaitBlock}, {"poll", WaitPoll}, {"hold", waitHold}, {"sqpoll", waitSQPoll}}
+}{{"block", WaitBlock}, {"poll", WaitPoll}, {"hold", waitHold}, {"sqpoll", waitSQPoll}, {"shared", waitShared}}
 
 func TestRoundTripPayloads(t *testing.T) {
 	for _, wm := range waitModes {

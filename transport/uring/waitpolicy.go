@@ -49,6 +49,12 @@ const (
 	// after the last submission before it sleeps. Experimental: chosen
 	// with KATBENCH_URING_WAIT=sqpoll.
 	waitSQPoll
+	// waitShared puts every connection on a lane of a shared ring, whose
+	// reaper submits and reaps for all of them (see shared.go): fewer
+	// system calls and descriptors than private rings at many
+	// connections, not less CPU. Experimental: chosen with
+	// KATBENCH_URING_WAIT=shared.
+	waitShared
 )
 
 // How the default was chosen (BenchmarkInterleaved, 2 cores under heavy
@@ -93,7 +99,7 @@ const (
 
 // WaitEnv names the environment variable that, when Options.Wait is
 // WaitAuto, picks a mode for experiments: "auto" (the same as unset),
-// "block", "poll", "adaptive", "hold" or "sqpoll".
+// "block", "poll", "adaptive", "hold", "sqpoll" or "shared".
 const WaitEnv = "KATBENCH_URING_WAIT"
 
 // resolveWait turns the configured mode into the Transport's: WaitAuto
@@ -142,6 +148,8 @@ func (m WaitMode) String() string {
 		return "hold"
 	case waitSQPoll:
 		return "sqpoll"
+	case waitShared:
+		return "shared"
 	}
 	return fmt.Sprintf("WaitMode(%d)", int(m))
 }
@@ -169,8 +177,10 @@ func envWait() (WaitMode, error) {
 		return waitHold, nil
 	case "sqpoll":
 		return waitSQPoll, nil
+	case "shared":
+		return waitShared, nil
 	default:
-		return WaitAuto, fmt.Errorf("uring: %s=%q: want auto, poll, block, adaptive, hold or sqpoll", WaitEnv, v)
+		return WaitAuto, fmt.Errorf("uring: %s=%q: want auto, poll, block, adaptive, hold, sqpoll or shared", WaitEnv, v)
 	}
 }
 
