@@ -37,7 +37,8 @@ var legacyMeasures = map[string]Measure{
 //   - Control is set on the control scenario's lines;
 //   - numeric params of the names that carried measurements (mib_s,
 //     rows_s, cpu_us_per_op, parquet_bytes, files, max_rate) become
-//     Measures;
+//     Measures — also on a schema 3 line that carries no measures at all
+//     (its writer had not moved them out of params yet);
 //   - a line without a loop is closed-loop;
 //   - a command kept as one string of shell words becomes its words.
 //
@@ -67,11 +68,10 @@ func Decode(b []byte) (Record, error) {
 	if r.Loop == "" {
 		r.Loop = Closed
 	}
-	if r.Schema >= 3 {
-		return r, nil
+	if r.Schema < 3 {
+		r.Control = r.Control || r.Scenario == legacyControlScenario
 	}
-	r.Control = r.Control || r.Scenario == legacyControlScenario
-	if r.Skipped != "" {
+	if r.Skipped != "" || (r.Schema >= 3 && len(r.Measures) > 0) {
 		return r, nil
 	}
 	var p struct {

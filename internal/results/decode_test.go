@@ -54,13 +54,22 @@ func TestDecodeUpgradesOldSchemas(t *testing.T) {
 			t.Errorf("schema %q: command %q", schema, r.Command)
 		}
 	}
-	// Schema 3 says itself what is a control and what is a measurement.
-	r, err := Decode([]byte(`{"schema":3,"run_id":"r","target":"rest","scenario":"control.latency","params":{"mib_s":40.5}}`))
+	// Schema 3 says itself what is a control, and a line with measures
+	// says what is a measurement.
+	r, err := Decode([]byte(`{"schema":3,"run_id":"r","target":"rest","scenario":"control.latency","params":{"mib_s":40.5},"measures":{"rows_s":{"value":2,"unit":"rows/s"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Control || len(r.Measures) != 0 {
+	if r.Control || len(r.Measures) != 1 {
 		t.Errorf("schema 3 line upgraded: control %v measures %v", r.Control, r.Measures)
+	}
+	// A schema 3 line with no measures at all was written before its
+	// writer moved them out of params: they are read from there.
+	if r, err = Decode([]byte(`{"schema":3,"run_id":"r","target":"http","scenario":"s3.get.4KiB.c1","params":{"mib_s":40.5}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := r.Measures["mib_s"]; r.Control || !ok || m.Value != 40.5 {
+		t.Errorf("schema 3 line without measures: control %v measures %v", r.Control, r.Measures)
 	}
 }
 
