@@ -227,21 +227,16 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 		for i := range cells {
 			cells[i] = &cell{rec: results.NewRecorder(), params: map[string]any{}}
 		}
-		for round := range o.Rounds {
-			for j := range states {
-				i := j
-				if round%2 == 1 {
-					i = len(states) - 1 - j
-				}
-				if err := r.round(ctx, sc, states[i], cells[i], round); err != nil {
-					return err
-				}
-				done++
-				overall()
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
+		err := Interleave(o.Rounds, len(states), func(round, i int) error {
+			if err := r.round(ctx, sc, states[i], cells[i], round); err != nil {
+				return err
 			}
+			done++
+			overall()
+			return ctx.Err()
+		})
+		if err != nil {
+			return err
 		}
 		for i, s := range states {
 			if err := r.emit(sc, s, cells[i]); err != nil {

@@ -474,6 +474,8 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 	}
 
 	format := resolveFormat(f.format, stdout)
+	prog := newProgress(stderr, useBars(stderr, stdout, format))
+	defer prog.Close()
 	jsonOut := stdout
 	if format == "table" {
 		jsonOut = io.Discard
@@ -486,12 +488,13 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 	var coll results.Collector
 	sink := results.Tee{out.Sink(), &coll}
 	defer func() {
+		prog.Close()
 		err = errors.Join(err, out.Close())
 		tables := stderr
 		if format == "table" {
 			tables = stdout
 		}
-		err = errors.Join(err, dataplane.WriteTable(tables, coll.Snapshot()))
+		err = errors.Join(err, dataplane.WriteTable(tables, coll.Snapshot(), ""))
 	}()
 
 	if f.cpuProfile != "" {
@@ -508,9 +511,10 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 		}()
 	}
 	cfg.Warehouse = store.shown()
-	cfg.Log = &firstWrite{w: stderr}
-	if isTerminal(stderr) {
-		cfg.Progress = stderr
+	cfg.Log = &firstWrite{w: prog}
+	cfg.Progress = prog.update
+	if store.s3 && f.raw {
+		cfg.Baseline = &dataplane.Baseline{Bench: f.rawBench(run, store, kinds, cfg.Log)}
 	}
 	var errs []error
 	for i, spec := range specs {
@@ -535,31 +539,15 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 		rerr := dataplane.Run(ctx, cfg, lanes, sink)
 		errs = append(errs, rerr, closeLanes())
 	}
-	if store.s3 && f.raw && ctx.Err() == nil {
-		errs = append(errs, f.rawBaseline(ctx, run, store, kinds, coll.Snapshot(), sink, cfg.Log))
+	if cfg.Baseline != nil && ctx.Err() == nil {
+		errs = append(errs, cfg.Baseline.Measure(ctx, sink))
 	}
 	return errors.Join(errs...)
 }
 
-// rawBaseline measures plain S3 PUT and GET of one object of the mean
-// Parquet file size the appends wrote, on every transport, with katbench
-// transport's bench (its own s3.put/s3.get lines): the ceiling data.append
-// and data.scan MiB/s are compared with.
-func (f *dataFlags) rawBaseline(ctx context.Context, run *results.Run, store *dataStore, kinds []transport.Kind,
-	recs []results.Record, sink results.Sink, log io.Writer,
-) error {
-	var bytes, files int64
-	for _, r := range recs {
-		if strings.HasPrefix(r.Scenario, dataplane.AppendPrefix) && r.Skipped == "" {
-			b, _ := r.Params["parquet_bytes"].(int64)
-			n, _ := r.Params["files"].(int64)
-			bytes, files = bytes+b, files+n
-		}
-	}
-	if files == 0 {
-		return nil // nothing was appended: no size to compare at
-	}
-	size := min(max((bytes/files+512)/1024*1024, 1024), s3bench.MaxSize) // rounded to KiB for a readable name
+// rawBench is the transport bench of the raw-S3 baseline: PUT and GET at
+// the mean Parquet file size (set by the baseline), on every transport.
+func (f *dataFlags) rawBench(run *results.Run, store *dataStore, kinds []transport.Kind, log io.Writer) s3bench.Config {
 	iters := f.rawIterations
 	if iters == 0 {
 		iters = 20
@@ -567,15 +555,10 @@ func (f *dataFlags) rawBaseline(ctx context.Context, run *results.Run, store *da
 			iters = 8
 		}
 	}
-	cfg := s3bench.Config{
+	return s3bench.Config{
 		S3: store.s3Config(), EndpointName: store.name, StoreInProcess: store.ctl != nil, Transports: kinds,
-		Ops: []s3bench.Op{s3bench.Put, s3bench.Get}, Sizes: []int64{size}, Concurrency: []int{1},
 		Iterations: iters, Rounds: min(f.rounds*2, iters), Quick: f.quick, Run: run, Log: log,
 	}
-	if err := s3bench.Run(ctx, cfg, sink); err != nil {
-		return fmt.Errorf("raw S3 baseline at %s: %w", s3bench.FormatSize(size), err)
-	}
-	return nil
 }
 
 func rowsOrDefault(cfg dataplane.Config) int64 {

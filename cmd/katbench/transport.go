@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 
 	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/spf13/cobra"
@@ -166,6 +165,8 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	stderr := cmd.ErrOrStderr()
 	stdout := cmd.OutOrStdout()
 	f.format = resolveFormat(f.format, stdout)
+	prog := newProgress(stderr, useBars(stderr, stdout, f.format))
+	defer prog.Close()
 	jsonOut := stdout
 	if f.format == "table" {
 		jsonOut = io.Discard
@@ -181,13 +182,14 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	var coll results.Collector
 	sink := results.Tee{out.Sink(), &coll}
 	defer func() {
+		prog.Close()
 		// A line with failed operations (warm-up included) turns the run red.
 		err = errors.Join(err, out.Close(), results.CheckErrors(coll.Snapshot()))
 		tables := stderr
 		if f.format == "table" {
 			tables = stdout
 		}
-		if terr := writeTransportTables(tables, coll.Snapshot()); terr != nil {
+		if terr := s3bench.WriteTables(tables, coll.Snapshot(), "", terminalWidth(tables)); terr != nil {
 			err = errors.Join(err, terr)
 		}
 	}()
@@ -197,10 +199,8 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	base.Run = results.NewRun()
 	base.Run.Command = commandLine()
 	base.Run.AllowErrors = f.allowErrs
-	base.Log = &firstWrite{w: stderr} // one warning line per run, not per endpoint
-	if isTerminal(stderr) {
-		base.Progress = stderr
-	}
+	base.Log = &firstWrite{w: prog} // one warning line per run, not per endpoint
+	base.Progress = prog.update
 
 	// Every endpoint is checked (reachable, keys accepted, bucket there or
 	// created) before anything is measured: a dead one fails the run at
@@ -358,115 +358,3 @@ func (f *firstWrite) Write(b []byte) (int, error) {
 	return f.w.Write(b)
 }
 
-// writeTransportTables prints, per endpoint in first-seen order, the side by
-// side table (results.WriteTableWidth, fitted to w when it is a terminal:
-// with targets http then uring its speed column is uring's speed × http's)
-// and a line per scenario with the uring/http ratios of ops/s, p99 and CPU
-// per operation, each header saying which way is better, and each side's
-// MiB/s.
-func writeTransportTables(w io.Writer, recs []results.Record) error {
-	var endpoints []string
-	by := map[string][]results.Record{}
-	for _, r := range recs {
-		ep, _ := r.Params["endpoint"].(string)
-		if _, ok := by[ep]; !ok {
-			endpoints = append(endpoints, ep)
-		}
-		by[ep] = append(by[ep], r)
-	}
-	for _, ep := range endpoints {
-		fmt.Fprintf(w, "\nendpoint %s\n", ep)
-		if err := results.WriteTableWidth(w, by[ep], terminalWidth(w)); err != nil {
-			return err
-		}
-		if err := writeRatios(w, by[ep]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// writeRatios prints the uring/http ops/s and p99 ratios and MiB/s per
-// scenario where both transports have a line.
-func writeRatios(w io.Writer, recs []results.Record) error {
-	cell := map[[2]string]results.Record{}
-	var scenarios []string
-	for _, r := range recs {
-		if _, seen := cell[[2]string{"http", r.Scenario}]; !seen {
-			if _, seenU := cell[[2]string{"uring", r.Scenario}]; !seenU {
-				scenarios = append(scenarios, r.Scenario)
-			}
-		}
-		cell[[2]string{r.Target, r.Scenario}] = r
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\turing/http ops/s (above 1× uring is faster; per-round median [min–max])\turing/http p99 (below 1× uring is faster)\turing/http CPU/op (below 1× uring is cheaper)\thttp MiB/s\turing MiB/s\terrors http/uring\t")
-	rows := 0
-	for _, s := range scenarios {
-		h, okH := cell[[2]string{"http", s}]
-		u, okU := cell[[2]string{"uring", s}]
-		if !okH || !okU || h.Skipped != "" || u.Skipped != "" {
-			continue
-		}
-		rows++
-		ops := div(u.OpsSec, h.OpsSec)
-		if sp, ok := results.MetricSpread(results.OpsSec, h, u); ok {
-			ops = sp.String()
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t\n", s, ops, div(u.P99US, h.P99US), cpuRatio(h, u), mib(h), mib(u), h.Errors, u.Errors)
-	}
-	if rows == 0 {
-		return nil
-	}
-	return tw.Flush()
-}
-
-// cpuRatio is uring's process CPU per operation over http's, as the
-// spread of the per-round ratios ("" when either line lacks it).
-func cpuRatio(h, u results.Record) string {
-	hs, us := floats(h.Params["cpu_us_per_op_rounds"]), floats(u.Params["cpu_us_per_op_rounds"])
-	if sp, ok := results.RoundSpread(hs, us); ok {
-		return sp.String()
-	}
-	hv, okH := h.Params["cpu_us_per_op"].(float64)
-	uv, okU := u.Params["cpu_us_per_op"].(float64)
-	if !okH || !okU {
-		return ""
-	}
-	return div(uv, hv)
-}
-
-// floats reads a list of numbers from params, as built ([]float64) or as
-// decoded from JSON ([]any).
-func floats(v any) []float64 {
-	switch v := v.(type) {
-	case []float64:
-		return v
-	case []any:
-		out := make([]float64, 0, len(v))
-		for _, x := range v {
-			f, ok := x.(float64)
-			if !ok {
-				return nil
-			}
-			out = append(out, f)
-		}
-		return out
-	}
-	return nil
-}
-
-func div(a, b float64) string {
-	if b == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%.2f×", a/b)
-}
-
-func mib(r results.Record) string {
-	v, ok := r.Params["mib_s"].(float64)
-	if !ok {
-		return ""
-	}
-	return fmt.Sprintf("%.1f", v)
-}

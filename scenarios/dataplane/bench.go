@@ -13,6 +13,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 )
 
 // ErrFailed is returned by Run when any measured operation failed (an
@@ -115,7 +116,6 @@ func Run(ctx context.Context, cfg Config, lanes []Lane, sink results.Sink) (err 
 		st.cl.rec, st.cl.commit = results.NewRecorder(), results.NewRecorder()
 		states[i] = st
 	}
-	defer progressDone(cfg)
 	if !cfg.KeepTables {
 		defer func() { err = errors.Join(err, dropTables(ctx, cfg, states)) }()
 	}
@@ -125,62 +125,64 @@ func Run(ctx context.Context, cfg Config, lanes []Lane, sink results.Sink) (err 
 		}
 	}
 
-	order := func(round int) []*laneState {
-		if round%2 == 0 {
-			return states
-		}
-		out := make([]*laneState, len(states))
-		for i, st := range states {
-			out[len(states)-1-i] = st
-		}
-		return out
-	}
-
 	appendName := AppendName(cfg.Rows)
+	prog := newProgress(cfg, len(states), appendName)
+	defer prog.finish()
 	if cfg.selects(appendName) || cfg.selects(ScanName) {
-		for round := range cfg.Rounds {
-			from := int64(round) * cfg.Rows
-			var want Checksum // identical for every lane: computed once, untimed
-			want.AddRows(cfg.Seed, from, cfg.Rows)
-			for _, st := range order(round) {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				progress(cfg, appendName, st, round)
-				withMemoryLimit(cfg.MemoryLimit, func() { st.appendRound(ctx, cfg, from, want) })
-				st.app.peakRSS = peakRSS()
+		var want Checksum // identical for every lane: computed once a round, untimed
+		wantRound := -1
+		err := scenarios.Interleave(cfg.Rounds, len(states), func(round, i int) error {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
+			from := int64(round) * cfg.Rows
+			if round != wantRound {
+				wantRound, want = round, Checksum{}
+				want.AddRows(cfg.Seed, from, cfg.Rows)
+			}
+			st := states[i]
+			withMemoryLimit(cfg.MemoryLimit, func() { st.appendRound(ctx, cfg, from, want) })
+			st.app.peakRSS = peakRSS()
+			prog.step()
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	if cfg.selects(ScanName) {
-		for round := range cfg.Rounds {
-			for _, st := range order(round) {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				progress(cfg, ScanName, st, round)
-				st.scanRound(ctx, cfg)
+		err := scenarios.Interleave(cfg.Rounds, len(states), func(_, i int) error {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
+			states[i].scanRound(ctx, cfg)
+			prog.step()
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	if cfg.selects(CommitLatency) && cfg.CommitOps > 0 {
-		done := 0
-		for round := range cfg.Rounds {
+		done := make([]int, len(states)) // small appends so far, per lane
+		err := scenarios.Interleave(cfg.Rounds, len(states), func(round, i int) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			n := cfg.CommitOps / cfg.Rounds
 			if round < cfg.CommitOps%cfg.Rounds {
 				n++
 			}
-			for _, st := range order(round) {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				progress(cfg, CommitLatency, st, round)
-				st.commitRound(ctx, cfg, done, n)
-			}
-			done += n
+			states[i].commitRound(ctx, cfg, done[i], n)
+			done[i] += n
+			prog.step()
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		for _, st := range states {
-			st.checkCommits(ctx, cfg, done)
+		for i, st := range states {
+			st.checkCommits(ctx, cfg, done[i])
 		}
 	}
 
@@ -190,6 +192,9 @@ func Run(ctx context.Context, cfg Config, lanes []Lane, sink results.Sink) (err 
 		var recs []results.Record
 		if cfg.selects(appendName) {
 			recs = append(recs, st.appendRecord(cfg, appendName))
+			if st.app.rec.Count() > 0 {
+				cfg.Baseline.add(st.app.b, st.app.files)
+			}
 		}
 		if cfg.selects(ScanName) {
 			recs = append(recs, st.scanRecord(cfg))
@@ -439,8 +444,19 @@ func (st *laneState) params(cfg Config) map[string]any {
 	return p
 }
 
-func (st *laneState) line(cfg Config, scenario string, rec *results.Recorder, wall time.Duration, p map[string]any, first error) results.Record {
+// measure is one typed measurement of a line (see results.Measure).
+type measure struct {
+	name   string
+	value  float64
+	unit   string
+	better results.Better
+}
+
+func (st *laneState) line(cfg Config, scenario string, rec *results.Recorder, wall time.Duration, p map[string]any, first error, ms []measure) results.Record {
 	r := cfg.Run.Result(st.Target, scenario, results.Closed, 1, rec, wall, p)
+	for _, m := range ms {
+		r.SetMeasure(m.name, m.value, m.unit, m.better)
+	}
 	r.Transport = st.Transport
 	r.TransportFallback = st.Fallback
 	if first != nil {
@@ -453,21 +469,23 @@ func (st *laneState) appendRecord(cfg Config, name string) results.Record {
 	p := st.params(cfg)
 	a := &st.app
 	p["appends"] = a.rec.Count()
+	var ms []measure
 	if a.rec.Count() > 0 && a.wall > 0 {
 		p["rows_total"] = a.rows
-		p["files"] = a.files
-		p["parquet_bytes"] = a.b
-		if a.files > 0 {
-			p["avg_file_bytes"] = a.b / a.files
-		}
-		p["rows_s"] = float64(a.rows) / a.wall.Seconds()
 		p["rows_s_rounds"] = a.perRound
-		p["mib_s"] = float64(a.b) / a.wall.Seconds() / (1 << 20)
 		p["write_s"] = a.write.Seconds()
 		p["gen_s"] = a.gen.Seconds()
 		p["commit_s"] = (a.wall - a.write).Seconds()
 		p["append_p50_us"] = us(a.rec.Percentile(50))
 		p["append_max_us"] = us(a.rec.Percentile(100))
+		ms = append(ms,
+			measure{"rows_s", float64(a.rows) / a.wall.Seconds(), results.UnitRowsPerSec, results.Higher},
+			measure{"mib_s", float64(a.b) / a.wall.Seconds() / (1 << 20), results.UnitMiBPerSec, results.Higher},
+			measure{"files", float64(a.files), results.UnitCount, ""},
+			measure{"parquet_bytes", float64(a.b), results.UnitBytes, ""})
+		if a.files > 0 {
+			ms = append(ms, measure{"avg_file_bytes", float64(a.b / a.files), results.UnitBytes, ""})
+		}
 	}
 	if a.overruns > 0 {
 		// The batch bound did not hold (see Reader.LimitLive): peak memory
@@ -483,28 +501,34 @@ func (st *laneState) appendRecord(cfg Config, name string) results.Record {
 		p["peak_rss_mib"] = float64(a.peakRSS) / (1 << 20)
 	}
 	p["hist_of"] = "commit phase (metadata file + catalog commit) per append"
-	return st.line(cfg, name, a.commit, a.wall, p, a.first)
+	return st.line(cfg, name, a.commit, a.wall, p, a.first, ms)
 }
 
 func (st *laneState) scanRecord(cfg Config) results.Record {
 	p := st.params(cfg)
 	s := &st.scan
+	var ms []measure
 	if s.rec.Count() > 0 && s.wall > 0 {
 		p["rows_total"] = s.rows
-		p["files"] = s.files
-		p["parquet_bytes"] = s.b
-		p["rows_s"] = float64(s.rows) / s.wall.Seconds()
 		p["rows_s_rounds"] = s.perRound
-		p["mib_s"] = float64(s.b) / s.wall.Seconds() / (1 << 20)
 		p["plan_s"] = s.plan.Seconds()
 		p["verify_s"] = s.verify.Seconds()
+		ms = append(ms,
+			measure{"rows_s", float64(s.rows) / s.wall.Seconds(), results.UnitRowsPerSec, results.Higher},
+			measure{"mib_s", float64(s.b) / s.wall.Seconds() / (1 << 20), results.UnitMiBPerSec, results.Higher},
+			measure{"files", float64(s.files), results.UnitCount, ""},
+			measure{"parquet_bytes", float64(s.b), results.UnitBytes, ""})
 	}
 	if s.digest != "" {
 		p["checksum"] = s.digest
 	}
-	p["checksum_ok"] = s.rec.Errors() == 0 && s.rec.Count() > 0
+	// The share of scans whose every column matched what was appended: 1
+	// when all did (and at least one ran), else less.
+	if n := s.rec.Count() + s.rec.Errors(); n > 0 {
+		ms = append(ms, measure{"checksum_ok", float64(s.rec.Count()) / float64(n), results.UnitRatio, results.Higher})
+	}
 	p["hist_of"] = "one full scan with checksum"
-	return st.line(cfg, ScanName, s.rec, s.wall, p, s.first)
+	return st.line(cfg, ScanName, s.rec, s.wall, p, s.first, ms)
 }
 
 func (st *laneState) commitRecord(cfg Config) results.Record {
@@ -518,19 +542,37 @@ func (st *laneState) commitRecord(cfg Config) results.Record {
 		p["catalog_commit_p99_us"] = us(c.commit.Percentile(99))
 	}
 	p["hist_of"] = "one small append end to end (Parquet PUT, manifests, metadata, catalog commit)"
-	return st.line(cfg, CommitLatency, c.rec, c.wall, p, c.first)
+	return st.line(cfg, CommitLatency, c.rec, c.wall, p, c.first, nil)
 }
 
-func progress(cfg Config, scenario string, st *laneState, round int) {
-	if cfg.Progress == nil {
-		return
+// progress reports a run's measurements (one per lane, scenario and
+// round) to Config.Progress under one task.
+type progress struct {
+	p           scenarios.Progress
+	done, total int
+}
+
+func newProgress(cfg Config, lanes int, appendName string) *progress {
+	per := 0
+	for _, name := range []string{appendName, ScanName, CommitLatency} {
+		if name == appendName && (cfg.selects(name) || cfg.selects(ScanName)) || name != appendName && cfg.selects(name) {
+			per++
+		}
 	}
-	fmt.Fprintf(cfg.Progress, "\r\x1b[K[%s] %s %s round %d/%d", st.Target, scenario, st.Transport, round+1, cfg.Rounds)
+	p := &progress{p: cfg.Progress, total: per * lanes * cfg.Rounds}
+	scenarios.Step(p.p, scenarios.OverallTask, 0, p.total)
+	return p
 }
 
-func progressDone(cfg Config) {
-	if cfg.Progress != nil {
-		fmt.Fprint(cfg.Progress, "\r\x1b[K")
+func (p *progress) step() {
+	p.done++
+	scenarios.Step(p.p, scenarios.OverallTask, min(p.done, p.total), p.total)
+}
+
+// finish completes the task also when the run ended early.
+func (p *progress) finish() {
+	if p.done < p.total {
+		scenarios.Step(p.p, scenarios.OverallTask, p.total, p.total)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 )
 
 // Scenario names.
@@ -84,9 +85,15 @@ type Config struct {
 	// never keys), for params.
 	Warehouse string
 
-	Run      *results.Run
-	Log      io.Writer // warnings, one line each; may be nil
-	Progress io.Writer // a redrawn status line (a terminal); may be nil
+	// Baseline, when set, is given every lane's appended bytes and files,
+	// for the raw-S3 floor measured after the run (see [Baseline]).
+	Baseline *Baseline
+
+	Run *results.Run
+	Log io.Writer // warnings, one line each; may be nil
+	// Progress receives the run's measurements done of those planned (one
+	// per lane, scenario and round); may be nil.
+	Progress scenarios.Progress
 }
 
 func (c Config) withDefaults() (Config, error) {

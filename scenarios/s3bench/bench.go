@@ -16,6 +16,7 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
 )
@@ -92,7 +93,6 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 			l.info.CloseIdle()
 		}
 	}()
-	defer progressDone(cfg)
 	setup := lanes[0].client
 	if err := ensureBucket(ctx, setup, cfg.S3.Bucket, cfg.S3.Region); err != nil {
 		return err
@@ -136,8 +136,9 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 	}
 
 	all := cells(cfg)
-	began := time.Now()
-	for ci, c := range all {
+	prog := newProgress(cfg, all, len(lanes))
+	defer prog.finish()
+	for _, c := range all {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -177,48 +178,43 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 			warmUp(ctx, cfg, c, states[i])
 		}
 		name := Scenario(c.op, size, c.conc)
-		for round := 0; round < cfg.Rounds; round++ {
+		err := scenarios.Interleave(cfg.Rounds, len(lanes), func(round, i int) error {
 			n := cfg.Iterations / cfg.Rounds
 			if round < cfg.Iterations%cfg.Rounds {
 				n++
 			}
-			for j := range lanes {
-				i := j
-				if round%2 == 1 {
-					i = len(lanes) - 1 - j
-				}
-				progress(cfg, ci, len(all), time.Since(began), name, string(lanes[i].info.Used), round, cfg.Rounds)
-				st := states[i]
-				recs := make([]*results.Recorder, len(st.workers))
-				for w := range recs {
-					recs[w] = results.NewRecorder()
-				}
-				c0, ok0 := results.ProcessCPU()
-				d := runPhase(ctx, st, recs, n, VerifyEvery, false)
-				c1, ok1 := results.ProcessCPU()
-				st.elapsed += d
-				if st.cpuOK = st.cpuOK && ok0 && ok1; st.cpuOK && n > 0 {
-					st.cpu += c1 - c0
-					st.ops += int64(n)
-					st.roundCPU = append(st.roundCPU, float64((c1-c0).Nanoseconds())/1e3/float64(n))
-				}
-				round := results.Merged(recs...)
-				p50, ops := math.NaN(), math.NaN()
-				if round.Count() > 0 {
-					p50 = float64(round.Percentile(50)) / 1e3
-					if d > 0 {
-						ops = float64(round.Count()) / d.Seconds()
-					}
-				}
-				st.roundP50 = append(st.roundP50, p50)
-				st.roundOps = append(st.roundOps, ops)
-				for w, r := range recs {
-					st.recs[w].Merge(r)
+			st := states[i]
+			recs := make([]*results.Recorder, len(st.workers))
+			for w := range recs {
+				recs[w] = results.NewRecorder()
+			}
+			c0, ok0 := results.ProcessCPU()
+			d := runPhase(ctx, st, recs, n, VerifyEvery, false)
+			c1, ok1 := results.ProcessCPU()
+			st.elapsed += d
+			if st.cpuOK = st.cpuOK && ok0 && ok1; st.cpuOK && n > 0 {
+				st.cpu += c1 - c0
+				st.ops += int64(n)
+				st.roundCPU = append(st.roundCPU, float64((c1-c0).Nanoseconds())/1e3/float64(n))
+			}
+			merged := results.Merged(recs...)
+			p50, ops := math.NaN(), math.NaN()
+			if merged.Count() > 0 {
+				p50 = float64(merged.Percentile(50)) / 1e3
+				if d > 0 {
+					ops = float64(merged.Count()) / d.Seconds()
 				}
 			}
-			if err := ctx.Err(); err != nil {
-				return err
+			st.roundP50 = append(st.roundP50, p50)
+			st.roundOps = append(st.roundOps, ops)
+			for w, r := range recs {
+				st.recs[w].Merge(r)
 			}
+			prog.step()
+			return ctx.Err()
+		})
+		if err != nil {
+			return err
 		}
 		base := 0.0 // net/http's closed-loop ops/s in this cell
 		for i, l := range lanes {
@@ -239,7 +235,7 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 				b = base
 				rate = base * r.Pct / 100
 			}
-			if err := runOpen(ctx, cfg, c, size, lanes, states, r, rate, b, fallback, sink); err != nil {
+			if err := runOpen(ctx, cfg, c, size, lanes, states, r, rate, b, fallback, sink, prog); err != nil {
 				return err
 			}
 		}
@@ -375,12 +371,16 @@ func runPhase(ctx context.Context, st *laneCell, recs []*results.Recorder, n, ve
 func record(cfg Config, c cell, size int64, l lane, st *laneCell, fallback string) results.Record {
 	rec := results.Merged(st.recs...)
 	params := lineParams(cfg, c, size, l, st)
-	if spec(c.op).moves && st.elapsed > 0 {
-		params["mib_s"] = float64(rec.Count()) * float64(size) / st.elapsed.Seconds() / (1 << 20)
-	}
 	r := cfg.Run.Result(string(l.info.Used), Scenario(c.op, size, c.conc), results.Closed, c.conc, rec, st.elapsed, params)
+	if spec(c.op).moves && st.elapsed > 0 {
+		r.SetMeasure("mib_s", float64(rec.Count())*float64(size)/st.elapsed.Seconds()/(1<<20), results.UnitMiBPerSec, results.Higher)
+	}
+	if st.cpuOK && st.ops > 0 {
+		r.SetMeasure("cpu_us_per_op", float64(st.cpu.Nanoseconds())/1e3/float64(st.ops), results.UnitUSPerOp, results.Lower)
+	}
 	r.Transport = string(l.info.Used)
 	r.TransportFallback = fallback
+	r.Control = cfg.Control
 	r.Kind, r.Metric, r.Better = "latency", results.P50, results.P50.Better()
 	r.Rounds = len(st.roundP50)
 	r.RoundP50US, r.RoundOpsSec = st.roundP50, st.roundOps
@@ -420,7 +420,6 @@ func lineParams(cfg Config, c cell, size int64, l lane, st *laneCell) map[string
 		}
 	}
 	if st.cpuOK && st.ops > 0 {
-		params["cpu_us_per_op"] = float64(st.cpu.Nanoseconds()) / 1e3 / float64(st.ops)
 		params["cpu_us_per_op_rounds"] = st.roundCPU
 		params["cpu_scope"] = cpuScope(cfg.StoreInProcess)
 	}
@@ -474,26 +473,29 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// progress redraws the progress line: the cell of all cells (cell -1 for
-// an open-loop step, which has none), the time left at the pace of the
-// cells done so far, and the round in the cell.
-func progress(cfg Config, cell, cells int, took time.Duration, scenario, target string, round, rounds int) {
-	if cfg.Progress == nil {
-		return
-	}
-	where := ""
-	if cell >= 0 { // an open-loop step has no cell of its own (cell -1)
-		left := ""
-		if cell > 0 {
-			left = fmt.Sprintf(", about %s left", (took / time.Duration(cell) * time.Duration(cells-cell)).Round(time.Second))
-		}
-		where = fmt.Sprintf(" cell %d/%d%s", cell+1, cells, left)
-	}
-	fmt.Fprintf(cfg.Progress, "\r\x1b[K[%s]%s: %s %s round %d/%d", cfg.EndpointName, where, scenario, target, round+1, rounds)
+// progress reports a run's measurements (one per lane, cell and round,
+// open-loop steps included) to Config.Progress under one task.
+type progress struct {
+	p           scenarios.Progress
+	what        string
+	done, total int
 }
 
-func progressDone(cfg Config) {
-	if cfg.Progress != nil {
-		fmt.Fprint(cfg.Progress, "\r\x1b[K")
+func newProgress(cfg Config, all []cell, lanes int) *progress {
+	steps := len(all) * lanes * cfg.Rounds * (1 + len(cfg.Rates))
+	p := &progress{p: cfg.Progress, what: cfg.EndpointName + ": " + scenarios.OverallTask, total: steps}
+	scenarios.Step(p.p, p.what, 0, p.total)
+	return p
+}
+
+func (p *progress) step() {
+	p.done++
+	scenarios.Step(p.p, p.what, min(p.done, p.total), p.total)
+}
+
+// finish completes the task also when the run ended early.
+func (p *progress) finish() {
+	if p.done < p.total {
+		scenarios.Step(p.p, p.what, p.total, p.total)
 	}
 }

@@ -93,7 +93,7 @@ func checkLines(t *testing.T, recs []results.Record, cfg s3bench.Config, targets
 		}
 		// CPU per operation: measured (positive) every round, its scope
 		// named, and the whole equal to the rounds' op-weighted mean.
-		cpu, _ := r.Params["cpu_us_per_op"].(float64)
+		cpu, _ := r.MeasureValue("cpu_us_per_op")
 		rounds, _ := r.Params["cpu_us_per_op_rounds"].([]float64)
 		scope, _ := r.Params["cpu_scope"].(string)
 		if cpu <= 0 || len(rounds) != cfg.Rounds || !strings.HasPrefix(scope, "process: ") {
@@ -105,8 +105,8 @@ func checkLines(t *testing.T, recs []results.Record, cfg s3bench.Config, targets
 			}
 		}
 		if !strings.HasPrefix(r.Scenario, "s3.head.") {
-			if _, ok := r.Params["mib_s"].(float64); !ok {
-				t.Errorf("%v: no mib_s in params %v", key, r.Params)
+			if _, ok := r.MeasureValue("mib_s"); !ok {
+				t.Errorf("%v: no mib_s in measures %v", key, r.Measures)
 			}
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
 )
@@ -102,13 +103,18 @@ type Config struct {
 	// Duration is the open loop's measured time per (transport, cell,
 	// rate); 0 means DefaultDuration.
 	Duration time.Duration
+	// Control marks every line as a floor (Record.Control): the raw store
+	// path another benchmark's lines are compared with.
+	Control bool
 	// Quick is recorded in params.
 	Quick bool
 	// Run gives the run id and provenance shared with other lines; nil
 	// means a fresh results.NewRun().
 	Run *results.Run
-	// Progress, when not nil, receives a carriage-return progress line.
-	Progress io.Writer
+	// Progress, when not nil, receives the run's measurements done of
+	// those planned (one per lane, cell and round) under one task named
+	// after the endpoint.
+	Progress scenarios.Progress
 	// Log, when not nil, receives warnings (one line per transport that
 	// fell back).
 	Log io.Writer

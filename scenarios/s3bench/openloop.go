@@ -11,6 +11,7 @@ import (
 
 	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/transport"
 )
 
@@ -118,7 +119,7 @@ type openState struct {
 // workers (one pacer worker per connection), and writes one line per lane.
 // base is the closed-loop ops/s a percentage rate was taken of (0 for an
 // absolute rate).
-func runOpen(ctx context.Context, cfg Config, c cell, size int64, lanes []lane, states []*laneCell, r Rate, rate, base float64, fallback string, sink results.Sink) error {
+func runOpen(ctx context.Context, cfg Config, c cell, size int64, lanes []lane, states []*laneCell, r Rate, rate, base float64, fallback string, sink results.Sink, prog *progress) error {
 	per := cfg.Duration / time.Duration(cfg.Rounds)
 	if per <= 0 {
 		per = cfg.Duration
@@ -128,56 +129,54 @@ func runOpen(ctx context.Context, cfg Config, c cell, size int64, lanes []lane, 
 		opens[i] = &openState{cpuOK: true}
 	}
 	name := OpenScenario(c.op, size, c.conc, r)
-	for round := 0; round < cfg.Rounds; round++ {
-		for j := range lanes {
-			i := j
-			if round%2 == 1 {
-				i = len(lanes) - 1 - j
+	err := scenarios.Interleave(cfg.Rounds, len(lanes), func(round, i int) error {
+		st, ol := states[i], opens[i]
+		count := make([]int, len(st.workers)) // per pacer worker: its own goroutine's
+		op := func(ctx context.Context, w int) error {
+			wk := st.workers[w]
+			err := wk.do(ctx)
+			if err == nil && count[w]%VerifyEvery == 0 {
+				err = wk.verify()
 			}
-			progress(cfg, -1, 0, 0, name, string(lanes[i].info.Used), round, cfg.Rounds)
-			st, ol := states[i], opens[i]
-			count := make([]int, len(st.workers)) // per pacer worker: its own goroutine's
-			op := func(ctx context.Context, w int) error {
-				wk := st.workers[w]
-				err := wk.do(ctx)
-				if err == nil && count[w]%VerifyEvery == 0 {
-					err = wk.verify()
-				}
-				count[w]++
-				return err
-			}
-			c0, ok0 := results.ProcessCPU()
-			res, err := pacer.Run(ctx, pacer.Config{Rate: rate, Duration: per, Workers: len(st.workers)}, op)
-			c1, ok1 := results.ProcessCPU()
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				return fmt.Errorf("s3bench: open loop %s: %w", name, err)
-			}
-			ol.recs = append(ol.recs, res.Rec)
-			ol.sched = append(ol.sched, res.Sched)
-			ol.elapsed += res.Elapsed
-			ol.issued += res.Issued
-			ol.completed += res.Completed
-			ol.warmErrs += res.WarmupErrors
-			if ol.firstErr == nil && res.FirstErr != nil {
-				ol.firstErr = res.FirstErr
-			}
-			if ol.cpuOK = ol.cpuOK && ok0 && ok1; ol.cpuOK && res.Completed > 0 {
-				ol.cpu += c1 - c0
-				ol.roundCPU = append(ol.roundCPU, float64((c1-c0).Nanoseconds())/1e3/float64(res.Completed))
-			}
-			p50, ops := math.NaN(), math.NaN()
-			if res.Rec.Count() > 0 {
-				p50 = float64(res.Rec.Percentile(50)) / 1e3
-			}
-			if res.Elapsed > 0 {
-				ops = res.Achieved()
-			}
-			ol.roundP50 = append(ol.roundP50, p50)
-			ol.roundOps = append(ol.roundOps, ops)
+			count[w]++
+			return err
 		}
+		c0, ok0 := results.ProcessCPU()
+		res, err := pacer.Run(ctx, pacer.Config{Rate: rate, Duration: per, Workers: len(st.workers)}, op)
+		c1, ok1 := results.ProcessCPU()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("s3bench: open loop %s: %w", name, err)
+		}
+		ol.recs = append(ol.recs, res.Rec)
+		ol.sched = append(ol.sched, res.Sched)
+		ol.elapsed += res.Elapsed
+		ol.issued += res.Issued
+		ol.completed += res.Completed
+		ol.warmErrs += res.WarmupErrors
+		if ol.firstErr == nil && res.FirstErr != nil {
+			ol.firstErr = res.FirstErr
+		}
+		if ol.cpuOK = ol.cpuOK && ok0 && ok1; ol.cpuOK && res.Completed > 0 {
+			ol.cpu += c1 - c0
+			ol.roundCPU = append(ol.roundCPU, float64((c1-c0).Nanoseconds())/1e3/float64(res.Completed))
+		}
+		p50, ops := math.NaN(), math.NaN()
+		if res.Rec.Count() > 0 {
+			p50 = float64(res.Rec.Percentile(50)) / 1e3
+		}
+		if res.Elapsed > 0 {
+			ops = res.Achieved()
+		}
+		ol.roundP50 = append(ol.roundP50, p50)
+		ol.roundOps = append(ol.roundOps, ops)
+		prog.step()
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	for i, l := range lanes {
 		if err := sink.Write(recordOpen(cfg, c, size, l, states[i], opens[i], r, rate, base, per, fallback)); err != nil {
@@ -194,7 +193,6 @@ func recordOpen(cfg Config, c cell, size int64, l lane, st *laneCell, ol *openSt
 	sched := results.Merged(ol.sched...)
 	params := lineParams(cfg, c, size, l, st)
 	delete(params, "iterations")
-	delete(params, "mib_s")
 	params["rate"] = rate
 	params["rate_spec"] = r.String()
 	if base > 0 {
@@ -220,17 +218,20 @@ func recordOpen(cfg Config, c cell, size int64, l lane, st *laneCell, ol *openSt
 		params["sched_p50_us"] = float64(sched.Percentile(50)) / 1e3
 		params["sched_p99_us"] = float64(sched.Percentile(99)) / 1e3
 	}
-	delete(params, "cpu_us_per_op")
 	delete(params, "cpu_us_per_op_rounds")
+	delete(params, "cpu_scope")
 	if ol.cpuOK && ol.completed > 0 {
-		params["cpu_us_per_op"] = float64(ol.cpu.Nanoseconds()) / 1e3 / float64(ol.completed)
 		params["cpu_us_per_op_rounds"] = ol.roundCPU
 		params["cpu_scope"] = cpuScope(cfg.StoreInProcess)
 	}
-	if spec(c.op).moves && ol.elapsed > 0 {
-		params["mib_s"] = float64(rec.Count()) * float64(size) / ol.elapsed.Seconds() / (1 << 20)
-	}
 	out := cfg.Run.Result(string(l.info.Used), OpenScenario(c.op, size, c.conc, r), results.Open, c.conc, rec, ol.elapsed, params)
+	if ol.cpuOK && ol.completed > 0 {
+		out.SetMeasure("cpu_us_per_op", float64(ol.cpu.Nanoseconds())/1e3/float64(ol.completed), results.UnitUSPerOp, results.Lower)
+	}
+	if spec(c.op).moves && ol.elapsed > 0 {
+		out.SetMeasure("mib_s", float64(rec.Count())*float64(size)/ol.elapsed.Seconds()/(1<<20), results.UnitMiBPerSec, results.Higher)
+	}
+	out.Control = cfg.Control
 	out.Transport = string(l.info.Used)
 	out.TransportFallback = fallback
 	out.Kind, out.Metric, out.Better = "latency", results.P50, results.P50.Better()
