@@ -357,4 +357,3 @@ func (f *firstWrite) Write(b []byte) (int, error) {
 	f.done = true
 	return f.w.Write(b)
 }
-
