@@ -9,20 +9,19 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
-	"path"
 	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"syscall"
-	"time"
 
 	icebergio "github.com/apache/iceberg-go/io"
-	"github.com/minio/minio-go/v7"
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/workspace"
+	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/scenarios/dataplane"
 	"github.com/nordisk/katbench/scenarios/s3bench"
 	"github.com/nordisk/katbench/transport"
@@ -126,9 +125,10 @@ func init() {
 // concurrent use.
 type dataStore struct {
 	s3       bool
-	root     string // this run's warehouse root: <--warehouse>/<run id>
-	bucket   string // s3 only
-	endpoint string // s3 only
+	root     string              // this run's warehouse root: <--warehouse>/<run id>
+	wh       workspace.Warehouse // the same, parsed
+	bucket   string              // s3 only
+	endpoint string              // s3 only
 	env      s3.Config
 	name     string // "control", the endpoint, or "file"
 	ctl      *s3.Control
@@ -138,27 +138,19 @@ type dataStore struct {
 // usage errors. Keys come from the environment, as for every command with
 // an s3:// warehouse.
 func (f *dataFlags) parseStore(run *results.Run) (*dataStore, error) {
-	wh := strings.TrimRight(strings.TrimSpace(f.warehouse), "/")
-	if wh == "" {
-		wh = "s3://katbench/data"
+	raw := f.warehouse
+	if strings.TrimSpace(raw) == "" {
+		raw = "s3://katbench/data"
 	}
-	scheme, _, _ := strings.Cut(wh, "://")
-	switch strings.ToLower(scheme) {
-	case "file":
-		u, err := url.Parse(wh)
-		if err != nil || u.Host != "" || !filepath.IsAbs(u.Path) || u.RawQuery != "" || u.Fragment != "" {
-			return nil, usagef("--warehouse %q: want file:///absolute/path", f.warehouse)
-		}
-		return &dataStore{name: "file", root: wh + "/" + run.ID}, nil
-	case "s3", "s3a":
-	default:
-		return nil, usagef("--warehouse %q: want s3://bucket/prefix or file:///path", f.warehouse)
-	}
-	bucket, err := s3io.ParseWarehouse(wh)
+	w, err := workspace.Parse(raw)
 	if err != nil {
 		return nil, usagef("--warehouse: %v", err)
 	}
-	st := &dataStore{s3: true, bucket: bucket, root: wh + "/" + run.ID, env: s3.FromEnv()}
+	if !w.S3 {
+		return &dataStore{name: "file", root: w.Run(run.ID).URI, wh: w.Run(run.ID)}, nil
+	}
+	bucket := w.Bucket
+	st := &dataStore{s3: true, bucket: bucket, root: w.Run(run.ID).URI, wh: w.Run(run.ID), env: s3.FromEnv()}
 	if f.endpoint != "" {
 		if _, err := s3.ParseEndpoint(f.endpoint); err != nil {
 			return nil, usagef("--s3-endpoint: %v", err)
@@ -291,7 +283,7 @@ func (st *dataStore) close() error {
 // cancellation. The control store needs none: it vanishes with the process.
 func (st *dataStore) removeRun(ctx context.Context) error {
 	if !st.s3 {
-		if err := os.RemoveAll(strings.TrimPrefix(st.root, "file://")); err != nil {
+		if err := os.RemoveAll(st.wh.Dir); err != nil {
 			return fmt.Errorf("remove the run's warehouse %s: %w", st.root, err)
 		}
 		return nil
@@ -306,21 +298,7 @@ func (st *dataStore) removeRun(ctx context.Context) error {
 		return err
 	}
 	defer info.CloseIdle()
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-	defer cancel()
-	_, prefix, _ := strings.Cut(strings.SplitN(st.root, "://", 2)[1], "/")
-	prefix += "/"
-	var errs []error
-	for obj := range c.ListObjects(ctx, st.bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
-		if obj.Err != nil {
-			errs = append(errs, fmt.Errorf("list %s: %w", prefix, obj.Err))
-			break
-		}
-		if err := c.RemoveObject(ctx, st.bucket, obj.Key, minio.RemoveObjectOptions{}); err != nil {
-			errs = append(errs, fmt.Errorf("remove %s: %w", obj.Key, err))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := workspace.RemovePrefix(ctx, c, st.bucket, st.wh.Prefix+"/"); err != nil {
 		return fmt.Errorf("remove the run's objects under %s: %w", st.root, err)
 	}
 	return nil
@@ -387,32 +365,12 @@ func (f *dataFlags) config(run *results.Run) (dataplane.Config, []transport.Kind
 	if _, err := dataplane.TableProps(f.compression, cfg.TargetFileSize); err != nil {
 		return cfg, nil, usagef("--compression %q: want %s", f.compression, strings.Join(dataplane.Compressions, ", "))
 	}
-	if f.scenario != "" {
-		var globs []string
-		for _, g := range strings.Split(f.scenario, ",") {
-			g = strings.TrimSpace(g)
-			if _, err := path.Match(g, ""); err != nil || g == "" {
-				return cfg, nil, usagef("--scenario %q: bad glob %q", f.scenario, g)
-			}
-			matched := false
-			for _, n := range dataplane.Names(rowsOrDefault(cfg)) {
-				if ok, _ := path.Match(g, n); ok {
-					matched = true
-				}
-			}
-			if !matched {
-				return cfg, nil, usagef("--scenario %q: %q matches nothing (valid: %s)", f.scenario, g, strings.Join(dataplane.Names(rowsOrDefault(cfg)), ", "))
-			}
-			globs = append(globs, g)
-		}
-		cfg.Select = func(name string) bool {
-			for _, g := range globs {
-				if ok, _ := path.Match(g, name); ok {
-					return true
-				}
-			}
-			return false
-		}
+	sel, err := scenarios.ParseSelectorOf(f.scenario, dataplane.Names(rowsOrDefault(cfg)))
+	if err != nil {
+		return cfg, nil, usagef("--scenario: %v", err)
+	}
+	if sel != nil {
+		cfg.Select = sel.Selects
 	}
 	kinds, err := s3bench.ParseTransports(f.transports)
 	if err != nil {

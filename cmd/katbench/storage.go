@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"net/url"
-	"path/filepath"
-	"strings"
 	"time"
 
 	icebergio "github.com/apache/iceberg-go/io"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/workspace"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
 	s3io "github.com/nordisk/katbench/transport/s3/icebergio"
@@ -66,35 +65,21 @@ func (s storageFlags) resolve(ctx context.Context, log io.Writer) (storage, erro
 	if err != nil {
 		return storage{}, usagef("--transport: %v", err)
 	}
-	wh := strings.TrimRight(strings.TrimSpace(s.warehouse), "/")
-	if s.transport != "" && !isS3Warehouse(wh) {
-		fmt.Fprintf(log, "katbench: warning: --transport %s has no effect: it picks the S3 transport of an s3:// --warehouse, and there is none\n", s.transport)
-	}
-	if wh == "" {
-		if s.warehouse != "" {
-			return storage{}, usagef("--warehouse %q: empty", s.warehouse)
-		}
-		return storage{}, nil
-	}
-	scheme, _, ok := strings.Cut(wh, "://")
-	switch {
-	case !ok:
-		return storage{}, usagef("--warehouse %q: want file:///abs/path or s3://bucket/prefix", s.warehouse)
-	case strings.EqualFold(scheme, "file"):
-		u, err := url.Parse(wh)
-		if err != nil || (u.Host != "" && u.Host != "localhost") || !filepath.IsAbs(u.Path) || u.RawQuery != "" || u.Fragment != "" {
-			return storage{}, usagef("--warehouse %q: want file:///absolute/path", s.warehouse)
-		}
-		return storage{warehouse: wh, params: map[string]any{"warehouse": "file"}}, nil
-	case strings.EqualFold(scheme, "s3") || strings.EqualFold(scheme, "s3a"):
-	default:
-		return storage{}, usagef("--warehouse %q: scheme %q, want file or s3", s.warehouse, scheme)
-	}
-
-	bucket, err := s3io.ParseWarehouse(wh)
+	w, err := workspace.Parse(s.warehouse)
 	if err != nil {
 		return storage{}, usagef("--warehouse: %v", err)
 	}
+	wh := w.URI
+	if s.transport != "" && !w.S3 {
+		fmt.Fprintf(log, "katbench: warning: --transport %s has no effect: it picks the S3 transport of an s3:// --warehouse, and there is none\n", s.transport)
+	}
+	switch {
+	case wh == "":
+		return storage{}, nil
+	case !w.S3:
+		return storage{warehouse: wh, params: map[string]any{"warehouse": w.Shown()}}, nil
+	}
+	bucket := w.Bucket
 	env := s3.FromEnv()
 	endpoint := s.endpoint
 	if endpoint == "" {
@@ -133,7 +118,7 @@ func (s storageFlags) resolve(ctx context.Context, log io.Writer) (storage, erro
 	if created {
 		fmt.Fprintf(log, "katbench: created bucket %q at %s for --warehouse %s (it did not exist)\n", bucket, endpoint, wh)
 	}
-	params := map[string]any{"warehouse": "s3://" + bucket, "transport": string(used)}
+	params := map[string]any{"warehouse": w.Shown(), "transport": string(used)}
 	if fallback != "" {
 		params["transport_fallback"] = fallback
 	}
@@ -181,6 +166,6 @@ func (st storage) describe(dir string) string {
 
 // isS3Warehouse reports whether a --warehouse value names an S3 warehouse.
 func isS3Warehouse(wh string) bool {
-	scheme, _, ok := strings.Cut(strings.TrimSpace(wh), "://")
-	return ok && (strings.EqualFold(scheme, "s3") || strings.EqualFold(scheme, "s3a"))
+	w, err := workspace.Parse(wh)
+	return w.S3 || errors.Is(err, s3io.ErrBadWarehouse)
 }

@@ -16,14 +16,11 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/workspace"
 	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
 )
-
-// cleanupTimeout bounds the removal of the run's objects after the bench,
-// which runs even when ctx was cancelled.
-const cleanupTimeout = time.Minute
 
 // lane is one transport under test: its client and what it really is.
 type lane struct {
@@ -446,22 +443,10 @@ func ensureBucket(ctx context.Context, c *minio.Client, bucket, region string) e
 	return nil
 }
 
-// cleanup removes every object under prefix. It runs on a context detached
-// from ctx's cancellation, so an interrupted run still leaves nothing behind.
+// cleanup removes every object under prefix, also after ctx was
+// cancelled, so an interrupted run leaves nothing behind.
 func cleanup(ctx context.Context, c *minio.Client, bucket, prefix string) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-	defer cancel()
-	var errs []error
-	for obj := range c.ListObjects(ctx, bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
-		if obj.Err != nil {
-			errs = append(errs, fmt.Errorf("list %s: %w", prefix, obj.Err))
-			break
-		}
-		if err := c.RemoveObject(ctx, bucket, obj.Key, minio.RemoveObjectOptions{}); err != nil {
-			errs = append(errs, fmt.Errorf("remove %s: %w", obj.Key, err))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := workspace.RemovePrefix(ctx, c, bucket, prefix); err != nil {
 		return fmt.Errorf("s3bench: cleanup: %w", err)
 	}
 	return nil
