@@ -37,6 +37,7 @@ type dataFlags struct {
 	rowGroupRows   string
 	compression    string
 	transports     string
+	baseline       string
 	rounds         int
 	commitOps      int
 	commitRows     int
@@ -96,7 +97,8 @@ func init() {
 	fl.StringVar(&f.targetFileSize, "target-file-size", "", "write.target-file-size-bytes, e.g. 64MiB (default: iceberg-go's, 512MiB); also sets write.parquet.row-group-size-bytes to an eighth of it and runs the appends under a Go memory limit of twice it, at least 128MiB (not with GOMEMLIMIT set or on the in-process control store)")
 	fl.StringVar(&f.rowGroupRows, "row-group-rows", "", "write.parquet.row-group-limit, e.g. 128k: the writer buffers one encoded row group per open file (default: iceberg-go's, 1048576)")
 	fl.StringVar(&f.compression, "compression", "zstd", "Parquet codec: "+strings.Join(dataplane.Compressions, "|"))
-	fl.StringVar(&f.transports, "transports", "http,uring", "S3 transports to compare, comma-separated, interleaved round by round")
+	fl.StringVar(&f.transports, "transports", transportNames(), "S3 transports to compare, comma-separated, interleaved round by round")
+	fl.StringVar(&f.baseline, "baseline", string(transport.Baseline()), "transport the table's ratios are taken over (their denominator)")
 	fl.IntVar(&f.rounds, "rounds", dataplane.DefaultRounds, "interleaved rounds; each appends --rows and scans once per transport")
 	fl.IntVar(&f.commitOps, "commit-ops", 0, fmt.Sprintf("small appends per transport in data.commit.latency (default %d, %d with --quick)", dataplane.DefaultCommitOps, dataplane.QuickCommitOps))
 	fl.IntVar(&f.commitRows, "commit-rows", dataplane.DefaultCommitRows, "rows per small append")
@@ -150,7 +152,7 @@ func (f *dataFlags) parseStore(run *results.Run) (*dataStore, error) {
 		return &dataStore{name: "file", root: w.Run(run.ID).URI, wh: w.Run(run.ID)}, nil
 	}
 	bucket := w.Bucket
-	st := &dataStore{s3: true, bucket: bucket, root: w.Run(run.ID).URI, wh: w.Run(run.ID), env: s3.FromEnv()}
+	st := &dataStore{s3: true, bucket: bucket, root: w.Run(run.ID).URI, wh: w.Run(run.ID), env: s3.FromEnv(os.Getenv)}
 	if f.endpoint != "" {
 		if _, err := s3.ParseEndpoint(f.endpoint); err != nil {
 			return nil, usagef("--s3-endpoint: %v", err)
@@ -181,7 +183,7 @@ func (st *dataStore) start(ctx context.Context, stderr io.Writer) error {
 			st.env.AccessKey, st.env.SecretKey = "control", "control" // it accepts any signature
 		}
 	}
-	fsys, err := s3io.New(st.ioProps(transport.HTTP))
+	fsys, err := s3io.New(st.ioProps(transport.Baseline()))
 	if err != nil {
 		return errors.Join(err, st.close())
 	}
@@ -246,13 +248,18 @@ func (st *dataStore) ioProps(k transport.Kind) map[string]string {
 	if !st.s3 {
 		return nil
 	}
-	return map[string]string{
+	p := map[string]string{
 		icebergio.S3EndpointURL:     st.endpoint,
 		icebergio.S3AccessKeyID:     st.env.AccessKey,
 		icebergio.S3SecretAccessKey: st.env.SecretKey,
 		icebergio.S3Region:          st.env.Region,
 		s3io.PropTransport:          string(k),
+		s3io.PropScope:              st.root, // this run's clients, released at its end
 	}
+	for name, v := range transportSettings {
+		p[s3io.PropSettingPrefix+name] = v
+	}
+	return p
 }
 
 // shown is the warehouse as result lines may show it: scheme and bucket.
@@ -268,10 +275,12 @@ func (st *dataStore) s3Config() s3.Config {
 	return s3.Config{
 		Endpoint: st.endpoint, Bucket: st.bucket, AccessKey: st.env.AccessKey,
 		SecretKey: st.env.SecretKey, Region: st.env.Region, MaxRetries: 1,
+		TransportSettings: transportSettings,
 	}
 }
 
 func (st *dataStore) close() error {
+	s3io.Release(st.root)
 	if st.ctl != nil {
 		return st.ctl.Close()
 	}
@@ -292,7 +301,7 @@ func (st *dataStore) removeRun(ctx context.Context) error {
 		return nil
 	}
 	cfg := st.s3Config()
-	cfg.Transport = transport.HTTP
+	cfg.Transport = transport.Baseline()
 	c, info, err := s3.NewClient(cfg)
 	if err != nil {
 		return err
@@ -376,6 +385,9 @@ func (f *dataFlags) config(run *results.Run) (dataplane.Config, []transport.Kind
 	if err != nil {
 		return cfg, nil, usagef("--transports: %v", err)
 	}
+	if _, err := transport.ParseKind(f.baseline); err != nil {
+		return cfg, nil, usagef("--baseline: %v", err)
+	}
 	return cfg, kinds, nil
 }
 
@@ -452,7 +464,7 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 		if format == "table" {
 			tables = stdout
 		}
-		err = errors.Join(err, dataplane.WriteTable(tables, coll.Snapshot(), ""))
+		err = errors.Join(err, dataplane.WriteTable(tables, coll.Snapshot(), f.baseline))
 	}()
 
 	if f.cpuProfile != "" {
@@ -577,7 +589,7 @@ func openDataLanes(ctx context.Context, fac competitors.Factory, spec targetSpec
 			}
 			used[u] = true
 			lane.Transport, lane.Requested, lane.Fallback = string(u), string(k), fallback
-			lane.Wait = fsys.UringWait
+			lane.Facts = fsys.Facts
 			sub += "-" + lane.Transport
 			storage.IOProps = store.ioProps(k)
 			storage.Params["transport"] = string(u)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	icebergio "github.com/apache/iceberg-go/io"
@@ -61,8 +62,11 @@ type storage struct {
 func (s storageFlags) resolve(ctx context.Context, log io.Writer) (storage, error) {
 	// A bad transport name is a usage error whether or not anything uses
 	// it; a good one that nothing uses is said so.
-	kind, err := transport.ParseKind(s.transport)
-	if err != nil {
+	kind, err := transport.ParseKind(transport.DefaultKind(s.transport, os.Getenv))
+	switch {
+	case err != nil && s.transport == "":
+		return storage{}, usagef("%s: %v", transport.EnvKind, err)
+	case err != nil:
 		return storage{}, usagef("--transport: %v", err)
 	}
 	w, err := workspace.Parse(s.warehouse)
@@ -80,7 +84,7 @@ func (s storageFlags) resolve(ctx context.Context, log io.Writer) (storage, erro
 		return storage{warehouse: wh, params: map[string]any{"warehouse": w.Shown()}}, nil
 	}
 	bucket := w.Bucket
-	env := s3.FromEnv()
+	env := s3.FromEnv(os.Getenv)
 	endpoint := s.endpoint
 	if endpoint == "" {
 		endpoint = env.Endpoint
@@ -100,6 +104,9 @@ func (s storageFlags) resolve(ctx context.Context, log io.Writer) (storage, erro
 		icebergio.S3SecretAccessKey: env.SecretKey,
 		icebergio.S3Region:          env.Region,
 		s3io.PropTransport:          string(kind),
+	}
+	for name, v := range transportSettings {
+		props[s3io.PropSettingPrefix+name] = v
 	}
 	fsys, err := s3io.New(props)
 	if err != nil {

@@ -21,6 +21,31 @@ import (
 	s3io "github.com/nordisk/katbench/transport/s3/icebergio"
 )
 
+// transportSettings are the transports' own settings from the
+// environment (each transport names its variables, e.g. the io_uring wait
+// mode), read once before any command runs and passed down as options.
+var transportSettings transport.Settings
+
+// loadTransportSettings reads transportSettings; a value a transport
+// refuses is a usage error naming the variable.
+func loadTransportSettings() error {
+	s, err := transport.EnvSettings(os.LookupEnv)
+	if err != nil {
+		return usageError{err}
+	}
+	transportSettings = s
+	return nil
+}
+
+// transportNames is the default of --transports: every registered one.
+func transportNames() string {
+	var s []string
+	for _, k := range transport.Names() {
+		s = append(s, string(k))
+	}
+	return strings.Join(s, ",")
+}
+
 // transportFlags are the flags of `katbench transport`.
 type transportFlags struct {
 	bucket      string
@@ -34,6 +59,7 @@ type transportFlags struct {
 	ops         string
 	control     bool
 	transports  string
+	baseline    string
 	poolSize    int
 	quick       bool
 	history     string
@@ -78,7 +104,7 @@ requests flow; see docs/transport.md, "Kernel-side submission").`,
 var transportOpts transportFlags
 
 func init() {
-	env := s3.FromEnv()
+	env := s3.FromEnv(os.Getenv)
 	f := &transportOpts
 	fl := transportCmd.Flags()
 	fl.StringVar(&f.bucket, "bucket", "katbench", "bucket to use (created when missing)")
@@ -91,7 +117,8 @@ func init() {
 	fl.StringVar(&f.concurrency, "concurrency", "1,8", "concurrency levels, comma-separated: 1..256, up to 1024 with --allow-high-concurrency")
 	fl.StringVar(&f.ops, "ops", "head,get,put", "operations, comma-separated: head, get, put, range (8 KiB at random offsets of a 64 MiB object)")
 	fl.BoolVar(&f.control, "control", true, "also run against the in-process control S3 server")
-	fl.StringVar(&f.transports, "transports", "http,uring", "transports to compare, comma-separated")
+	fl.StringVar(&f.transports, "transports", transportNames(), "transports to compare, comma-separated")
+	fl.StringVar(&f.baseline, "baseline", string(transport.Baseline()), "transport the table's ratios are taken over (their denominator)")
 	fl.IntVar(&f.poolSize, "pool-size", 0, "keep-alive connections per transport (default: the largest concurrency)")
 	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", fmt.Sprintf("%d iterations per cell unless --iterations says otherwise; env BENCH_QUICK=1", s3bench.QuickIterations))
 	fl.StringVar(&f.history, "history", "", "also append result lines to this file (none by default)")
@@ -128,6 +155,9 @@ func (f *transportFlags) configs(args []string) (base s3bench.Config, endpoint s
 	if base.Transports, err = s3bench.ParseTransports(f.transports); err != nil {
 		return base, "", usagef("--transports: %v", err)
 	}
+	if _, err := transport.ParseKind(f.baseline); err != nil {
+		return base, "", usagef("--baseline: %v", err)
+	}
 	if err := f.rate.apply(&base); err != nil {
 		return base, "", err
 	}
@@ -149,7 +179,7 @@ func (f *transportFlags) configs(args []string) (base s3bench.Config, endpoint s
 	}
 	base.S3 = s3.Config{
 		Bucket: f.bucket, AccessKey: f.accessKey, SecretKey: secret,
-		Region: f.region, PoolSize: f.poolSize,
+		Region: f.region, PoolSize: f.poolSize, TransportSettings: transportSettings,
 	}
 	if endpoint != "" && (base.S3.AccessKey == "" || base.S3.SecretKey == "") {
 		return base, "", usagef("ENDPOINT %s needs keys: --access-key/--secret-key or %s/%s", endpoint, s3.EnvAccessKey, s3.EnvSecretKey)
@@ -189,7 +219,7 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 		if f.format == "table" {
 			tables = stdout
 		}
-		if terr := s3bench.WriteTables(tables, coll.Snapshot(), "", terminalWidth(tables)); terr != nil {
+		if terr := s3bench.WriteTables(tables, coll.Snapshot(), f.baseline, terminalWidth(tables)); terr != nil {
 			err = errors.Join(err, terr)
 		}
 	}()
@@ -268,7 +298,7 @@ func checkEndpoint(ctx context.Context, cfg s3.Config) error {
 		icebergio.S3AccessKeyID:     cfg.AccessKey,
 		icebergio.S3SecretAccessKey: cfg.SecretKey,
 		icebergio.S3Region:          cfg.Region,
-		s3io.PropTransport:          string(transport.HTTP),
+		s3io.PropTransport:          string(transport.Baseline()),
 	})
 	if err != nil {
 		return fmt.Errorf("ENDPOINT %s: %w", cfg.Endpoint, err)

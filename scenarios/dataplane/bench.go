@@ -37,9 +37,10 @@ type Lane struct {
 	Location string
 	// Params are extra facts for every line of the lane (the competitor's).
 	Params map[string]any
-	// Wait, when set, says how the lane's io_uring requests waited
-	// (params.uring_wait); asked when the lines are written.
-	Wait func() string
+	// Facts, when set, are what the lane's transport says of its
+	// connections (transport.Describer), added to the params; asked when
+	// the lines are written.
+	Facts func() map[string]any
 }
 
 // laneState is what Run keeps per lane across rounds.
@@ -411,10 +412,8 @@ func (st *laneState) checkCommits(ctx context.Context, cfg Config, attempted int
 func (st *laneState) params(cfg Config) map[string]any {
 	p := map[string]any{}
 	maps.Copy(p, st.Params)
-	if st.Wait != nil {
-		if w := st.Wait(); w != "" {
-			p["uring_wait"] = w
-		}
+	if st.Facts != nil {
+		maps.Copy(p, st.Facts())
 	}
 	maps.Copy(p, map[string]any{
 		"transport":        st.Transport,

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"strconv"
 	"sync"
@@ -412,9 +413,7 @@ func lineParams(cfg Config, c cell, size int64, l lane, st *laneCell) map[string
 		"quick":       cfg.Quick,
 	}
 	if ep, err := s3.ParseEndpoint(cfg.S3.Endpoint); err == nil {
-		if w := l.info.UringWait(ep.Host); w != "" {
-			params["uring_wait"] = w
-		}
+		maps.Copy(params, l.info.Facts(ep.Host))
 	}
 	if st.cpuOK && st.ops > 0 {
 		params["cpu_us_per_op_rounds"] = st.roundCPU

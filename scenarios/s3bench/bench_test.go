@@ -202,9 +202,9 @@ func TestRunVersitygw(t *testing.T) {
 // really ran (http) and why (transport_fallback "uring: …"), and net/http is
 // measured once, not twice under two names.
 func TestRunFallback(t *testing.T) {
-	t.Setenv("KATBENCH_URING_FORCE_FAIL", "1")
 	ctl := startControl(t)
 	cfg := tiny(ctl.URL(), "control", "k", "s")
+	cfg.S3.TransportSettings = transport.Settings{"uring.force-fail": "1"}
 	var warn bytes.Buffer
 	cfg.Log = &warn
 	var got results.Collector

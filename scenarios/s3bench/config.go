@@ -56,7 +56,7 @@ var (
 	DefaultOps         = []Op{Head, Get, Put}
 	DefaultSizes       = []int64{4 << 10, 64 << 10, 1 << 20}
 	DefaultConcurrency = []int{1, 8}
-	DefaultTransports  = []transport.Kind{"http", "uring"}
+	DefaultTransports  = transport.Names()
 )
 
 // Config shapes one micro-bench run against one endpoint.
