@@ -115,7 +115,7 @@ func init() {
 	fl.IntVar(&f.rounds, "rounds", s3bench.DefaultRounds, "interleaved rounds the iterations are split into")
 	fl.StringVar(&f.sizes, "sizes", "4KiB,64KiB,1MiB", "object sizes for GET and PUT, comma-separated")
 	fl.StringVar(&f.concurrency, "concurrency", "1,8", "concurrency levels, comma-separated: 1..256, up to 1024 with --allow-high-concurrency")
-	fl.StringVar(&f.ops, "ops", "head,get,put", "operations, comma-separated: head, get, put, range (8 KiB at random offsets of a 64 MiB object)")
+	fl.StringVar(&f.ops, "ops", "head,get,put", "operations, comma-separated: head, get, put, range (8 KiB at random offsets of a 64 MiB object), list (one page of 100 keys)")
 	fl.BoolVar(&f.control, "control", true, "also run against the in-process control S3 server")
 	fl.StringVar(&f.transports, "transports", transportNames(), "transports to compare, comma-separated")
 	fl.StringVar(&f.baseline, "baseline", string(transport.Baseline()), "transport the table's ratios are taken over (their denominator)")

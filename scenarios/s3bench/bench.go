@@ -114,8 +114,19 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 	}
 	// GET and HEAD read objects written once here; PUT writes its own keys.
 	readKeys := map[int64]string{}
+	prepared := map[Op]string{}
 	for _, op := range cfg.Ops {
 		s := spec(op)
+		if s.prepare != nil {
+			if _, done := prepared[op]; !done {
+				key, err := s.prepare(ctx, setup, cfg.S3.Bucket, prefix)
+				if err != nil {
+					return fmt.Errorf("s3bench: prepare %s: %w", op, err)
+				}
+				prepared[op] = key
+			}
+			continue
+		}
 		if s.object == nil {
 			continue
 		}
@@ -150,7 +161,10 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 			st := &laneCell{cpuOK: true}
 			for w := 0; w < c.conc; w++ {
 				key := readKeys[objSize]
-				if sp.object == nil {
+				switch {
+				case sp.prepare != nil:
+					key = prepared[c.op]
+				case sp.object == nil:
 					key = fmt.Sprintf("%s%s-%s-%s-w%d", prefix, c.op, l.info.Used, FormatSize(size), w)
 				}
 				st.workers = append(st.workers, newWorker(l.client, cfg.S3.Bucket, key, c.op, size, payload(objSize), cfg.Seed, w))

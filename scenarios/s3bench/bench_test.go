@@ -260,7 +260,7 @@ func TestRunBadConfigWritesNothing(t *testing.T) {
 		{"negative iterations", func(c *s3bench.Config) { c.Iterations = -1 }},
 		{"zero concurrency", func(c *s3bench.Config) { c.Concurrency = []int{0} }},
 		{"huge size", func(c *s3bench.Config) { c.Sizes = []int64{1 << 40} }},
-		{"bad op", func(c *s3bench.Config) { c.Ops = []s3bench.Op{"list"} }},
+		{"bad op", func(c *s3bench.Config) { c.Ops = []s3bench.Op{"copy"} }},
 		{"no keys", func(c *s3bench.Config) { c.S3.AccessKey = "" }},
 		{"bad transport", func(c *s3bench.Config) { c.Transports = []transport.Kind{"pigeon"} }},
 	} {
@@ -296,8 +296,8 @@ func TestParseAndFormat(t *testing.T) {
 	if ops, err := s3bench.ParseOps("HEAD,get, put"); err != nil || !slices.Equal(ops, []s3bench.Op{"head", "get", "put"}) {
 		t.Fatalf("ParseOps = %v, %v", ops, err)
 	}
-	if _, err := s3bench.ParseOps("head,list"); !errors.Is(err, s3bench.ErrBadOp) {
-		t.Fatalf("ParseOps(list) = %v", err)
+	if _, err := s3bench.ParseOps("head,copy"); !errors.Is(err, s3bench.ErrBadOp) {
+		t.Fatalf("ParseOps(copy) = %v", err)
 	}
 	if c, err := s3bench.ParseConcurrency("1,8"); err != nil || !slices.Equal(c, []int{1, 8}) {
 		t.Fatalf("ParseConcurrency = %v, %v", c, err)
