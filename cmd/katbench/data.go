@@ -78,6 +78,8 @@ Scenarios, one JSON line per (target, transport):
                        MiB/s in params, histogram = the commit phase
   data.scan            one full scan per round, checksum verified
   data.commit.latency  small appends (one small file each), end to end
+  data.overwrite       whole-table overwrites, checksum verified (only when
+                       named by --scenario)
 
 Transports (--transports) are interleaved round by round. With no
 --s3-endpoint (or KATBENCH_S3_ENDPOINT) the warehouse lives on an in-process
@@ -109,7 +111,7 @@ func init() {
 	fl.BoolVar(&f.keep, "keep", false, "keep the run's tables and their objects (default: tables dropped, objects removed); with --dir, each lane's embedded catalog stays in DIR/<i>-<target>-<transport>")
 	fl.BoolVar(&f.raw, "raw", true, "on an S3 warehouse, also measure raw S3 PUT and GET (katbench transport's s3.put/s3.get) at the mean Parquet file size, for the IO-efficiency ratios")
 	fl.IntVar(&f.rawIterations, "raw-iterations", 0, "raw PUTs and GETs per transport (default 20, 8 with --quick)")
-	fl.StringVar(&f.scenario, "scenario", "", "run only scenarios matching these globs, comma-separated (data.append.*, data.scan, data.commit.latency; the scan needs the append)")
+	fl.StringVar(&f.scenario, "scenario", "", "run only scenarios matching these globs, comma-separated (data.append.*, data.scan, data.commit.latency, and data.overwrite, which runs only when named; the scan needs the append)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured run (go tool pprof) to this file")
 	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", "small run: 100k rows per append, 20 small appends; env BENCH_QUICK=1")
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs under this directory (default: a temp dir removed after the run)")
@@ -494,7 +496,7 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 		lanes, closeLanes, err := openDataLanes(ctx, facs[i], spec, i, kinds, store, dir, props, f.durability, cfg.Log)
 		if err != nil {
 			// The target could not start: its lines say why; the others run.
-			for _, name := range dataplane.Names(rowsOrDefault(cfg)) {
+			for _, name := range dataplane.Recorded(cfg) {
 				p := map[string]any{"warehouse": store.shown(), "quick": f.quick, "store": store.storeKind()}
 				if ep := store.endpointShown(); ep != "" {
 					p["endpoint"] = ep

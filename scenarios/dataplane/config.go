@@ -157,9 +157,6 @@ func (c Config) selects(name string) bool { return c.Select == nil || c.Select(n
 // AppendName is the append scenario's name for rows per append.
 func AppendName(rows int64) string { return AppendPrefix + FormatRows(rows) }
 
-// Names lists the scenarios of a run with rows per append, in run order.
-func Names(rows int64) []string { return []string{AppendName(rows), ScanName, CommitLatency} }
-
 // FormatRows writes a row count compactly: 2000000 → "2M", 100000 →
 // "100k", 1500 → "1500".
 func FormatRows(n int64) string {

@@ -3,7 +3,6 @@ package dataplane
 import (
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/nordisk/katbench/internal/results"
@@ -12,7 +11,8 @@ import (
 // isDataLine reports whether r is a line of one of this package's
 // scenarios.
 func isDataLine(r results.Record) bool {
-	return !r.Control && (strings.HasPrefix(r.Scenario, AppendPrefix) || r.Scenario == ScanName || r.Scenario == CommitLatency)
+	_, ok := lookup(r.Scenario)
+	return ok && !r.Control
 }
 
 // WriteTable prints data-plane lines for people: one row per (target,
@@ -107,20 +107,16 @@ func WriteTable(w io.Writer, recs []results.Record, baseline string) error {
 // MiB/s over the raw S3 PUT / GET MiB/s of the same transport (the
 // control lines of [Baseline]), when the run measured them.
 func writeEfficiency(w io.Writer, recs []results.Record) error {
-	type key struct {
-		transport string
-		put       bool
-	}
+	type key struct{ transport, op string }
 	raw := map[key]results.Record{}
 	for _, r := range recs {
 		if r.Skipped != "" || !r.Control {
 			continue
 		}
-		switch r.Params["op"] {
-		case "put":
-			raw[key{r.Target, true}] = r
-		case "get":
-			raw[key{r.Target, false}] = r
+		for _, sc := range registered() {
+			if sc.raw != "" && r.Params["op"] == sc.raw {
+				raw[key{r.Target, sc.raw}] = r
+			}
 		}
 	}
 	if len(raw) == 0 {
@@ -129,17 +125,11 @@ func writeEfficiency(w io.Writer, recs []results.Record) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	rows := 0
 	for _, r := range recs {
-		var put bool
-		switch {
-		case r.Skipped != "" || !isDataLine(r):
-			continue
-		case strings.HasPrefix(r.Scenario, AppendPrefix):
-			put = true
-		case r.Scenario == ScanName:
-		default:
+		sc, ok := lookup(r.Scenario)
+		if r.Skipped != "" || r.Control || !ok || sc.raw == "" {
 			continue
 		}
-		base, ok := raw[key{r.Transport, put}]
+		base, ok := raw[key{r.Transport, sc.raw}]
 		if !ok {
 			continue
 		}
