@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,14 +10,12 @@ import (
 	"strings"
 	"syscall"
 
-	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/scenarios/s3bench"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
-	s3io "github.com/nordisk/katbench/transport/s3/icebergio"
 )
 
 // transportSettings are the transports' own settings from the
@@ -232,109 +229,16 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	base.Log = &firstWrite{w: prog} // one warning line per run, not per endpoint
 	base.Progress = prog.update
 
-	// Every endpoint is checked (reachable, keys accepted, bucket there or
-	// created) before anything is measured: a dead one fails the run at
-	// once, not after the control's bench.
-	if endpoint != "" {
-		cfg := base.S3
-		cfg.Endpoint = endpoint
-		if err := checkEndpoint(ctx, cfg); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(stderr, "katbench transport: %s\n", transportPlan(base, f.control, endpoint))
-
-	suffix := ""
+	eps := s3bench.Endpoints{Control: f.control, KeepAlive: f.keepAlive, Endpoint: endpoint}
 	if f.background {
 		stopLoad, err := startBackgroundLoad(2)
 		if err != nil {
 			return err
 		}
 		defer stopLoad()
-		suffix = "+load"
+		eps.Suffix = "+load"
 	}
-	if f.control {
-		ctl, err := s3.StartControl()
-		if err != nil {
-			return err
-		}
-		cfg := base
-		cfg.S3.Endpoint = ctl.URL()
-		cfg.EndpointName = "control" + suffix
-		cfg.StoreInProcess = true
-		if !f.keepAlive {
-			ctl.SetKeepAlive(false)
-			cfg.EndpointName = "control-close" + suffix
-		}
-		if cfg.S3.AccessKey == "" || cfg.S3.SecretKey == "" {
-			cfg.S3.AccessKey, cfg.S3.SecretKey = "control", "control" // it accepts any signature
-		}
-		err = s3bench.Run(ctx, cfg, sink)
-		err = errors.Join(err, ctl.Close())
-		if err != nil {
-			return fmt.Errorf("transport bench against the control: %w", err)
-		}
-	}
-	if endpoint != "" {
-		cfg := base
-		cfg.S3.Endpoint = endpoint
-		if suffix != "" {
-			ep, _ := s3.ParseEndpoint(endpoint) // validated by configs
-			cfg.EndpointName = ep.Host + suffix
-		}
-		if err := s3bench.Run(ctx, cfg, sink); err != nil {
-			return fmt.Errorf("transport bench against %s: %w", endpoint, err)
-		}
-	}
-	return nil
-}
-
-// checkEndpoint makes sure the store at cfg.Endpoint answers, accepts the
-// keys and has the bucket (creating it when missing, as the bench would),
-// within storageCheckTimeout.
-func checkEndpoint(ctx context.Context, cfg s3.Config) error {
-	fsys, err := s3io.New(map[string]string{
-		icebergio.S3EndpointURL:     cfg.Endpoint,
-		icebergio.S3AccessKeyID:     cfg.AccessKey,
-		icebergio.S3SecretAccessKey: cfg.SecretKey,
-		icebergio.S3Region:          cfg.Region,
-		s3io.PropTransport:          string(transport.Baseline()),
-	})
-	if err != nil {
-		return fmt.Errorf("ENDPOINT %s: %w", cfg.Endpoint, err)
-	}
-	cctx, cancel := context.WithTimeout(ctx, storageCheckTimeout)
-	defer cancel()
-	if _, err := fsys.EnsureBucket(cctx, cfg.Bucket); err != nil {
-		return fmt.Errorf("ENDPOINT %s (checked before measuring anything): %w", cfg.Endpoint, err)
-	}
-	return nil
-}
-
-// transportPlan says what a transport run will measure: cells per
-// endpoint, transports, rounds and operations in all.
-func transportPlan(base s3bench.Config, control bool, endpoint string) string {
-	cells := 0
-	for _, op := range base.Ops {
-		n := len(base.Sizes)
-		if op == s3bench.Head {
-			n = 1
-		}
-		cells += n * len(base.Concurrency)
-	}
-	var eps []string
-	if control {
-		eps = append(eps, "the in-process control")
-	}
-	if endpoint != "" {
-		eps = append(eps, endpoint)
-	}
-	iters := base.Iterations
-	if iters == 0 {
-		iters = s3bench.DefaultIterations
-	}
-	return fmt.Sprintf("plan: %d cells × %d transports against %s, %d rounds each, %d measured operations per cell and transport (%d in all, warm-ups apart)",
-		cells, len(base.Transports), strings.Join(eps, " and "), base.Rounds, iters, cells*len(base.Transports)*len(eps)*iters)
+	return s3bench.RunEndpoints(ctx, base, eps, sink, prog)
 }
 
 // startBackgroundLoad starts n CPU-bound busy-loop processes (/bin/sh

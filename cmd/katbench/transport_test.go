@@ -64,7 +64,7 @@ func TestTransportBadInput(t *testing.T) {
 		{"bad scheme", []string{"ftp://127.0.0.1:7070"}, "scheme"},
 		{"nothing to run", []string{"--control=false"}, "nothing to measure"},
 		{"bad size", []string{"--sizes", "4XB"}, "--sizes"},
-		{"bad op", []string{"--ops", "head,list"}, "--ops"},
+		{"bad op", []string{"--ops", "head,copy"}, "--ops"},
 		{"bad concurrency", []string{"--concurrency", "0"}, "--concurrency"},
 		{"bad transport", []string{"--transports", "pigeon"}, "--transports"},
 		{"bad format", []string{"--format", "xml"}, "--format"},
