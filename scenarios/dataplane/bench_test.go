@@ -67,8 +67,8 @@ func TestRunOnEmbedded(t *testing.T) {
 		t.Errorf("append: row_group_bytes %v go_memory_limit_mib %v, want %d and 128 (from the 256 KiB target)",
 			app.Params["row_group_bytes"], app.Params["go_memory_limit_mib"], RowGroupBytes(cfg.TargetFileSize))
 	}
-	if rss, _ := app.Params["peak_rss_mib"].(float64); rss < 1 {
-		t.Errorf("append peak_rss_mib %v", app.Params["peak_rss_mib"])
+	if rss, _ := app.MeasureValue("peak_rss_mib"); rss < 1 {
+		t.Errorf("append peak_rss_mib %v", app.Measures["peak_rss_mib"])
 	}
 	scan := byName[ScanName]
 	if scan.Ops != 2 || scan.Params["rows_total"] != int64(80_000) || scan.Measures["checksum_ok"].Value != 1 {

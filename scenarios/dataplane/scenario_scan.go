@@ -73,9 +73,9 @@ func (s *scanRun) record(cfg Config, i int, l *laneState, name string) results.R
 	if st.rec.Count() > 0 && st.wall > 0 {
 		p["rows_total"] = st.rows
 		p["rows_s_rounds"] = st.perRound
-		p["plan_s"] = st.plan.Seconds()
-		p["verify_s"] = st.verify.Seconds()
 		ms = append(ms,
+			measure{"plan_s", st.plan.Seconds(), unitSeconds, ""},
+			measure{"verify_s", st.verify.Seconds(), unitSeconds, ""},
 			measure{"rows_s", float64(st.rows) / st.wall.Seconds(), results.UnitRowsPerSec, results.Higher},
 			measure{"mib_s", float64(st.b) / st.wall.Seconds() / (1 << 20), results.UnitMiBPerSec, results.Higher},
 			measure{"files", float64(st.files), results.UnitCount, ""},
