@@ -424,10 +424,15 @@ func (r *Runner) emit(sc Scenario, s *state, c *cell) error {
 }
 
 // describe stamps the scenario's registration data on its line.
-func (r *Runner) describe(rec *results.Record, sc Scenario) {
-	rec.Kind = string(sc.Kind)
-	rec.Metric = sc.Metric
-	rec.Better = sc.Metric.Better()
+func (r *Runner) describe(rec *results.Record, sc Scenario) { Stamp(rec, sc.Kind, sc.Metric) }
+
+// Stamp writes how a line measures on it — its kind, its headline metric
+// and which way that metric is better — the one stamping of every
+// benchmark's lines.
+func Stamp(rec *results.Record, kind Kind, metric results.Metric) {
+	rec.Kind = string(kind)
+	rec.Metric = metric
+	rec.Better = metric.Better()
 }
 
 // cleanup drops what the run created unless the competitor's storage is

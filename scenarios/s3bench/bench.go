@@ -393,7 +393,7 @@ func record(cfg Config, c cell, size int64, l lane, st *laneCell, fallback strin
 	r.Transport = string(l.info.Used)
 	r.TransportFallback = fallback
 	r.Control = cfg.Control
-	r.Kind, r.Metric, r.Better = "latency", results.P50, results.P50.Better()
+	scenarios.Stamp(&r, scenarios.KindLatency, results.P50)
 	r.Rounds = len(st.roundP50)
 	r.RoundP50US, r.RoundOpsSec = st.roundP50, st.roundOps
 	r.Resources = st.res

@@ -234,7 +234,7 @@ func recordOpen(cfg Config, c cell, size int64, l lane, st *laneCell, ol *openSt
 	out.Control = cfg.Control
 	out.Transport = string(l.info.Used)
 	out.TransportFallback = fallback
-	out.Kind, out.Metric, out.Better = "latency", results.P50, results.P50.Better()
+	scenarios.Stamp(&out, scenarios.KindLatency, results.P50)
 	out.Rounds = len(ol.roundP50)
 	out.RoundP50US, out.RoundOpsSec = ol.roundP50, ol.roundOps
 	warm := ol.warmErrs
