@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/spf13/pflag"
@@ -18,10 +17,6 @@ import (
 	"github.com/nordisk/katbench/transport/s3"
 	s3io "github.com/nordisk/katbench/transport/s3/icebergio"
 )
-
-// storageCheckTimeout bounds the up-front check of an s3:// warehouse
-// (reachability, keys, bucket), so a dead endpoint is an error, not a hang.
-const storageCheckTimeout = 30 * time.Second
 
 // storageFlags say where the embedded catalog keeps its warehouse, for every
 // command that opens one (embedded, run, serve rest, serve grpc, data).
@@ -83,7 +78,6 @@ func (s storageFlags) resolve(ctx context.Context, log io.Writer) (storage, erro
 	case !w.S3:
 		return storage{warehouse: wh, params: map[string]any{"warehouse": w.Shown()}}, nil
 	}
-	bucket := w.Bucket
 	env := s3.FromEnv(os.Getenv)
 	endpoint := s.endpoint
 	if endpoint == "" {
@@ -98,32 +92,14 @@ func (s storageFlags) resolve(ctx context.Context, log io.Writer) (storage, erro
 	if env.AccessKey == "" || env.SecretKey == "" {
 		return storage{}, usagef("--warehouse %s needs S3 keys: set %s and %s", wh, s3.EnvAccessKey, s3.EnvSecretKey)
 	}
-	props := map[string]string{
-		icebergio.S3EndpointURL:     endpoint,
-		icebergio.S3AccessKeyID:     env.AccessKey,
-		icebergio.S3SecretAccessKey: env.SecretKey,
-		icebergio.S3Region:          env.Region,
-		s3io.PropTransport:          string(kind),
-	}
-	for name, v := range transportSettings {
-		props[s3io.PropSettingPrefix+name] = v
-	}
-	fsys, err := s3io.New(props)
-	if err != nil {
+	env.Endpoint, env.TransportSettings = endpoint, transportSettings
+	props := workspace.IOProps(env, kind, "")
+	used, fallback, err := workspace.CheckS3(ctx, w, props, log)
+	if errors.Is(err, s3io.ErrBadProperty) {
 		return storage{}, usagef("--warehouse %s: %v", wh, err)
 	}
-	used, fallback := fsys.Transport()
-	if fallback != "" {
-		fmt.Fprintf(log, "katbench: warning: S3 transport %s unavailable, using %s (%s)\n", kind, used, fallback)
-	}
-	cctx, cancel := context.WithTimeout(ctx, storageCheckTimeout)
-	defer cancel()
-	created, err := fsys.EnsureBucket(cctx, bucket)
 	if err != nil {
-		return storage{}, fmt.Errorf("--warehouse %s: %w", wh, err)
-	}
-	if created {
-		fmt.Fprintf(log, "katbench: created bucket %q at %s for --warehouse %s (it did not exist)\n", bucket, endpoint, wh)
+		return storage{}, err
 	}
 	params := map[string]any{"warehouse": w.Shown(), "transport": string(used)}
 	if fallback != "" {

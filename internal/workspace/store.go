@@ -142,18 +142,53 @@ func (st *Store) IOProps(k transport.Kind) map[string]string {
 	if !st.Root.S3 {
 		return nil
 	}
+	return IOProps(st.S3, k, st.Root.URI)
+}
+
+// IOProps are the iceberg-go IO properties that reach the store cfg
+// describes over transport k, with cfg's transport settings, the shared
+// clients owned by scope (see s3io.PropScope).
+func IOProps(cfg s3.Config, k transport.Kind, scope string) map[string]string {
 	p := map[string]string{
-		icebergio.S3EndpointURL:     st.S3.Endpoint,
-		icebergio.S3AccessKeyID:     st.S3.AccessKey,
-		icebergio.S3SecretAccessKey: st.S3.SecretKey,
-		icebergio.S3Region:          st.S3.Region,
+		icebergio.S3EndpointURL:     cfg.Endpoint,
+		icebergio.S3AccessKeyID:     cfg.AccessKey,
+		icebergio.S3SecretAccessKey: cfg.SecretKey,
+		icebergio.S3Region:          cfg.Region,
 		s3io.PropTransport:          string(k),
-		s3io.PropScope:              st.Root.URI,
+		s3io.PropScope:              scope,
 	}
-	for name, v := range st.S3.TransportSettings {
+	for name, v := range cfg.TransportSettings {
 		p[s3io.PropSettingPrefix+name] = v
 	}
 	return p
+}
+
+// CheckS3 is the up-front check of the S3 warehouse w through IO
+// properties props (see IOProps): reachable, keys accepted, bucket
+// present — a missing one is created and said so on log, only after every
+// other check passed, and never deleted (a benchmark warehouse is scratch
+// space). It returns the transport the IO really uses and, when it is not
+// the one asked for, why (also said on log). A malformed property wraps
+// s3io.ErrBadProperty; everything else names the endpoint.
+func CheckS3(ctx context.Context, w Warehouse, props map[string]string, log io.Writer) (used transport.Kind, fallback string, err error) {
+	fsys, err := s3io.New(props)
+	if err != nil {
+		return "", "", err
+	}
+	used, fallback = fsys.Transport()
+	if fallback != "" {
+		fmt.Fprintf(log, "katbench: warning: S3 transport %s unavailable, using %s (%s)\n", props[s3io.PropTransport], used, fallback)
+	}
+	cctx, cancel := context.WithTimeout(ctx, CheckTimeout)
+	defer cancel()
+	created, err := fsys.EnsureBucket(cctx, w.Bucket)
+	if err != nil {
+		return "", "", fmt.Errorf("--warehouse %s: %w", w.URI, err)
+	}
+	if created {
+		fmt.Fprintf(log, "katbench: created bucket %q at %s for --warehouse %s (it did not exist)\n", w.Bucket, results.RedactText(props[icebergio.S3EndpointURL]), w.URI)
+	}
+	return used, fallback, nil
 }
 
 // Close releases the run's S3 clients and stops the control store.
