@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/scenarios/s3bench"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
@@ -57,6 +58,7 @@ type transportFlags struct {
 	control     bool
 	transports  string
 	baseline    string
+	scenario    string
 	poolSize    int
 	quick       bool
 	history     string
@@ -115,6 +117,7 @@ func init() {
 	fl.StringVar(&f.ops, "ops", "head,get,put", "operations, comma-separated: head, get, put, range (8 KiB at random offsets of a 64 MiB object), list (one page of 100 keys)")
 	fl.BoolVar(&f.control, "control", true, "also run against the in-process control S3 server")
 	fl.StringVar(&f.transports, "transports", transportNames(), "transports to compare, comma-separated")
+	fl.StringVar(&f.scenario, "scenario", "", "measure only the cells whose scenario matches these globs, comma-separated (e.g. 's3.get.*.c8,s3.head.*')")
 	fl.StringVar(&f.baseline, "baseline", string(transport.Baseline()), "transport the table's ratios are taken over (their denominator)")
 	fl.IntVar(&f.poolSize, "pool-size", 0, "keep-alive connections per transport (default: the largest concurrency)")
 	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", fmt.Sprintf("%d iterations per cell unless --iterations says otherwise; env BENCH_QUICK=1", s3bench.QuickIterations))
@@ -154,6 +157,13 @@ func (f *transportFlags) configs(args []string) (base s3bench.Config, endpoint s
 	}
 	if _, err := transport.ParseKind(f.baseline); err != nil {
 		return base, "", usagef("--baseline: %v", err)
+	}
+	sel, err := scenarios.ParseSelectorOf(f.scenario, s3bench.Names(base))
+	if err != nil {
+		return base, "", usagef("--scenario: %v", err)
+	}
+	if sel != nil {
+		base.Select = sel.Selects
 	}
 	if err := f.rate.apply(&base); err != nil {
 		return base, "", err

@@ -318,9 +318,22 @@ func cells(cfg Config) []cell {
 	for _, op := range cfg.Ops {
 		for _, size := range spec(op).cellSizes(cfg) {
 			for _, conc := range cfg.Concurrency {
-				out = append(out, cell{op: op, size: size, conc: conc})
+				if cfg.Select == nil || cfg.Select(Scenario(op, size, conc)) {
+					out = append(out, cell{op: op, size: size, conc: conc})
+				}
 			}
 		}
+	}
+	return out
+}
+
+// Names lists the scenario of every cell cfg's dimensions make, in run
+// order, before any selection.
+func Names(cfg Config) []string {
+	cfg.Select = nil
+	var out []string
+	for _, c := range cells(cfg) {
+		out = append(out, Scenario(c.op, c.size, c.conc))
 	}
 	return out
 }

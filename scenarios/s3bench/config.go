@@ -103,6 +103,10 @@ type Config struct {
 	// Duration is the open loop's measured time per (transport, cell,
 	// rate); 0 means DefaultDuration.
 	Duration time.Duration
+	// Select, when set, chooses the cells to measure by scenario name
+	// (the closed loop's; its open-loop lines follow it); nil measures
+	// every cell of the dimensions.
+	Select func(scenario string) bool
 	// Control marks every line as a floor (Record.Control): the raw store
 	// path another benchmark's lines are compared with.
 	Control bool

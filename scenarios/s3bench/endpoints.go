@@ -106,10 +106,7 @@ func checkEndpoint(ctx context.Context, cfg s3.Config, endpoint string) error {
 // Plan says what a run of base against eps will measure: cells per
 // endpoint, transports, rounds and operations in all.
 func Plan(base Config, eps Endpoints) string {
-	cells := 0
-	for _, op := range base.Ops {
-		cells += len(spec(op).cellSizes(base)) * len(base.Concurrency)
-	}
+	cells := len(cells(base))
 	var names []string
 	if eps.Control {
 		names = append(names, "the in-process control")
