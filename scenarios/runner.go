@@ -215,36 +215,30 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 	if o.Quick && !o.Full && len(o.Select) == 0 {
 		r.logf("--quick: threads %v, no durability throughput sweep (--full or no --quick runs every level and the sweep)", o.Threads)
 	}
-	done := 0
-	overall := func() {
-		if o.Progress != nil {
-			o.Progress(OverallTask, done, steps)
-		}
-	}
-	overall()
-	for _, sc := range plan {
+	measured := make([]Cell, len(plan))
+	for k, sc := range plan {
 		cells := make([]*cell, len(states))
-		for i := range cells {
-			cells[i] = &cell{rec: results.NewRecorder(), params: map[string]any{}}
-		}
-		err := Interleave(o.Rounds, len(states), func(round, i int) error {
-			if err := r.round(ctx, sc, states[i], cells[i], round); err != nil {
-				return err
-			}
-			done++
-			overall()
-			return ctx.Err()
-		})
-		if err != nil {
-			return err
-		}
-		for i, s := range states {
-			if err := r.emit(sc, s, cells[i]); err != nil {
-				return err
-			}
+		measured[k] = CellFuncs{
+			StartFunc: func(context.Context) error {
+				for i := range cells {
+					cells[i] = &cell{rec: results.NewRecorder(), params: map[string]any{}}
+				}
+				return nil
+			},
+			RoundFunc: func(ctx context.Context, round, i int) error {
+				return r.round(ctx, sc, states[i], cells[i], round)
+			},
+			FinishFunc: func(context.Context) error {
+				for i, s := range states {
+					if err := r.emit(sc, s, cells[i]); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
 		}
 	}
-	return nil
+	return RunCells(ctx, measured, len(states), o.Rounds, o.Progress, OverallTask)
 }
 
 // OverallTask is the progress task of the whole run: measurements done of

@@ -94,24 +94,26 @@ func Run(ctx context.Context, cfg Config, lanes []Lane, sink results.Sink) (err 
 		}
 	}
 
-	prog := &progress{p: cfg.Progress, total: len(plan) * len(states) * cfg.Rounds}
-	scenarios.Step(prog.p, scenarios.OverallTask, 0, prog.total)
-	defer prog.finish()
-	for _, sc := range plan {
-		err := scenarios.Interleave(cfg.Rounds, len(states), func(round, i int) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			sc.m.round(ctx, cfg, i, states[i], round)
-			prog.step()
-			return nil
-		})
-		if err != nil {
-			return err
+	cells := make([]scenarios.Cell, len(plan))
+	for k, sc := range plan {
+		cells[k] = scenarios.CellFuncs{
+			RoundFunc: func(ctx context.Context, round, i int) error {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				sc.m.round(ctx, cfg, i, states[i], round)
+				return nil
+			},
+			FinishFunc: func(ctx context.Context) error {
+				for i, st := range states {
+					sc.m.finish(ctx, cfg, i, st)
+				}
+				return nil
+			},
 		}
-		for i, st := range states {
-			sc.m.finish(ctx, cfg, i, st)
-		}
+	}
+	if err := scenarios.RunCells(ctx, cells, len(states), cfg.Rounds, cfg.Progress, scenarios.OverallTask); err != nil {
+		return err
 	}
 
 	var failed int64
@@ -259,25 +261,6 @@ func (st *laneState) line(cfg Config, scenario string, rec *results.Recorder, wa
 		r.FirstError = first.Error()
 	}
 	return r
-}
-
-// progress reports a run's measurements (one per lane, scenario and
-// round) to Config.Progress under one task.
-type progress struct {
-	p           scenarios.Progress
-	done, total int
-}
-
-func (p *progress) step() {
-	p.done++
-	scenarios.Step(p.p, scenarios.OverallTask, min(p.done, p.total), p.total)
-}
-
-// finish completes the task also when the run ended early.
-func (p *progress) finish() {
-	if p.done < p.total {
-		scenarios.Step(p.p, scenarios.OverallTask, p.total, p.total)
-	}
 }
 
 func us(d time.Duration) float64 { return float64(d) / 1e3 }

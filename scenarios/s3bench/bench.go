@@ -144,58 +144,85 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 		}
 	}
 
-	all := cells(cfg)
-	prog := newProgress(cfg, all, len(lanes))
-	defer prog.finish()
-	for _, c := range all {
-		if err := ctx.Err(); err != nil {
-			return err
+	var plan []scenarios.Cell
+	for _, c := range cells(cfg) {
+		cc := &closedCell{c: c, lanes: lanes, fallback: fallback}
+		plan = append(plan, cc.cell(cfg, prefix, readKeys, prepared, payload, sink))
+		for _, r := range cfg.Rates {
+			plan = append(plan, openCell(cfg, cc, r, sink))
 		}
-		size, objSize := c.size, c.size
-		sp := spec(c.op)
-		if sp.object != nil {
-			objSize = sp.object(size)
-		}
-		states := make([]*laneCell, len(lanes))
-		for i, l := range lanes {
-			st := &laneCell{cpuOK: true}
-			for w := 0; w < c.conc; w++ {
-				key := readKeys[objSize]
-				switch {
-				case sp.prepare != nil:
-					key = prepared[c.op]
-				case sp.object == nil:
-					key = fmt.Sprintf("%s%s-%s-%s-w%d", prefix, c.op, l.info.Used, FormatSize(size), w)
+	}
+	return scenarios.RunCells(ctx, plan, len(lanes), cfg.Rounds, cfg.Progress, cfg.EndpointName+": "+scenarios.OverallTask)
+}
+
+// closedCell is one (op, size, concurrency) measured in a closed loop on
+// every lane: its workers and state per lane, and, once finished, the
+// baseline transport's ops/s the open-loop rates of the cell may be taken
+// of.
+type closedCell struct {
+	c        cell
+	lanes    []lane
+	fallback string
+	states   []*laneCell
+	base     float64
+}
+
+// cell is the closed loop of cc for RunCells: Start makes every lane's
+// workers and warms them up, Round measures one round of
+// cfg.Iterations/cfg.Rounds operations, Finish writes the lines.
+func (cc *closedCell) cell(cfg Config, prefix string, readKeys map[int64]string, prepared map[Op]string, payload func(int64) []byte, sink results.Sink) scenarios.Cell {
+	c, lanes := cc.c, cc.lanes
+	size, objSize := c.size, c.size
+	sp := spec(c.op)
+	if sp.object != nil {
+		objSize = sp.object(size)
+	}
+	return scenarios.CellFuncs{
+		StartFunc: func(ctx context.Context) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			cc.states = make([]*laneCell, len(lanes))
+			for i, l := range lanes {
+				st := &laneCell{cpuOK: true}
+				for w := 0; w < c.conc; w++ {
+					key := readKeys[objSize]
+					switch {
+					case sp.prepare != nil:
+						key = prepared[c.op]
+					case sp.object == nil:
+						key = fmt.Sprintf("%s%s-%s-%s-w%d", prefix, c.op, l.info.Used, FormatSize(size), w)
+					}
+					st.workers = append(st.workers, newWorker(l.client, cfg.S3.Bucket, key, c.op, size, payload(objSize), cfg.Seed, w))
+					st.recs = append(st.recs, results.NewRecorder())
+					st.firstErr = append(st.firstErr, nil)
+					st.warmErrs = append(st.warmErrs, 0)
 				}
-				st.workers = append(st.workers, newWorker(l.client, cfg.S3.Bucket, key, c.op, size, payload(objSize), cfg.Seed, w))
-				st.recs = append(st.recs, results.NewRecorder())
-				st.firstErr = append(st.firstErr, nil)
-				st.warmErrs = append(st.warmErrs, 0)
+				cc.states[i] = st
+				// Warm-up: every GET verified, nothing recorded; its failures
+				// are kept apart as warm-up errors. Every lane's idle
+				// connections are closed first (this lane's too, left from
+				// an earlier cell), so what the process holds after it is
+				// what this lane opened for this cell.
+				for _, o := range lanes {
+					o.info.CloseIdle()
+				}
+				warmUp(ctx, cfg, c, st)
+				st.res = readResources(cfg)
 			}
-			states[i] = st
-			// Warm-up: every GET verified, nothing recorded; its failures
-			// are kept apart as warm-up errors. Every lane's idle
-			// connections are closed first (this lane's too, left from
-			// an earlier cell), so what the process holds after it is
-			// what this lane opened for this cell.
-			for _, o := range lanes {
-				o.info.CloseIdle()
+			// The lanes whose connections a later lane's warm-up closed dial
+			// them again before anything is measured.
+			for i := 0; i < len(lanes)-1; i++ {
+				warmUp(ctx, cfg, c, cc.states[i])
 			}
-			warmUp(ctx, cfg, c, st)
-			st.res = readResources(cfg)
-		}
-		// The lanes whose connections a later lane's warm-up closed dial
-		// them again before anything is measured.
-		for i := 0; i < len(lanes)-1; i++ {
-			warmUp(ctx, cfg, c, states[i])
-		}
-		name := Scenario(c.op, size, c.conc)
-		err := scenarios.Interleave(cfg.Rounds, len(lanes), func(round, i int) error {
+			return nil
+		},
+		RoundFunc: func(ctx context.Context, round, i int) error {
 			n := cfg.Iterations / cfg.Rounds
 			if round < cfg.Iterations%cfg.Rounds {
 				n++
 			}
-			st := states[i]
+			st := cc.states[i]
 			recs := make([]*results.Recorder, len(st.workers))
 			for w := range recs {
 				recs[w] = results.NewRecorder()
@@ -222,37 +249,21 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 			for w, r := range recs {
 				st.recs[w].Merge(r)
 			}
-			prog.step()
-			return ctx.Err()
-		})
-		if err != nil {
-			return err
-		}
-		base := 0.0 // net/http's closed-loop ops/s in this cell
-		for i, l := range lanes {
-			r := record(cfg, c, size, l, states[i], fallback)
-			if l.info.Used == transport.HTTP {
-				base = r.OpsSec
-			}
-			if err := sink.Write(r); err != nil {
-				return fmt.Errorf("s3bench: write result: %w", err)
-			}
-		}
-		for _, r := range cfg.Rates {
-			rate, b := r.OpsSec, 0.0
-			if rate == 0 {
-				if base <= 0 {
-					return fmt.Errorf("s3bench: rate %v of %s: net/http measured no closed-loop ops/s to take it of", r, name)
+			return nil
+		},
+		FinishFunc: func(context.Context) error {
+			for i, l := range lanes {
+				r := record(cfg, c, size, l, cc.states[i], cc.fallback)
+				if l.info.Used == transport.Baseline() {
+					cc.base = r.OpsSec
 				}
-				b = base
-				rate = base * r.Pct / 100
+				if err := sink.Write(r); err != nil {
+					return fmt.Errorf("s3bench: write result: %w", err)
+				}
 			}
-			if err := runOpen(ctx, cfg, c, size, lanes, states, r, rate, b, fallback, sink, prog); err != nil {
-				return err
-			}
-		}
+			return nil
+		},
 	}
-	return nil
 }
 
 // warmUp runs the cell's unrecorded warm-up on st's workers, every GET
@@ -482,31 +493,4 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = crand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// progress reports a run's measurements (one per lane, cell and round,
-// open-loop steps included) to Config.Progress under one task.
-type progress struct {
-	p           scenarios.Progress
-	what        string
-	done, total int
-}
-
-func newProgress(cfg Config, all []cell, lanes int) *progress {
-	steps := len(all) * lanes * cfg.Rounds * (1 + len(cfg.Rates))
-	p := &progress{p: cfg.Progress, what: cfg.EndpointName + ": " + scenarios.OverallTask, total: steps}
-	scenarios.Step(p.p, p.what, 0, p.total)
-	return p
-}
-
-func (p *progress) step() {
-	p.done++
-	scenarios.Step(p.p, p.what, min(p.done, p.total), p.total)
-}
-
-// finish completes the task also when the run ended early.
-func (p *progress) finish() {
-	if p.done < p.total {
-		scenarios.Step(p.p, p.what, p.total, p.total)
-	}
 }

@@ -114,76 +114,88 @@ type openState struct {
 	cpuOK     bool
 }
 
-// runOpen offers rate (ops/s) to every lane for cfg.Duration, split into
-// cfg.Rounds rounds interleaved like the closed loop's, using the cell's
-// workers (one pacer worker per connection), and writes one line per lane.
-// base is the closed-loop ops/s a percentage rate was taken of (0 for an
-// absolute rate).
-func runOpen(ctx context.Context, cfg Config, c cell, size int64, lanes []lane, states []*laneCell, r Rate, rate, base float64, fallback string, sink results.Sink, prog *progress) error {
+// openCell offers rate r to every lane of the closed cell cc for
+// cfg.Duration, split into cfg.Rounds rounds interleaved like the closed
+// loop's, using the cell's workers (one pacer worker per connection), and
+// writes one line per lane. A percentage rate is taken of the baseline
+// transport's closed-loop ops/s in the cell, known once cc finished.
+func openCell(cfg Config, cc *closedCell, r Rate, sink results.Sink) scenarios.Cell {
 	per := cfg.Duration / time.Duration(cfg.Rounds)
 	if per <= 0 {
 		per = cfg.Duration
 	}
+	c, size, lanes := cc.c, cc.c.size, cc.lanes
 	opens := make([]*openState, len(lanes))
-	for i := range opens {
-		opens[i] = &openState{cpuOK: true}
-	}
 	name := OpenScenario(c.op, size, c.conc, r)
-	err := scenarios.Interleave(cfg.Rounds, len(lanes), func(round, i int) error {
-		st, ol := states[i], opens[i]
-		count := make([]int, len(st.workers)) // per pacer worker: its own goroutine's
-		op := func(ctx context.Context, w int) error {
-			wk := st.workers[w]
-			err := wk.do(ctx)
-			if err == nil && count[w]%VerifyEvery == 0 {
-				err = wk.verify()
+	rate, base := r.OpsSec, 0.0
+	return scenarios.CellFuncs{
+		StartFunc: func(context.Context) error {
+			if rate == 0 {
+				if cc.base <= 0 {
+					return fmt.Errorf("s3bench: rate %v of %s: %s measured no closed-loop ops/s to take it of", r, Scenario(c.op, size, c.conc), transport.Baseline())
+				}
+				base = cc.base
+				rate = base * r.Pct / 100
 			}
-			count[w]++
-			return err
-		}
-		c0, ok0 := results.ProcessCPU()
-		res, err := pacer.Run(ctx, pacer.Config{Rate: rate, Duration: per, Workers: len(st.workers)}, op)
-		c1, ok1 := results.ProcessCPU()
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
+			for i := range opens {
+				opens[i] = &openState{cpuOK: true}
 			}
-			return fmt.Errorf("s3bench: open loop %s: %w", name, err)
-		}
-		ol.recs = append(ol.recs, res.Rec)
-		ol.sched = append(ol.sched, res.Sched)
-		ol.elapsed += res.Elapsed
-		ol.issued += res.Issued
-		ol.completed += res.Completed
-		ol.warmErrs += res.WarmupErrors
-		if ol.firstErr == nil && res.FirstErr != nil {
-			ol.firstErr = res.FirstErr
-		}
-		if ol.cpuOK = ol.cpuOK && ok0 && ok1; ol.cpuOK && res.Completed > 0 {
-			ol.cpu += c1 - c0
-			ol.roundCPU = append(ol.roundCPU, float64((c1-c0).Nanoseconds())/1e3/float64(res.Completed))
-		}
-		p50, ops := math.NaN(), math.NaN()
-		if res.Rec.Count() > 0 {
-			p50 = float64(res.Rec.Percentile(50)) / 1e3
-		}
-		if res.Elapsed > 0 {
-			ops = res.Achieved()
-		}
-		ol.roundP50 = append(ol.roundP50, p50)
-		ol.roundOps = append(ol.roundOps, ops)
-		prog.step()
-		return nil
-	})
-	if err != nil {
-		return err
+			return nil
+		},
+		RoundFunc: func(ctx context.Context, _, i int) error {
+			st, ol := cc.states[i], opens[i]
+			count := make([]int, len(st.workers)) // per pacer worker: its own goroutine's
+			op := func(ctx context.Context, w int) error {
+				wk := st.workers[w]
+				err := wk.do(ctx)
+				if err == nil && count[w]%VerifyEvery == 0 {
+					err = wk.verify()
+				}
+				count[w]++
+				return err
+			}
+			c0, ok0 := results.ProcessCPU()
+			res, err := pacer.Run(ctx, pacer.Config{Rate: rate, Duration: per, Workers: len(st.workers)}, op)
+			c1, ok1 := results.ProcessCPU()
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return fmt.Errorf("s3bench: open loop %s: %w", name, err)
+			}
+			ol.recs = append(ol.recs, res.Rec)
+			ol.sched = append(ol.sched, res.Sched)
+			ol.elapsed += res.Elapsed
+			ol.issued += res.Issued
+			ol.completed += res.Completed
+			ol.warmErrs += res.WarmupErrors
+			if ol.firstErr == nil && res.FirstErr != nil {
+				ol.firstErr = res.FirstErr
+			}
+			if ol.cpuOK = ol.cpuOK && ok0 && ok1; ol.cpuOK && res.Completed > 0 {
+				ol.cpu += c1 - c0
+				ol.roundCPU = append(ol.roundCPU, float64((c1-c0).Nanoseconds())/1e3/float64(res.Completed))
+			}
+			p50, ops := math.NaN(), math.NaN()
+			if res.Rec.Count() > 0 {
+				p50 = float64(res.Rec.Percentile(50)) / 1e3
+			}
+			if res.Elapsed > 0 {
+				ops = res.Achieved()
+			}
+			ol.roundP50 = append(ol.roundP50, p50)
+			ol.roundOps = append(ol.roundOps, ops)
+			return nil
+		},
+		FinishFunc: func(context.Context) error {
+			for i, l := range lanes {
+				if err := sink.Write(recordOpen(cfg, c, size, l, cc.states[i], opens[i], r, rate, base, per, cc.fallback)); err != nil {
+					return fmt.Errorf("s3bench: write result: %w", err)
+				}
+			}
+			return nil
+		},
 	}
-	for i, l := range lanes {
-		if err := sink.Write(recordOpen(cfg, c, size, l, states[i], opens[i], r, rate, base, per, fallback)); err != nil {
-			return fmt.Errorf("s3bench: write result: %w", err)
-		}
-	}
-	return nil
 }
 
 // recordOpen builds the open-loop line of one lane: the closed loop's
@@ -197,7 +209,7 @@ func recordOpen(cfg Config, c cell, size int64, l lane, st *laneCell, ol *openSt
 	params["rate_spec"] = r.String()
 	if base > 0 {
 		params["rate_base_ops_sec"] = base
-		params["rate_base"] = "net/http closed-loop ops/s, same cell, this run"
+		params["rate_base"] = string(transport.Baseline()) + " closed-loop ops/s, same cell, this run"
 	}
 	params["duration_s"] = cfg.Duration.Seconds()
 	params["round_duration_s"] = per.Seconds()
