@@ -15,8 +15,11 @@ func TestRunCells(t *testing.T) {
 	var calls []string
 	cell := func(name string) Cell {
 		return CellFuncs{
-			StartFunc:  func(context.Context) error { calls = append(calls, name+" start"); return nil },
-			RoundFunc:  func(_ context.Context, r, l int) error { calls = append(calls, fmt.Sprintf("%s r%d l%d", name, r, l)); return nil },
+			StartFunc: func(context.Context) error { calls = append(calls, name+" start"); return nil },
+			RoundFunc: func(_ context.Context, r, l int) error {
+				calls = append(calls, fmt.Sprintf("%s r%d l%d", name, r, l))
+				return nil
+			},
 			FinishFunc: func(context.Context) error { calls = append(calls, name+" finish"); return nil },
 		}
 	}
