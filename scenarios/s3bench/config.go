@@ -97,8 +97,8 @@ type Config struct {
 	// Rates, when not empty, add open-loop lines: after a cell's closed
 	// loop, each rate is offered to every transport for Duration (split
 	// into Rounds), latency measured from the intended start. A percentage
-	// rate needs net/http among the transports: it is of net/http's
-	// closed-loop ops/s in that cell of this run.
+	// rate needs the baseline transport (transport.Baseline) among the
+	// transports: it is of its closed-loop ops/s in that cell of this run.
 	Rates []Rate
 	// Duration is the open loop's measured time per (transport, cell,
 	// rate); 0 means DefaultDuration.

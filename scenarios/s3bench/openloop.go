@@ -83,8 +83,8 @@ func CheckRates(rates []Rate, kinds []transport.Kind) error {
 				return fmt.Errorf("%w: rate %v", ErrBadConfig, r)
 			}
 		case r.Pct > 0 && r.Pct <= 1000:
-			if !slices.Contains(kinds, transport.HTTP) {
-				return fmt.Errorf("%w: rate %v is a percentage of net/http's closed-loop maximum, but http is not among the transports", ErrBadConfig, r)
+			if !slices.Contains(kinds, transport.Baseline()) {
+				return fmt.Errorf("%w: rate %v is a percentage of the baseline transport's (%s) closed-loop maximum, but %s is not among the transports", ErrBadConfig, r, transport.Baseline(), transport.Baseline())
 			}
 		default:
 			return fmt.Errorf("%w: rate %v", ErrBadConfig, r)
