@@ -91,13 +91,13 @@ func TestDataPlaneEndToEnd(t *testing.T) {
 					t.Errorf("%s/%s %s: ops %d errors %d (%s)", target, tr, r.Scenario, r.Ops, r.Errors, r.FirstError)
 				}
 			}
-			if app.Ops != rounds || num(app.Params["rows_total"]) != rows*rounds || num(app.Params["files"]) < rounds {
+			if app.Ops != rounds || num(app.Params["rows_total"]) != rows*rounds || app.Measures["files"].Value < float64(rounds) {
 				t.Errorf("%s/%s append: ops %d rows_total %v files %v; want %d appends of %d rows, ≥ 1 file each",
-					target, tr, app.Ops, app.Params["rows_total"], app.Params["files"], rounds, rows)
+					target, tr, app.Ops, app.Params["rows_total"], app.Measures["files"], rounds, rows)
 			}
-			if scan.Ops != rounds || scan.Params["checksum_ok"] != true || num(scan.Params["rows_total"]) != rows*rounds*rounds {
+			if scan.Ops != rounds || scan.Measures["checksum_ok"].Value != 1 || num(scan.Params["rows_total"]) != rows*rounds*rounds {
 				t.Errorf("%s/%s scan: ops %d checksum_ok %v rows_total %v; want %d verified scans of %d rows",
-					target, tr, scan.Ops, scan.Params["checksum_ok"], scan.Params["rows_total"], rounds, rows*rounds)
+					target, tr, scan.Ops, scan.Measures["checksum_ok"], scan.Params["rows_total"], rounds, rows*rounds)
 			}
 			if cl.Ops != commits || num(cl.Params["snapshots"]) != commits {
 				t.Errorf("%s/%s commit latency: ops %d snapshots %v, want %d", target, tr, cl.Ops, cl.Params["snapshots"], commits)

@@ -222,44 +222,33 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 	if o.Quick && !o.Full && len(o.Select) == 0 {
 		r.logf("--quick: threads %v, no durability throughput sweep (--full or no --quick runs every level and the sweep)", o.Threads)
 	}
-	done := 0
-	overall := func() {
-		if o.Progress != nil {
-			o.Progress(OverallTask, done, steps)
-		}
-	}
-	overall()
-	for _, sc := range plan {
+	measured := make([]Cell, len(plan))
+	for k, sc := range plan {
 		cells := make([]*cell, len(states))
-		for i := range cells {
-			cells[i] = &cell{rec: results.NewRecorder(), params: maps.Clone(sc.Params)}
-			if cells[i].params == nil {
-				cells[i].params = map[string]any{}
-			}
-		}
-		for round := range o.Rounds {
-			for j := range states {
-				i := j
-				if round%2 == 1 {
-					i = len(states) - 1 - j
+		measured[k] = CellFuncs{
+			StartFunc: func(context.Context) error {
+				for i := range cells {
+					cells[i] = &cell{rec: results.NewRecorder(), params: maps.Clone(sc.Params)}
+					if cells[i].params == nil {
+						cells[i].params = map[string]any{}
+					}
 				}
-				if err := r.round(ctx, sc, states[i], cells[i], round); err != nil {
-					return err
+				return nil
+			},
+			RoundFunc: func(ctx context.Context, round, i int) error {
+				return r.round(ctx, sc, states[i], cells[i], round)
+			},
+			FinishFunc: func(context.Context) error {
+				for i, s := range states {
+					if err := r.emit(sc, s, cells[i]); err != nil {
+						return err
+					}
 				}
-				done++
-				overall()
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-			}
-		}
-		for i, s := range states {
-			if err := r.emit(sc, s, cells[i]); err != nil {
-				return err
-			}
+				return nil
+			},
 		}
 	}
-	return nil
+	return RunCells(ctx, measured, len(states), o.Rounds, o.Progress, OverallTask)
 }
 
 // OverallTask is the progress task of the whole run: measurements done of
@@ -449,10 +438,17 @@ func (r *Runner) emit(sc Scenario, s *state, c *cell) error {
 
 // describe stamps the scenario's registration data on its line.
 func (r *Runner) describe(rec *results.Record, sc Scenario) {
-	rec.Kind = string(sc.Kind)
-	rec.Metric = sc.Metric
-	rec.Better = sc.Metric.Better()
+	Stamp(rec, sc.Kind, sc.Metric)
 	rec.Control = sc.Control
+}
+
+// Stamp writes how a line measures on it — its kind, its headline metric
+// and which way that metric is better — the one stamping of every
+// benchmark's lines.
+func Stamp(rec *results.Record, kind Kind, metric results.Metric) {
+	rec.Kind = string(kind)
+	rec.Metric = metric
+	rec.Better = metric.Better()
 }
 
 // cleanup drops what the run created unless the competitor's storage is

@@ -305,10 +305,15 @@ type Selector []string
 // ParseSelector validates globs against the known names: a glob that
 // matches no scenario is an error naming the valid ones.
 func ParseSelector(globs string, threads []int) (Selector, error) {
+	return ParseSelectorOf(globs, Names(threads))
+}
+
+// ParseSelectorOf is ParseSelector against the given names: the one glob
+// rule of every command that runs scenarios.
+func ParseSelectorOf(globs string, names []string) (Selector, error) {
 	if strings.TrimSpace(globs) == "" {
 		return nil, nil
 	}
-	names := Names(threads)
 	var sel Selector
 	for _, g := range strings.Split(globs, ",") {
 		g = strings.TrimSpace(g)

@@ -1,64 +1,165 @@
 // Package transport picks the byte transport every katbench S3 request goes
-// through: Go's net/http ("http") or katbench's own io_uring HTTP/1.1
-// transport ("uring", package transport/uring). Both are tuned alike — same
-// pool size, keep-alive, HTTP/1.1 only, no compression — so a comparison
-// measures the byte path and nothing else.
+// through. Transports are registered plug-ins, like competitors: a name, a
+// constructor, an availability check and the settings (with the
+// environment variables a command may read them from) it takes. Go's
+// net/http ("http", the baseline every other falls back to) and
+// katbench's own io_uring HTTP/1.1 transport ("uring", package
+// transport/uring) are registered in this package, one file each. Every
+// transport is tuned alike — same pool size, keep-alive, HTTP/1.1 only,
+// no compression — so a comparison measures the byte path and nothing
+// else.
+//
+// Nothing here reads the environment: a command reads what Plugin.Env
+// names (see EnvSettings) and passes it down in Options.Settings, so a run
+// is reproducible from its flags and environment as the command saw them.
 package transport
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
-	"os"
+	"sort"
 	"strings"
+	"sync"
 	"time"
-
-	"github.com/nordisk/katbench/transport/uring"
 )
 
-// Kind names a byte transport.
+// Kind names a registered byte transport.
 type Kind string
 
-const (
-	// HTTP is Go's net/http transport, tuned by NewHTTP.
-	HTTP Kind = "http"
-	// Uring is katbench's io_uring HTTP/1.1 transport.
-	Uring Kind = "uring"
-)
-
-// EnvKind is the environment variable ParseKind reads when given "".
+// EnvKind is the environment variable a command reads the default
+// transport of an s3:// warehouse from.
 const EnvKind = "KATBENCH_TRANSPORT"
 
 // DefaultPoolSize is the keep-alive pool per host when Options.PoolSize is 0.
 const DefaultPoolSize = 8
 
-// ErrUnknownKind reports a transport name other than "http" or "uring".
+// ErrUnknownKind reports a transport name nothing registered.
 var ErrUnknownKind = errors.New("unknown transport")
 
 // ErrBadEndpoint reports an endpoint New cannot parse.
 var ErrBadEndpoint = errors.New("bad endpoint")
 
-// ParseKind parses "http" or "uring" (case-insensitive, spaces trimmed). An
-// empty s means: the value of KATBENCH_TRANSPORT, or "http" if that is unset
-// or empty too.
-func ParseKind(s string) (Kind, error) {
-	from := "transport"
-	if strings.TrimSpace(s) == "" {
-		s, from = os.Getenv(EnvKind), EnvKind
-	}
-	switch k := Kind(strings.ToLower(strings.TrimSpace(s))); k {
-	case "":
-		return HTTP, nil
-	case HTTP, Uring:
-		return k, nil
-	}
-	return "", fmt.Errorf("%s %q: %w (want %q or %q)", from, s, ErrUnknownKind, HTTP, Uring)
+// ErrBadSetting reports a transport setting its transport does not take.
+var ErrBadSetting = errors.New("bad transport setting")
+
+// Plugin is one registered byte transport. A Plugin is immutable once
+// registered and safe for concurrent use.
+type Plugin struct {
+	// Name is the transport's name on flags and result lines.
+	Name Kind
+	// Doc is one line for help texts.
+	Doc string
+	// Order places it in Names (and so in default comparisons): lower
+	// first. The baseline transport has the lowest.
+	Order int
+	// New returns the RoundTripper for the validated endpoint u. An error
+	// wrapping ErrUnavailable means it cannot serve u here: New falls
+	// back to the baseline and reports the reason. Any other error fails.
+	New func(u *url.URL, opts Options) (http.RoundTripper, error)
+	// Env maps a setting the transport takes to the environment variable
+	// a command reads it from (see EnvSettings); may be nil.
+	Env map[string]string
+	// Check validates the transport's settings (without its prefix);
+	// nil means it takes none beyond Env's.
+	Check func(settings map[string]string) error
 }
 
-// Options tunes both transports identically.
+// ErrUnavailable wraps why a transport cannot serve an endpoint here; New
+// then falls back to the baseline transport.
+var ErrUnavailable = errors.New("unavailable")
+
+// Describer is an optional capability of a RoundTripper: the facts of its
+// connections to hostport a result line should carry, keyed by param name
+// (how io_uring requests wait, for one); nil or empty before the first
+// request or when there is nothing to say.
+type Describer interface {
+	Describe(hostport string) map[string]any
+}
+
+var (
+	regMu    sync.RWMutex
+	registry = map[Kind]Plugin{}
+)
+
+// Register adds a transport. It panics on a duplicate or incomplete
+// entry: a programming error found at init, never a user input.
+func Register(p Plugin) {
+	if p.Name == "" || p.New == nil {
+		panic("transport: Register needs a Name and a New")
+	}
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := registry[p.Name]; dup {
+		panic("transport: duplicate registration of " + string(p.Name))
+	}
+	registry[p.Name] = p
+}
+
+// plugins returns every registered transport in Order, then name order.
+func plugins() []Plugin {
+	regMu.RLock()
+	out := make([]Plugin, 0, len(registry))
+	for _, p := range registry {
+		out = append(out, p)
+	}
+	regMu.RUnlock()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Order != out[j].Order {
+			return out[i].Order < out[j].Order
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// Names lists the registered transports, the baseline first.
+func Names() []Kind {
+	var out []Kind
+	for _, p := range plugins() {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// Baseline is the transport every other falls back to and ratios are
+// taken over by default: the first of Names.
+func Baseline() Kind { return Names()[0] }
+
+// Lookup returns the transport named k.
+func Lookup(k Kind) (Plugin, error) {
+	regMu.RLock()
+	p, ok := registry[k]
+	regMu.RUnlock()
+	if !ok {
+		return Plugin{}, fmt.Errorf("transport %q: %w (want one of %s)", k, ErrUnknownKind, joinKinds(Names()))
+	}
+	return p, nil
+}
+
+func joinKinds(ks []Kind) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ", ")
+}
+
+// ParseKind parses a registered transport's name (case-insensitive,
+// spaces trimmed); "" means the baseline.
+func ParseKind(s string) (Kind, error) {
+	k := Kind(strings.ToLower(strings.TrimSpace(s)))
+	if k == "" {
+		return Baseline(), nil
+	}
+	if _, err := Lookup(k); err != nil {
+		return "", fmt.Errorf("transport %q: %w (want one of %s)", s, ErrUnknownKind, joinKinds(Names()))
+	}
+	return k, nil
+}
+
+// Options tunes every transport identically.
 type Options struct {
 	// PoolSize is the number of keep-alive connections per host (and the
 	// cap on open ones); 0 means DefaultPoolSize.
@@ -68,6 +169,9 @@ type Options struct {
 	Timeout time.Duration
 	// DialTimeout bounds connection setup; 0 means none.
 	DialTimeout time.Duration
+	// Settings are transport-specific settings keyed "<transport>.<name>"
+	// (e.g. the io_uring wait mode); each transport reads its own.
+	Settings Settings
 }
 
 func (o Options) poolSize() int {
@@ -77,14 +181,89 @@ func (o Options) poolSize() int {
 	return o.PoolSize
 }
 
+// Settings are transport-specific settings keyed "<transport>.<name>". A
+// Settings value is not modified after it is built; share it freely.
+type Settings map[string]string
+
+// For returns k's settings, without the "<k>." prefix.
+func (s Settings) For(k Kind) map[string]string {
+	out := map[string]string{}
+	for key, v := range s {
+		if name, ok := strings.CutPrefix(key, string(k)+"."); ok {
+			out[name] = v
+		}
+	}
+	return out
+}
+
+// String is the settings in a canonical form (sorted key=value pairs),
+// for keys of client caches and for result lines.
+func (s Settings) String() string {
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		keys[i] = k + "=" + s[k]
+	}
+	return strings.Join(keys, ",")
+}
+
+// Check validates every setting against its transport: an unknown
+// transport or a value it refuses is an error wrapping ErrBadSetting.
+func (s Settings) Check() error {
+	for key := range s {
+		k, _, _ := strings.Cut(key, ".")
+		if _, err := Lookup(Kind(k)); err != nil {
+			return fmt.Errorf("%w %q: %w", ErrBadSetting, key, err)
+		}
+	}
+	for _, p := range plugins() {
+		if p.Check == nil {
+			continue
+		}
+		if err := p.Check(s.For(p.Name)); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrBadSetting, p.Name, err)
+		}
+	}
+	return nil
+}
+
+// EnvSettings reads every registered transport's environment variables
+// through lookup (os.LookupEnv in a command) into Settings, and checks
+// them; an error names the variable.
+func EnvSettings(lookup func(string) (string, bool)) (Settings, error) {
+	s := Settings{}
+	for _, p := range plugins() {
+		names := make([]string, 0, len(p.Env))
+		for name := range p.Env {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			env := p.Env[name]
+			if v, ok := lookup(env); ok && v != "" {
+				s[string(p.Name)+"."+name] = v
+				if p.Check != nil {
+					if err := p.Check(map[string]string{name: v}); err != nil {
+						return nil, fmt.Errorf("%s=%q: %w", env, v, err)
+					}
+				}
+			}
+		}
+	}
+	return s, nil
+}
+
 // New returns the RoundTripper for kind talking to endpoint
 // (http://host[:port] or https://host[:port]).
 //
-// For Uring, when io_uring is unavailable here or the endpoint is https, New
-// does not fail: it returns the tuned net/http transport, used == HTTP and a
-// fallback reason starting with "uring: ", which callers must report. err is
-// non-nil only for an unknown kind, an unparsable endpoint or (for Uring) a
-// KATBENCH_URING_WAIT that names no wait mode.
+// When kind cannot serve endpoint here (io_uring unavailable, an https
+// endpoint on a plaintext-only transport), New does not fail: it returns
+// the baseline transport, used == Baseline() and a fallback reason
+// starting with "<kind>: ", which callers must report. err is non-nil only
+// for an unknown kind, an unparsable endpoint or a setting kind refuses.
 func New(kind Kind, endpoint string, opts Options) (rt http.RoundTripper, used Kind, fallback string, err error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -93,50 +272,36 @@ func New(kind Kind, endpoint string, opts Options) (rt http.RoundTripper, used K
 		}
 		return nil, "", "", fmt.Errorf("transport: endpoint %q: %w: %v", endpoint, ErrBadEndpoint, err)
 	}
-	switch kind {
-	case HTTP:
-		return NewHTTP(opts), HTTP, "", nil
-	case Uring:
-		if err := uring.CheckWaitEnv(); err != nil {
-			return nil, "", "", fmt.Errorf("transport: %w", err)
-		}
-		if u.Scheme == "https" {
-			return NewHTTP(opts), HTTP, "uring: https endpoints go through net/http (the io_uring path is plaintext only)", nil
-		}
-		t, err := uring.NewTransport(uring.Options{
-			PoolSize:              opts.poolSize(),
-			DialTimeout:           opts.DialTimeout,
-			ResponseHeaderTimeout: opts.Timeout,
-		})
-		if err != nil {
-			return NewHTTP(opts), HTTP, "uring: " + strings.TrimPrefix(err.Error(), "uring: "), nil
-		}
-		return t, Uring, "", nil
+	p, err := Lookup(kind)
+	if err != nil {
+		return nil, "", "", err
 	}
-	return nil, "", "", fmt.Errorf("transport %q: %w", kind, ErrUnknownKind)
+	if p.Check != nil {
+		if err := p.Check(opts.Settings.For(kind)); err != nil {
+			return nil, "", "", fmt.Errorf("transport: %s: %w: %w", kind, ErrBadSetting, err)
+		}
+	}
+	rt, err = p.New(u, opts)
+	switch {
+	case err == nil:
+		return rt, kind, "", nil
+	case !errors.Is(err, ErrUnavailable) || kind == Baseline():
+		return nil, "", "", fmt.Errorf("transport %s: %w", kind, err)
+	}
+	base, _ := Lookup(Baseline())
+	brt, berr := base.New(u, opts)
+	if berr != nil {
+		return nil, "", "", fmt.Errorf("transport %s: %w; baseline %s: %w", kind, err, base.Name, berr)
+	}
+	return brt, base.Name, string(kind) + ": " + strings.TrimPrefix(err.Error(), string(kind)+": "), nil
 }
 
-// NewHTTP returns net/http's transport tuned like the io_uring one: a
-// keep-alive pool of PoolSize connections per host (idle and total),
-// HTTP/1.1 only (no h2 upgrade, on plaintext or TLS), no transparent
-// compression, no proxy from the environment (benchmarks talk straight to
-// the endpoint).
-func NewHTTP(opts Options) *http.Transport {
-	n := opts.poolSize()
-	dialer := &net.Dialer{Timeout: opts.DialTimeout, KeepAlive: 30 * time.Second}
-	return &http.Transport{
-		Proxy:                  nil,
-		DialContext:            dialer.DialContext,
-		MaxIdleConns:           n,
-		MaxIdleConnsPerHost:    n,
-		MaxConnsPerHost:        n,
-		IdleConnTimeout:        90 * time.Second,
-		ResponseHeaderTimeout:  opts.Timeout,
-		TLSHandshakeTimeout:    10 * time.Second,
-		DisableCompression:     true,
-		DisableKeepAlives:      false,
-		ForceAttemptHTTP2:      false,
-		TLSNextProto:           map[string]func(string, *tls.Conn) http.RoundTripper{},
-		MaxResponseHeaderBytes: 1 << 20,
+// DefaultKind is flag when set, else the value getenv (os.Getenv in a
+// command) gives EnvKind: how a command picks the transport of an s3://
+// warehouse. Parse the result with ParseKind.
+func DefaultKind(flag string, getenv func(string) string) string {
+	if flag != "" {
+		return flag
 	}
+	return getenv(EnvKind)
 }

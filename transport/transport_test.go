@@ -28,8 +28,9 @@ func TestParseKind(t *testing.T) {
 		{"tcp", "", "", true},
 	}
 	for _, tc := range cases {
-		t.Setenv(EnvKind, tc.env)
-		got, err := ParseKind(tc.in)
+		// A command's default comes from EnvKind (DefaultKind); the
+		// package itself never reads the environment.
+		got, err := ParseKind(DefaultKind(tc.in, func(string) string { return tc.env }))
 		if tc.wantErr {
 			if !errors.Is(err, ErrUnknownKind) {
 				t.Errorf("ParseKind(%q) env %q: err = %v, want ErrUnknownKind", tc.in, tc.env, err)
@@ -104,18 +105,18 @@ func TestNewFallbacks(t *testing.T) {
 		}
 	}
 
-	uring.ForceFail = true
-	rt, used, fallback, err := New(Uring, srv.URL, Options{})
-	uring.ForceFail = false
+	rt, used, fallback, err := New(Uring, srv.URL, Options{Settings: Settings{"uring.force-fail": "1"}})
 	check("forced", rt, used, fallback, err, "forced")
 	if got := get(t, rt, srv.URL); got != "ok HTTP/1.1" {
 		t.Fatalf("fallback transport answered %q", got)
 	}
 
-	t.Setenv(uring.ForceFailEnv, "1")
-	rt, used, fallback, err = New(Uring, srv.URL, Options{})
+	env, err := EnvSettings(func(k string) (string, bool) { return "1", k == uring.ForceFailEnv })
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, used, fallback, err = New(Uring, srv.URL, Options{Settings: env})
 	check("env", rt, used, fallback, err, uring.ForceFailEnv)
-	t.Setenv(uring.ForceFailEnv, "")
 
 	rt, used, fallback, err = New(Uring, "https://127.0.0.1:9", Options{})
 	check("https", rt, used, fallback, err, "https")
@@ -134,5 +135,14 @@ func TestNewBadInput(t *testing.T) {
 	}
 	if _, _, _, err := New("quic", "http://127.0.0.1:1", Options{}); !errors.Is(err, ErrUnknownKind) {
 		t.Errorf("New(quic): err = %v, want ErrUnknownKind", err)
+	}
+	if _, _, _, err := New(Uring, "http://127.0.0.1:1", Options{Settings: Settings{"uring.wait": "hodl"}}); !errors.Is(err, ErrBadSetting) {
+		t.Errorf("New(uring, wait hodl): err = %v, want ErrBadSetting", err)
+	}
+	if err := (Settings{"quic.x": "1"}).Check(); !errors.Is(err, ErrBadSetting) {
+		t.Errorf("Check(quic.x): err = %v, want ErrBadSetting", err)
+	}
+	if _, err := EnvSettings(func(k string) (string, bool) { return "hodl", k == uring.WaitEnv }); err == nil || !strings.Contains(err.Error(), uring.WaitEnv) {
+		t.Errorf("EnvSettings with a bad wait mode: %v, want an error naming %s", err, uring.WaitEnv)
 	}
 }

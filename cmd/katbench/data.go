@@ -1,33 +1,26 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"net/url"
 	"os"
 	"os/signal"
-	"path"
-	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"syscall"
-	"time"
 
-	icebergio "github.com/apache/iceberg-go/io"
-	"github.com/minio/minio-go/v7"
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/workspace"
+	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/scenarios/dataplane"
 	"github.com/nordisk/katbench/scenarios/s3bench"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
-	s3io "github.com/nordisk/katbench/transport/s3/icebergio"
 )
 
 // dataFlags are the flags of `katbench data`.
@@ -38,6 +31,7 @@ type dataFlags struct {
 	rowGroupRows   string
 	compression    string
 	transports     string
+	baseline       string
 	rounds         int
 	commitOps      int
 	commitRows     int
@@ -78,6 +72,8 @@ Scenarios, one JSON line per (target, transport):
                        MiB/s in params, histogram = the commit phase
   data.scan            one full scan per round, checksum verified
   data.commit.latency  small appends (one small file each), end to end
+  data.overwrite       whole-table overwrites, checksum verified (only when
+                       named by --scenario)
 
 Transports (--transports) are interleaved round by round. With no
 --s3-endpoint (or KATBENCH_S3_ENDPOINT) the warehouse lives on an in-process
@@ -97,7 +93,8 @@ func init() {
 	fl.StringVar(&f.targetFileSize, "target-file-size", "", "write.target-file-size-bytes, e.g. 64MiB (default: iceberg-go's, 512MiB); also sets write.parquet.row-group-size-bytes to an eighth of it and runs the appends under a Go memory limit of twice it, at least 128MiB (not with GOMEMLIMIT set or on the in-process control store)")
 	fl.StringVar(&f.rowGroupRows, "row-group-rows", "", "write.parquet.row-group-limit, e.g. 128k: the writer buffers one encoded row group per open file (default: iceberg-go's, 1048576)")
 	fl.StringVar(&f.compression, "compression", "zstd", "Parquet codec: "+strings.Join(dataplane.Compressions, "|"))
-	fl.StringVar(&f.transports, "transports", "http,uring", "S3 transports to compare, comma-separated, interleaved round by round")
+	fl.StringVar(&f.transports, "transports", transportNames(), "S3 transports to compare, comma-separated, interleaved round by round")
+	fl.StringVar(&f.baseline, "baseline", string(transport.Baseline()), "transport the table's ratios are taken over (their denominator)")
 	fl.IntVar(&f.rounds, "rounds", dataplane.DefaultRounds, "interleaved rounds; each appends --rows and scans once per transport")
 	fl.IntVar(&f.commitOps, "commit-ops", 0, fmt.Sprintf("small appends per transport in data.commit.latency (default %d, %d with --quick)", dataplane.DefaultCommitOps, dataplane.QuickCommitOps))
 	fl.IntVar(&f.commitRows, "commit-rows", dataplane.DefaultCommitRows, "rows per small append")
@@ -108,7 +105,7 @@ func init() {
 	fl.BoolVar(&f.keep, "keep", false, "keep the run's tables and their objects (default: tables dropped, objects removed); with --dir, each lane's embedded catalog stays in DIR/<i>-<target>-<transport>")
 	fl.BoolVar(&f.raw, "raw", true, "on an S3 warehouse, also measure raw S3 PUT and GET (katbench transport's s3.put/s3.get) at the mean Parquet file size, for the IO-efficiency ratios")
 	fl.IntVar(&f.rawIterations, "raw-iterations", 0, "raw PUTs and GETs per transport (default 20, 8 with --quick)")
-	fl.StringVar(&f.scenario, "scenario", "", "run only scenarios matching these globs, comma-separated (data.append.*, data.scan, data.commit.latency; the scan needs the append)")
+	fl.StringVar(&f.scenario, "scenario", "", "run only scenarios matching these globs, comma-separated (data.append.*, data.scan, data.commit.latency, and data.overwrite, which runs only when named; the scan needs the append)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured run (go tool pprof) to this file")
 	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", "small run: 100k rows per append, 20 small appends; env BENCH_QUICK=1")
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs under this directory (default: a temp dir removed after the run)")
@@ -121,209 +118,29 @@ func init() {
 	rootCmd.AddCommand(dataCmd)
 }
 
-// dataStore is where a data run's warehouse lives: an S3 store (the
-// in-process control by default) or a local directory. Not safe for
-// concurrent use.
-type dataStore struct {
-	s3       bool
-	root     string // this run's warehouse root: <--warehouse>/<run id>
-	bucket   string // s3 only
-	endpoint string // s3 only
-	env      s3.Config
-	name     string // "control", the endpoint, or "file"
-	ctl      *s3.Control
-}
-
 // parseStore validates the warehouse flags without any I/O: bad values are
 // usage errors. Keys come from the environment, as for every command with
 // an s3:// warehouse.
-func (f *dataFlags) parseStore(run *results.Run) (*dataStore, error) {
-	wh := strings.TrimRight(strings.TrimSpace(f.warehouse), "/")
-	if wh == "" {
-		wh = "s3://katbench/data"
+func (f *dataFlags) parseStore(run *results.Run) (*workspace.Store, error) {
+	raw := f.warehouse
+	if strings.TrimSpace(raw) == "" {
+		raw = "s3://katbench/data"
 	}
-	scheme, _, _ := strings.Cut(wh, "://")
-	switch strings.ToLower(scheme) {
-	case "file":
-		u, err := url.Parse(wh)
-		if err != nil || u.Host != "" || !filepath.IsAbs(u.Path) || u.RawQuery != "" || u.Fragment != "" {
-			return nil, usagef("--warehouse %q: want file:///absolute/path", f.warehouse)
-		}
-		return &dataStore{name: "file", root: wh + "/" + run.ID}, nil
-	case "s3", "s3a":
-	default:
-		return nil, usagef("--warehouse %q: want s3://bucket/prefix or file:///path", f.warehouse)
-	}
-	bucket, err := s3io.ParseWarehouse(wh)
+	w, err := workspace.Parse(raw)
 	if err != nil {
 		return nil, usagef("--warehouse: %v", err)
 	}
-	st := &dataStore{s3: true, bucket: bucket, root: wh + "/" + run.ID, env: s3.FromEnv()}
-	if f.endpoint != "" {
+	env := s3.FromEnv(os.Getenv)
+	env.Endpoint, env.TransportSettings = f.endpoint, transportSettings
+	if w.S3 && f.endpoint != "" {
 		if _, err := s3.ParseEndpoint(f.endpoint); err != nil {
 			return nil, usagef("--s3-endpoint: %v", err)
 		}
-		if st.env.AccessKey == "" || st.env.SecretKey == "" {
+		if env.AccessKey == "" || env.SecretKey == "" {
 			return nil, usagef("--s3-endpoint %s needs S3 keys: set %s and %s", f.endpoint, s3.EnvAccessKey, s3.EnvSecretKey)
 		}
-		st.endpoint, st.name = f.endpoint, results.RedactText(f.endpoint) // name is a label: stderr and params
 	}
-	return st, nil
-}
-
-// start starts the control store when no endpoint was given and checks the
-// store up front (reachable, keys accepted, bucket present). A missing
-// bucket is created and said so: the run writes only under its own prefix
-// and removes it afterwards (unless --keep).
-func (st *dataStore) start(ctx context.Context, stderr io.Writer) error {
-	if !st.s3 {
-		return nil
-	}
-	if st.endpoint == "" {
-		ctl, err := s3.StartControl()
-		if err != nil {
-			return err
-		}
-		st.ctl, st.name, st.endpoint = ctl, "control", ctl.URL()
-		if st.env.AccessKey == "" || st.env.SecretKey == "" {
-			st.env.AccessKey, st.env.SecretKey = "control", "control" // it accepts any signature
-		}
-	}
-	fsys, err := s3io.New(st.ioProps(transport.HTTP))
-	if err != nil {
-		return errors.Join(err, st.close())
-	}
-	cctx, cancel := context.WithTimeout(ctx, storageCheckTimeout)
-	defer cancel()
-	created, err := fsys.EnsureBucket(cctx, st.bucket)
-	if err != nil {
-		return errors.Join(fmt.Errorf("--warehouse %s: %w", st.root, err), st.close())
-	}
-	if created && st.ctl == nil {
-		fmt.Fprintf(stderr, "katbench: created bucket %q at %s for the data warehouse (it did not exist)\n", st.bucket, st.name)
-	}
-	return nil
-}
-
-// storeKind is the line's params.store: "in-process control" (the
-// control S3 store inside this process), "s3" (an S3 endpoint) or
-// "file" (a local directory).
-func (st *dataStore) storeKind() string {
-	switch {
-	case !st.s3:
-		return "file"
-	case st.ctl != nil:
-		return "in-process control"
-	}
-	return "s3"
-}
-
-// endpointShown is the line's params.endpoint: the S3 endpoint as
-// scheme://host:port, without user info, path or query; "" when the store
-// is in-process or a directory (its port means nothing after the run).
-func (st *dataStore) endpointShown() string {
-	if !st.s3 || st.ctl != nil {
-		return ""
-	}
-	u, err := url.Parse(st.endpoint)
-	if err != nil || u.Host == "" {
-		return ""
-	}
-	return u.Scheme + "://" + u.Host
-}
-
-// describe says on stderr which store the run uses and why: the
-// in-process store, or an endpoint from --s3-endpoint or the environment.
-// It may be called before start.
-func (st *dataStore) describe(fromFlag bool) string {
-	switch {
-	case !st.s3:
-		return "the local disk (a file:// warehouse)"
-	case st.ctl != nil || st.endpoint == "":
-		return "the in-process control S3 store (no --s3-endpoint, no " + s3.EnvEndpoint + ")"
-	}
-	from := s3.EnvEndpoint + " from the environment"
-	if fromFlag {
-		from = "--s3-endpoint"
-	}
-	return "the S3 store at " + st.endpointShown() + " (" + from + ")"
-}
-
-// ioProps are the iceberg-go IO properties of a lane on transport k.
-func (st *dataStore) ioProps(k transport.Kind) map[string]string {
-	if !st.s3 {
-		return nil
-	}
-	return map[string]string{
-		icebergio.S3EndpointURL:     st.endpoint,
-		icebergio.S3AccessKeyID:     st.env.AccessKey,
-		icebergio.S3SecretAccessKey: st.env.SecretKey,
-		icebergio.S3Region:          st.env.Region,
-		s3io.PropTransport:          string(k),
-	}
-}
-
-// shown is the warehouse as result lines may show it: scheme and bucket.
-func (st *dataStore) shown() string {
-	if !st.s3 {
-		return "file"
-	}
-	return "s3://" + st.bucket
-}
-
-// s3Config is the store for katbench transport's bench and for cleanup.
-func (st *dataStore) s3Config() s3.Config {
-	return s3.Config{
-		Endpoint: st.endpoint, Bucket: st.bucket, AccessKey: st.env.AccessKey,
-		SecretKey: st.env.SecretKey, Region: st.env.Region, MaxRetries: 1,
-	}
-}
-
-func (st *dataStore) close() error {
-	if st.ctl != nil {
-		return st.ctl.Close()
-	}
-	return nil
-}
-
-// removeRun deletes everything under the run's root (objects on S3, the
-// directory of a file:// warehouse), on a context that survives the run's
-// cancellation. The control store needs none: it vanishes with the process.
-func (st *dataStore) removeRun(ctx context.Context) error {
-	if !st.s3 {
-		if err := os.RemoveAll(strings.TrimPrefix(st.root, "file://")); err != nil {
-			return fmt.Errorf("remove the run's warehouse %s: %w", st.root, err)
-		}
-		return nil
-	}
-	if st.ctl != nil {
-		return nil
-	}
-	cfg := st.s3Config()
-	cfg.Transport = transport.HTTP
-	c, info, err := s3.NewClient(cfg)
-	if err != nil {
-		return err
-	}
-	defer info.CloseIdle()
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-	defer cancel()
-	_, prefix, _ := strings.Cut(strings.SplitN(st.root, "://", 2)[1], "/")
-	prefix += "/"
-	var errs []error
-	for obj := range c.ListObjects(ctx, st.bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
-		if obj.Err != nil {
-			errs = append(errs, fmt.Errorf("list %s: %w", prefix, obj.Err))
-			break
-		}
-		if err := c.RemoveObject(ctx, st.bucket, obj.Key, minio.RemoveObjectOptions{}); err != nil {
-			errs = append(errs, fmt.Errorf("remove %s: %w", obj.Key, err))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("remove the run's objects under %s: %w", st.root, err)
-	}
-	return nil
+	return workspace.NewStore(w, run.ID, env), nil
 }
 
 // appendMemoryLimit is the Go memory limit of the appends: none when
@@ -331,8 +148,8 @@ func (st *dataStore) removeRun(ctx context.Context) error {
 // in-process control store, whose objects are on this process's heap: the
 // live heap would outgrow a limit sized for the append and the collector
 // would run nearly continuously.
-func appendMemoryLimit(cfg dataplane.Config, store *dataStore) int64 {
-	if os.Getenv("GOMEMLIMIT") != "" || store.ctl != nil {
+func appendMemoryLimit(cfg dataplane.Config, store *workspace.Store) int64 {
+	if os.Getenv("GOMEMLIMIT") != "" || store.InProcess() {
 		return 0
 	}
 	return dataplane.AppendMemoryLimit(cfg.TargetFileSize)
@@ -387,36 +204,19 @@ func (f *dataFlags) config(run *results.Run) (dataplane.Config, []transport.Kind
 	if _, err := dataplane.TableProps(f.compression, cfg.TargetFileSize); err != nil {
 		return cfg, nil, usagef("--compression %q: want %s", f.compression, strings.Join(dataplane.Compressions, ", "))
 	}
-	if f.scenario != "" {
-		var globs []string
-		for _, g := range strings.Split(f.scenario, ",") {
-			g = strings.TrimSpace(g)
-			if _, err := path.Match(g, ""); err != nil || g == "" {
-				return cfg, nil, usagef("--scenario %q: bad glob %q", f.scenario, g)
-			}
-			matched := false
-			for _, n := range dataplane.Names(rowsOrDefault(cfg)) {
-				if ok, _ := path.Match(g, n); ok {
-					matched = true
-				}
-			}
-			if !matched {
-				return cfg, nil, usagef("--scenario %q: %q matches nothing (valid: %s)", f.scenario, g, strings.Join(dataplane.Names(rowsOrDefault(cfg)), ", "))
-			}
-			globs = append(globs, g)
-		}
-		cfg.Select = func(name string) bool {
-			for _, g := range globs {
-				if ok, _ := path.Match(g, name); ok {
-					return true
-				}
-			}
-			return false
-		}
+	sel, err := scenarios.ParseSelectorOf(f.scenario, dataplane.Names(rowsOrDefault(cfg)))
+	if err != nil {
+		return cfg, nil, usagef("--scenario: %v", err)
+	}
+	if sel != nil {
+		cfg.Select = sel.Selects
 	}
 	kinds, err := s3bench.ParseTransports(f.transports)
 	if err != nil {
 		return cfg, nil, usagef("--transports: %v", err)
+	}
+	if _, err := transport.ParseKind(f.baseline); err != nil {
+		return cfg, nil, usagef("--baseline: %v", err)
 	}
 	return cfg, kinds, nil
 }
@@ -431,34 +231,34 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 	if len(args) == 0 {
 		args = []string{"embedded"}
 	}
-	specs := make([]targetSpec, len(args))
-	facs := make([]competitors.Factory, len(args))
-	for i, a := range args {
-		specs[i] = parseTarget(a)
-		if facs[i], err = competitors.Lookup(specs[i].name); err != nil {
-			return usageError{err}
-		}
-	}
 	props, err := parseProps(f.props)
 	if err != nil {
 		return err
+	}
+	targets := make([]dataplane.Target, len(args))
+	for i, a := range args {
+		spec := parseTarget(a)
+		fac, err := competitors.Lookup(spec.name)
+		if err != nil {
+			return usageError{err}
+		}
+		targets[i] = dataplane.Target{Factory: fac, Name: spec.name, Args: spec.args, Index: i, Props: props, Durability: f.durability}
 	}
 	store, err := f.parseStore(run)
 	if err != nil {
 		return err
 	}
-	stderr := cmd.ErrOrStderr()
-	stdout := cmd.OutOrStdout()
+	stderr, stdout := cmd.ErrOrStderr(), cmd.OutOrStdout()
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
 	// The store is checked before --dir is created: an unreachable
 	// endpoint or refused keys leave nothing behind.
-	fmt.Fprintf(stderr, "katbench data: warehouse %s on %s\n", store.root, store.describe(cmd.Flags().Changed("s3-endpoint")))
-	if err := store.start(ctx, stderr); err != nil {
+	fmt.Fprintf(stderr, "katbench data: warehouse %s on %s\n", store.Root.URI, store.Describe(cmd.Flags().Changed("s3-endpoint")))
+	if err := store.Open(ctx, stderr); err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, store.close()) }()
+	defer func() { err = errors.Join(err, store.Close()) }()
 	cfg.MemoryLimit = appendMemoryLimit(cfg, store)
 	dir, removeDir, err := workDir(f.dir)
 	if err != nil {
@@ -470,13 +270,15 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 		}
 	}()
 	if !f.keep {
-		defer func() { err = errors.Join(err, store.removeRun(ctx)) }()
+		defer func() { err = errors.Join(err, store.RemoveRun(ctx)) }()
 	}
 
 	format := resolveFormat(f.format, stdout)
-	jsonOut := stdout
+	prog := newProgress(stderr, useBars(stderr, stdout, format))
+	defer prog.Close()
+	jsonOut, tables := stdout, stderr
 	if format == "table" {
-		jsonOut = io.Discard
+		jsonOut, tables = io.Discard, stdout
 	}
 	out, err := newOutput("jsonl", f.history, jsonOut, plainWriter{stderr})
 	if err != nil {
@@ -484,98 +286,39 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 	}
 	out.label = f.label
 	var coll results.Collector
-	sink := results.Tee{out.Sink(), &coll}
 	defer func() {
-		err = errors.Join(err, out.Close())
-		tables := stderr
-		if format == "table" {
-			tables = stdout
-		}
-		err = errors.Join(err, dataplane.WriteTable(tables, coll.Snapshot()))
+		prog.Close()
+		err = errors.Join(err, out.Close(), dataplane.WriteTable(tables, coll.Snapshot(), f.baseline))
 	}()
-
 	if f.cpuProfile != "" {
-		pf, err := os.Create(f.cpuProfile)
+		stopProfile, err := startCPUProfile(f.cpuProfile)
 		if err != nil {
-			return fmt.Errorf("--cpuprofile: %w", err)
+			return err
 		}
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return errors.Join(fmt.Errorf("--cpuprofile: %w", err), pf.Close())
-		}
-		defer func() {
-			pprof.StopCPUProfile()
-			err = errors.Join(err, pf.Close())
-		}()
+		defer func() { err = errors.Join(err, stopProfile()) }()
 	}
-	cfg.Warehouse = store.shown()
-	cfg.Log = &firstWrite{w: stderr}
-	if isTerminal(stderr) {
-		cfg.Progress = stderr
+	cfg.Warehouse = store.Root.Shown()
+	cfg.Log = &firstWrite{w: prog}
+	cfg.Progress = prog.update
+	if store.Root.S3 && f.raw {
+		cfg.Baseline = &dataplane.Baseline{Bench: s3bench.Config{
+			S3: store.S3, EndpointName: store.Name(), StoreInProcess: store.InProcess(), Transports: kinds,
+			Iterations: f.rawIters(), Rounds: min(f.rounds*2, f.rawIters()), Quick: f.quick, Run: run, Log: cfg.Log,
+		}}
+		cfg.Baseline.Bench.S3.MaxRetries = 1
 	}
-	var errs []error
-	for i, spec := range specs {
-		if err := ctx.Err(); err != nil {
-			return errors.Join(append(errs, err)...)
-		}
-		lanes, closeLanes, err := openDataLanes(ctx, facs[i], spec, i, kinds, store, dir, props, f.durability, cfg.Log)
-		if err != nil {
-			// The target could not start: its lines say why; the others run.
-			for _, name := range dataplane.Names(rowsOrDefault(cfg)) {
-				p := map[string]any{"warehouse": store.shown(), "quick": f.quick, "store": store.storeKind()}
-				if ep := store.endpointShown(); ep != "" {
-					p["endpoint"] = ep
-				}
-				if werr := sink.Write(run.Skipped(spec.name, name, err.Error(), p)); werr != nil {
-					return werr
-				}
-			}
-			errs = append(errs, err)
-			continue
-		}
-		rerr := dataplane.Run(ctx, cfg, lanes, sink)
-		errs = append(errs, rerr, closeLanes())
-	}
-	if store.s3 && f.raw && ctx.Err() == nil {
-		errs = append(errs, f.rawBaseline(ctx, run, store, kinds, coll.Snapshot(), sink, cfg.Log))
-	}
-	return errors.Join(errs...)
+	return dataplane.RunAll(ctx, cfg, targets, kinds, store, dir, results.Tee{out.Sink(), &coll})
 }
 
-// rawBaseline measures plain S3 PUT and GET of one object of the mean
-// Parquet file size the appends wrote, on every transport, with katbench
-// transport's bench (its own s3.put/s3.get lines): the ceiling data.append
-// and data.scan MiB/s are compared with.
-func (f *dataFlags) rawBaseline(ctx context.Context, run *results.Run, store *dataStore, kinds []transport.Kind,
-	recs []results.Record, sink results.Sink, log io.Writer,
-) error {
-	var bytes, files int64
-	for _, r := range recs {
-		if strings.HasPrefix(r.Scenario, dataplane.AppendPrefix) && r.Skipped == "" {
-			b, _ := r.Params["parquet_bytes"].(int64)
-			n, _ := r.Params["files"].(int64)
-			bytes, files = bytes+b, files+n
-		}
+// rawIters is the raw baseline's PUTs and GETs per transport.
+func (f *dataFlags) rawIters() int {
+	switch {
+	case f.rawIterations > 0:
+		return f.rawIterations
+	case f.quick:
+		return 8
 	}
-	if files == 0 {
-		return nil // nothing was appended: no size to compare at
-	}
-	size := min(max((bytes/files+512)/1024*1024, 1024), s3bench.MaxSize) // rounded to KiB for a readable name
-	iters := f.rawIterations
-	if iters == 0 {
-		iters = 20
-		if f.quick {
-			iters = 8
-		}
-	}
-	cfg := s3bench.Config{
-		S3: store.s3Config(), EndpointName: store.name, StoreInProcess: store.ctl != nil, Transports: kinds,
-		Ops: []s3bench.Op{s3bench.Put, s3bench.Get}, Sizes: []int64{size}, Concurrency: []int{1},
-		Iterations: iters, Rounds: min(f.rounds*2, iters), Quick: f.quick, Run: run, Log: log,
-	}
-	if err := s3bench.Run(ctx, cfg, sink); err != nil {
-		return fmt.Errorf("raw S3 baseline at %s: %w", s3bench.FormatSize(size), err)
-	}
-	return nil
+	return 20
 }
 
 func rowsOrDefault(cfg dataplane.Config) int64 {
@@ -589,85 +332,17 @@ func rowsOrDefault(cfg dataplane.Config) int64 {
 	}
 }
 
-// openDataLanes starts one competitor per transport for a target, each on
-// its own warehouse under the run's root (<root>/<i>-<target>-<transport>)
-// with IO properties that pick the transport: the in-process catalogs get
-// them as their storage, REST clients as client properties. A transport
-// that falls back to one already open is measured once (as `katbench
-// transport` does).
-func openDataLanes(ctx context.Context, fac competitors.Factory, spec targetSpec, idx int, kinds []transport.Kind,
-	store *dataStore, dir string, props map[string]string, durability string, log io.Writer,
-) (lanes []dataplane.Lane, closeAll func() error, err error) {
-	var opened []competitors.Competitor
-	closeAll = func() error {
-		var errs []error
-		for _, c := range opened {
-			errs = append(errs, c.Close())
-		}
-		return errors.Join(errs...)
+// startCPUProfile writes a CPU profile to path until the returned stop.
+func startCPUProfile(path string) (stop func() error, err error) {
+	pf, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, closeAll())
-		}
-	}()
-	if !store.s3 {
-		kinds = kinds[:1] // a file:// warehouse has no S3 transport to compare
+	if err := pprof.StartCPUProfile(pf); err != nil {
+		return nil, errors.Join(fmt.Errorf("--cpuprofile: %w", err), pf.Close())
 	}
-	used := map[transport.Kind]bool{}
-	for _, k := range kinds {
-		lane := dataplane.Lane{Target: spec.name}
-		sub := fmt.Sprintf("%d-%s", idx, spec.name)
-		storage := competitors.Storage{Params: map[string]any{"warehouse": store.shown(), "store": store.storeKind()}}
-		if ep := store.endpointShown(); ep != "" {
-			storage.Params["endpoint"] = ep
-		}
-		if store.s3 {
-			fsys, err := s3io.New(store.ioProps(k))
-			if err != nil {
-				return nil, nil, err
-			}
-			u, fallback := fsys.Transport()
-			if fallback != "" {
-				fmt.Fprintf(log, "katbench: warning: transport %s unavailable for %s, using %s: %s\n", k, store.name, u, fallback)
-			}
-			if used[u] {
-				continue
-			}
-			used[u] = true
-			lane.Transport, lane.Requested, lane.Fallback = string(u), string(k), fallback
-			lane.Wait = fsys.UringWait
-			sub += "-" + lane.Transport
-			storage.IOProps = store.ioProps(k)
-			storage.Params["transport"] = string(u)
-			if fallback != "" {
-				storage.Params["transport_fallback"] = fallback
-			}
-			if store.ctl != nil {
-				// Its objects are in this process's memory, and so in peak_rss_mib.
-				storage.Params["s3_store"] = "in-process control"
-			}
-			// Every table of the lane lives under the run's root, whatever
-			// catalog holds it, so removing the root removes the run.
-			lane.Location = store.root + "/" + sub
-		}
-		storage.Warehouse = store.root + "/" + sub
-		cdir := filepath.Join(dir, sub)
-		if err := os.MkdirAll(cdir, 0o755); err != nil {
-			return nil, nil, fmt.Errorf("create %s: %w", cdir, err)
-		}
-		p := maps.Clone(props)
-		maps.Copy(p, store.ioProps(k))
-		c, err := fac.New(ctx, competitors.Config{
-			Args: spec.args, Dir: cdir, Durability: durability, Props: p, Log: log, Storage: storage,
-		})
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", spec.name, err)
-		}
-		opened = append(opened, c)
-		lane.Catalog = c.Catalog()
-		lane.Params = results.RedactParams(c.Params())
-		lanes = append(lanes, lane)
-	}
-	return lanes, closeAll, nil
+	return func() error {
+		pprof.StopCPUProfile()
+		return pf.Close()
+	}, nil
 }

@@ -134,8 +134,8 @@ func TestDataAppendMemoryLimit(t *testing.T) {
 			if p["go_memory_limit_mib"] != c.want {
 				t.Errorf("go_memory_limit_mib %v, want %v", p["go_memory_limit_mib"], c.want)
 			}
-			if rss, _ := p["peak_rss_mib"].(float64); rss < 1 {
-				t.Errorf("peak_rss_mib %v", p["peak_rss_mib"])
+			if rss, _ := recs[0].MeasureValue("peak_rss_mib"); rss < 1 {
+				t.Errorf("peak_rss_mib %v", recs[0].Measures["peak_rss_mib"])
 			}
 		})
 	}

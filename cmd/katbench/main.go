@@ -12,7 +12,6 @@ import (
 	"syscall"
 
 	"github.com/nordisk/katbench/internal/results"
-	"github.com/nordisk/katbench/transport/uring"
 	"github.com/spf13/cobra"
 )
 
@@ -27,12 +26,7 @@ scenario with HdrHistogram percentiles and host provenance.`,
 	SilenceErrors: true,
 	// A KATBENCH_URING_WAIT typo would otherwise measure the default wait
 	// under the name of another: refuse it before anything runs.
-	PersistentPreRunE: func(*cobra.Command, []string) error {
-		if err := uring.CheckWaitEnv(); err != nil {
-			return usageError{err}
-		}
-		return nil
-	},
+	PersistentPreRunE: func(*cobra.Command, []string) error { return loadTransportSettings() },
 }
 
 // serveCmd is the parent of `katbench serve rest|grpc`.

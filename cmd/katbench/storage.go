@@ -2,26 +2,21 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"net/url"
-	"path/filepath"
-	"strings"
-	"time"
+	"os"
 
 	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/spf13/pflag"
 
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/workspace"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
 	s3io "github.com/nordisk/katbench/transport/s3/icebergio"
 )
-
-// storageCheckTimeout bounds the up-front check of an s3:// warehouse
-// (reachability, keys, bucket), so a dead endpoint is an error, not a hang.
-const storageCheckTimeout = 30 * time.Second
 
 // storageFlags say where the embedded catalog keeps its warehouse, for every
 // command that opens one (embedded, run, serve rest, serve grpc, data).
@@ -62,40 +57,28 @@ type storage struct {
 func (s storageFlags) resolve(ctx context.Context, log io.Writer) (storage, error) {
 	// A bad transport name is a usage error whether or not anything uses
 	// it; a good one that nothing uses is said so.
-	kind, err := transport.ParseKind(s.transport)
-	if err != nil {
+	kind, err := transport.ParseKind(transport.DefaultKind(s.transport, os.Getenv))
+	switch {
+	case err != nil && s.transport == "":
+		return storage{}, usagef("%s: %v", transport.EnvKind, err)
+	case err != nil:
 		return storage{}, usagef("--transport: %v", err)
 	}
-	wh := strings.TrimRight(strings.TrimSpace(s.warehouse), "/")
-	if s.transport != "" && !isS3Warehouse(wh) {
-		fmt.Fprintf(log, "katbench: warning: --transport %s has no effect: it picks the S3 transport of an s3:// --warehouse, and there is none\n", s.transport)
-	}
-	if wh == "" {
-		if s.warehouse != "" {
-			return storage{}, usagef("--warehouse %q: empty", s.warehouse)
-		}
-		return storage{}, nil
-	}
-	scheme, _, ok := strings.Cut(wh, "://")
-	switch {
-	case !ok:
-		return storage{}, usagef("--warehouse %q: want file:///abs/path or s3://bucket/prefix", s.warehouse)
-	case strings.EqualFold(scheme, "file"):
-		u, err := url.Parse(wh)
-		if err != nil || (u.Host != "" && u.Host != "localhost") || !filepath.IsAbs(u.Path) || u.RawQuery != "" || u.Fragment != "" {
-			return storage{}, usagef("--warehouse %q: want file:///absolute/path", s.warehouse)
-		}
-		return storage{warehouse: wh, params: map[string]any{"warehouse": "file"}}, nil
-	case strings.EqualFold(scheme, "s3") || strings.EqualFold(scheme, "s3a"):
-	default:
-		return storage{}, usagef("--warehouse %q: scheme %q, want file or s3", s.warehouse, scheme)
-	}
-
-	bucket, err := s3io.ParseWarehouse(wh)
+	w, err := workspace.Parse(s.warehouse)
 	if err != nil {
 		return storage{}, usagef("--warehouse: %v", err)
 	}
-	env := s3.FromEnv()
+	wh := w.URI
+	if s.transport != "" && !w.S3 {
+		fmt.Fprintf(log, "katbench: warning: --transport %s has no effect: it picks the S3 transport of an s3:// --warehouse, and there is none\n", s.transport)
+	}
+	switch {
+	case wh == "":
+		return storage{}, nil
+	case !w.S3:
+		return storage{warehouse: wh, params: map[string]any{"warehouse": w.Shown()}}, nil
+	}
+	env := s3.FromEnv(os.Getenv)
 	endpoint := s.endpoint
 	if endpoint == "" {
 		endpoint = env.Endpoint
@@ -109,31 +92,16 @@ func (s storageFlags) resolve(ctx context.Context, log io.Writer) (storage, erro
 	if env.AccessKey == "" || env.SecretKey == "" {
 		return storage{}, usagef("--warehouse %s needs S3 keys: set %s and %s", wh, s3.EnvAccessKey, s3.EnvSecretKey)
 	}
-	props := map[string]string{
-		icebergio.S3EndpointURL:     endpoint,
-		icebergio.S3AccessKeyID:     env.AccessKey,
-		icebergio.S3SecretAccessKey: env.SecretKey,
-		icebergio.S3Region:          env.Region,
-		s3io.PropTransport:          string(kind),
-	}
-	fsys, err := s3io.New(props)
-	if err != nil {
+	env.Endpoint, env.TransportSettings = endpoint, transportSettings
+	props := workspace.IOProps(env, kind, "")
+	used, fallback, err := workspace.CheckS3(ctx, w, props, log)
+	if errors.Is(err, s3io.ErrBadProperty) {
 		return storage{}, usagef("--warehouse %s: %v", wh, err)
 	}
-	used, fallback := fsys.Transport()
-	if fallback != "" {
-		fmt.Fprintf(log, "katbench: warning: S3 transport %s unavailable, using %s (%s)\n", kind, used, fallback)
-	}
-	cctx, cancel := context.WithTimeout(ctx, storageCheckTimeout)
-	defer cancel()
-	created, err := fsys.EnsureBucket(cctx, bucket)
 	if err != nil {
-		return storage{}, fmt.Errorf("--warehouse %s: %w", wh, err)
+		return storage{}, err
 	}
-	if created {
-		fmt.Fprintf(log, "katbench: created bucket %q at %s for --warehouse %s (it did not exist)\n", bucket, endpoint, wh)
-	}
-	params := map[string]any{"warehouse": "s3://" + bucket, "transport": string(used)}
+	params := map[string]any{"warehouse": w.Shown(), "transport": string(used)}
 	if fallback != "" {
 		params["transport_fallback"] = fallback
 	}
@@ -181,6 +149,6 @@ func (st storage) describe(dir string) string {
 
 // isS3Warehouse reports whether a --warehouse value names an S3 warehouse.
 func isS3Warehouse(wh string) bool {
-	scheme, _, ok := strings.Cut(strings.TrimSpace(wh), "://")
-	return ok && (strings.EqualFold(scheme, "s3") || strings.EqualFold(scheme, "s3a"))
+	w, err := workspace.Parse(wh)
+	return w.S3 || errors.Is(err, s3io.ErrBadWarehouse)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,17 +9,40 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 
-	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/scenarios/s3bench"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
-	s3io "github.com/nordisk/katbench/transport/s3/icebergio"
 )
+
+// transportSettings are the transports' own settings from the
+// environment (each transport names its variables, e.g. the io_uring wait
+// mode), read once before any command runs and passed down as options.
+var transportSettings transport.Settings
+
+// loadTransportSettings reads transportSettings; a value a transport
+// refuses is a usage error naming the variable.
+func loadTransportSettings() error {
+	s, err := transport.EnvSettings(os.LookupEnv)
+	if err != nil {
+		return usageError{err}
+	}
+	transportSettings = s
+	return nil
+}
+
+// transportNames is the default of --transports: every registered one.
+func transportNames() string {
+	var s []string
+	for _, k := range transport.Names() {
+		s = append(s, string(k))
+	}
+	return strings.Join(s, ",")
+}
 
 // transportFlags are the flags of `katbench transport`.
 type transportFlags struct {
@@ -35,6 +57,8 @@ type transportFlags struct {
 	ops         string
 	control     bool
 	transports  string
+	baseline    string
+	scenario    string
 	poolSize    int
 	quick       bool
 	history     string
@@ -79,7 +103,7 @@ requests flow; see docs/transport.md, "Kernel-side submission").`,
 var transportOpts transportFlags
 
 func init() {
-	env := s3.FromEnv()
+	env := s3.FromEnv(os.Getenv)
 	f := &transportOpts
 	fl := transportCmd.Flags()
 	fl.StringVar(&f.bucket, "bucket", "katbench", "bucket to use (created when missing)")
@@ -90,9 +114,11 @@ func init() {
 	fl.IntVar(&f.rounds, "rounds", s3bench.DefaultRounds, "interleaved rounds the iterations are split into")
 	fl.StringVar(&f.sizes, "sizes", "4KiB,64KiB,1MiB", "object sizes for GET and PUT, comma-separated")
 	fl.StringVar(&f.concurrency, "concurrency", "1,8", "concurrency levels, comma-separated: 1..256, up to 1024 with --allow-high-concurrency")
-	fl.StringVar(&f.ops, "ops", "head,get,put", "operations, comma-separated: head, get, put, range (8 KiB at random offsets of a 64 MiB object)")
+	fl.StringVar(&f.ops, "ops", "head,get,put", "operations, comma-separated: head, get, put, range (8 KiB at random offsets of a 64 MiB object), list (one page of 100 keys)")
 	fl.BoolVar(&f.control, "control", true, "also run against the in-process control S3 server")
-	fl.StringVar(&f.transports, "transports", "http,uring", "transports to compare, comma-separated")
+	fl.StringVar(&f.transports, "transports", transportNames(), "transports to compare, comma-separated")
+	fl.StringVar(&f.scenario, "scenario", "", "measure only the cells whose scenario matches these globs, comma-separated (e.g. 's3.get.*.c8,s3.head.*')")
+	fl.StringVar(&f.baseline, "baseline", string(transport.Baseline()), "transport the table's ratios are taken over (their denominator)")
 	fl.IntVar(&f.poolSize, "pool-size", 0, "keep-alive connections per transport (default: the largest concurrency)")
 	fl.BoolVar(&f.quick, "quick", os.Getenv("BENCH_QUICK") == "1", fmt.Sprintf("%d iterations per cell unless --iterations says otherwise; env BENCH_QUICK=1", s3bench.QuickIterations))
 	fl.StringVar(&f.history, "history", "", "also append result lines to this file (none by default)")
@@ -129,6 +155,16 @@ func (f *transportFlags) configs(args []string) (base s3bench.Config, endpoint s
 	if base.Transports, err = s3bench.ParseTransports(f.transports); err != nil {
 		return base, "", usagef("--transports: %v", err)
 	}
+	if _, err := transport.ParseKind(f.baseline); err != nil {
+		return base, "", usagef("--baseline: %v", err)
+	}
+	sel, err := scenarios.ParseSelectorOf(f.scenario, s3bench.Names(base))
+	if err != nil {
+		return base, "", usagef("--scenario: %v", err)
+	}
+	if sel != nil {
+		base.Select = sel.Selects
+	}
 	if err := f.rate.apply(&base); err != nil {
 		return base, "", err
 	}
@@ -150,7 +186,7 @@ func (f *transportFlags) configs(args []string) (base s3bench.Config, endpoint s
 	}
 	base.S3 = s3.Config{
 		Bucket: f.bucket, AccessKey: f.accessKey, SecretKey: secret,
-		Region: f.region, PoolSize: f.poolSize,
+		Region: f.region, PoolSize: f.poolSize, TransportSettings: transportSettings,
 	}
 	if endpoint != "" && (base.S3.AccessKey == "" || base.S3.SecretKey == "") {
 		return base, "", usagef("ENDPOINT %s needs keys: --access-key/--secret-key or %s/%s", endpoint, s3.EnvAccessKey, s3.EnvSecretKey)
@@ -166,6 +202,8 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	stderr := cmd.ErrOrStderr()
 	stdout := cmd.OutOrStdout()
 	f.format = resolveFormat(f.format, stdout)
+	prog := newProgress(stderr, useBars(stderr, stdout, f.format))
+	defer prog.Close()
 	jsonOut := stdout
 	if f.format == "table" {
 		jsonOut = io.Discard
@@ -181,13 +219,14 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	var coll results.Collector
 	sink := results.Tee{out.Sink(), &coll}
 	defer func() {
+		prog.Close()
 		// A line with failed operations (warm-up included) turns the run red.
 		err = errors.Join(err, out.Close(), results.CheckErrors(coll.Snapshot()))
 		tables := stderr
 		if f.format == "table" {
 			tables = stdout
 		}
-		if terr := writeTransportTables(tables, coll.Snapshot()); terr != nil {
+		if terr := s3bench.WriteTables(tables, coll.Snapshot(), f.baseline, terminalWidth(tables)); terr != nil {
 			err = errors.Join(err, terr)
 		}
 	}()
@@ -197,114 +236,19 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	base.Run = results.NewRun()
 	base.Run.Command = commandLine()
 	base.Run.AllowErrors = f.allowErrs
-	base.Log = &firstWrite{w: stderr} // one warning line per run, not per endpoint
-	if isTerminal(stderr) {
-		base.Progress = stderr
-	}
+	base.Log = &firstWrite{w: prog} // one warning line per run, not per endpoint
+	base.Progress = prog.update
 
-	// Every endpoint is checked (reachable, keys accepted, bucket there or
-	// created) before anything is measured: a dead one fails the run at
-	// once, not after the control's bench.
-	if endpoint != "" {
-		cfg := base.S3
-		cfg.Endpoint = endpoint
-		if err := checkEndpoint(ctx, cfg); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(stderr, "katbench transport: %s\n", transportPlan(base, f.control, endpoint))
-
-	suffix := ""
+	eps := s3bench.Endpoints{Control: f.control, KeepAlive: f.keepAlive, Endpoint: endpoint}
 	if f.background {
 		stopLoad, err := startBackgroundLoad(2)
 		if err != nil {
 			return err
 		}
 		defer stopLoad()
-		suffix = "+load"
+		eps.Suffix = "+load"
 	}
-	if f.control {
-		ctl, err := s3.StartControl()
-		if err != nil {
-			return err
-		}
-		cfg := base
-		cfg.S3.Endpoint = ctl.URL()
-		cfg.EndpointName = "control" + suffix
-		cfg.StoreInProcess = true
-		if !f.keepAlive {
-			ctl.SetKeepAlive(false)
-			cfg.EndpointName = "control-close" + suffix
-		}
-		if cfg.S3.AccessKey == "" || cfg.S3.SecretKey == "" {
-			cfg.S3.AccessKey, cfg.S3.SecretKey = "control", "control" // it accepts any signature
-		}
-		err = s3bench.Run(ctx, cfg, sink)
-		err = errors.Join(err, ctl.Close())
-		if err != nil {
-			return fmt.Errorf("transport bench against the control: %w", err)
-		}
-	}
-	if endpoint != "" {
-		cfg := base
-		cfg.S3.Endpoint = endpoint
-		if suffix != "" {
-			ep, _ := s3.ParseEndpoint(endpoint) // validated by configs
-			cfg.EndpointName = ep.Host + suffix
-		}
-		if err := s3bench.Run(ctx, cfg, sink); err != nil {
-			return fmt.Errorf("transport bench against %s: %w", endpoint, err)
-		}
-	}
-	return nil
-}
-
-// checkEndpoint makes sure the store at cfg.Endpoint answers, accepts the
-// keys and has the bucket (creating it when missing, as the bench would),
-// within storageCheckTimeout.
-func checkEndpoint(ctx context.Context, cfg s3.Config) error {
-	fsys, err := s3io.New(map[string]string{
-		icebergio.S3EndpointURL:     cfg.Endpoint,
-		icebergio.S3AccessKeyID:     cfg.AccessKey,
-		icebergio.S3SecretAccessKey: cfg.SecretKey,
-		icebergio.S3Region:          cfg.Region,
-		s3io.PropTransport:          string(transport.HTTP),
-	})
-	if err != nil {
-		return fmt.Errorf("ENDPOINT %s: %w", cfg.Endpoint, err)
-	}
-	cctx, cancel := context.WithTimeout(ctx, storageCheckTimeout)
-	defer cancel()
-	if _, err := fsys.EnsureBucket(cctx, cfg.Bucket); err != nil {
-		return fmt.Errorf("ENDPOINT %s (checked before measuring anything): %w", cfg.Endpoint, err)
-	}
-	return nil
-}
-
-// transportPlan says what a transport run will measure: cells per
-// endpoint, transports, rounds and operations in all.
-func transportPlan(base s3bench.Config, control bool, endpoint string) string {
-	cells := 0
-	for _, op := range base.Ops {
-		n := len(base.Sizes)
-		if op == s3bench.Head {
-			n = 1
-		}
-		cells += n * len(base.Concurrency)
-	}
-	var eps []string
-	if control {
-		eps = append(eps, "the in-process control")
-	}
-	if endpoint != "" {
-		eps = append(eps, endpoint)
-	}
-	iters := base.Iterations
-	if iters == 0 {
-		iters = s3bench.DefaultIterations
-	}
-	return fmt.Sprintf("plan: %d cells × %d transports against %s, %d rounds each, %d measured operations per cell and transport (%d in all, warm-ups apart)",
-		cells, len(base.Transports), strings.Join(eps, " and "), base.Rounds, iters, cells*len(base.Transports)*len(eps)*iters)
+	return s3bench.RunEndpoints(ctx, base, eps, sink, prog)
 }
 
 // startBackgroundLoad starts n CPU-bound busy-loop processes (/bin/sh
@@ -356,117 +300,4 @@ func (f *firstWrite) Write(b []byte) (int, error) {
 	}
 	f.done = true
 	return f.w.Write(b)
-}
-
-// writeTransportTables prints, per endpoint in first-seen order, the side by
-// side table (results.WriteTableWidth, fitted to w when it is a terminal:
-// with targets http then uring its speed column is uring's speed × http's)
-// and a line per scenario with the uring/http ratios of ops/s, p99 and CPU
-// per operation, each header saying which way is better, and each side's
-// MiB/s.
-func writeTransportTables(w io.Writer, recs []results.Record) error {
-	var endpoints []string
-	by := map[string][]results.Record{}
-	for _, r := range recs {
-		ep, _ := r.Params["endpoint"].(string)
-		if _, ok := by[ep]; !ok {
-			endpoints = append(endpoints, ep)
-		}
-		by[ep] = append(by[ep], r)
-	}
-	for _, ep := range endpoints {
-		fmt.Fprintf(w, "\nendpoint %s\n", ep)
-		if err := results.WriteTableWidth(w, by[ep], terminalWidth(w)); err != nil {
-			return err
-		}
-		if err := writeRatios(w, by[ep]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// writeRatios prints the uring/http ops/s and p99 ratios and MiB/s per
-// scenario where both transports have a line.
-func writeRatios(w io.Writer, recs []results.Record) error {
-	cell := map[[2]string]results.Record{}
-	var scenarios []string
-	for _, r := range recs {
-		if _, seen := cell[[2]string{"http", r.Scenario}]; !seen {
-			if _, seenU := cell[[2]string{"uring", r.Scenario}]; !seenU {
-				scenarios = append(scenarios, r.Scenario)
-			}
-		}
-		cell[[2]string{r.Target, r.Scenario}] = r
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\turing/http ops/s (above 1× uring is faster; per-round median [min–max])\turing/http p99 (below 1× uring is faster)\turing/http CPU/op (below 1× uring is cheaper)\thttp MiB/s\turing MiB/s\terrors http/uring\t")
-	rows := 0
-	for _, s := range scenarios {
-		h, okH := cell[[2]string{"http", s}]
-		u, okU := cell[[2]string{"uring", s}]
-		if !okH || !okU || h.Skipped != "" || u.Skipped != "" {
-			continue
-		}
-		rows++
-		ops := div(u.OpsSec, h.OpsSec)
-		if sp, ok := results.MetricSpread(results.OpsSec, h, u); ok {
-			ops = sp.String()
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t\n", s, ops, div(u.P99US, h.P99US), cpuRatio(h, u), mib(h), mib(u), h.Errors, u.Errors)
-	}
-	if rows == 0 {
-		return nil
-	}
-	return tw.Flush()
-}
-
-// cpuRatio is uring's process CPU per operation over http's, as the
-// spread of the per-round ratios ("" when either line lacks it).
-func cpuRatio(h, u results.Record) string {
-	hs, us := floats(h.Params["cpu_us_per_op_rounds"]), floats(u.Params["cpu_us_per_op_rounds"])
-	if sp, ok := results.RoundSpread(hs, us); ok {
-		return sp.String()
-	}
-	hv, okH := h.Params["cpu_us_per_op"].(float64)
-	uv, okU := u.Params["cpu_us_per_op"].(float64)
-	if !okH || !okU {
-		return ""
-	}
-	return div(uv, hv)
-}
-
-// floats reads a list of numbers from params, as built ([]float64) or as
-// decoded from JSON ([]any).
-func floats(v any) []float64 {
-	switch v := v.(type) {
-	case []float64:
-		return v
-	case []any:
-		out := make([]float64, 0, len(v))
-		for _, x := range v {
-			f, ok := x.(float64)
-			if !ok {
-				return nil
-			}
-			out = append(out, f)
-		}
-		return out
-	}
-	return nil
-}
-
-func div(a, b float64) string {
-	if b == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%.2f×", a/b)
-}
-
-func mib(r results.Record) string {
-	v, ok := r.Params["mib_s"].(float64)
-	if !ok {
-		return ""
-	}
-	return fmt.Sprintf("%.1f", v)
 }

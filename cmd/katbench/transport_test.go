@@ -64,7 +64,7 @@ func TestTransportBadInput(t *testing.T) {
 		{"bad scheme", []string{"ftp://127.0.0.1:7070"}, "scheme"},
 		{"nothing to run", []string{"--control=false"}, "nothing to measure"},
 		{"bad size", []string{"--sizes", "4XB"}, "--sizes"},
-		{"bad op", []string{"--ops", "head,list"}, "--ops"},
+		{"bad op", []string{"--ops", "head,copy"}, "--ops"},
 		{"bad concurrency", []string{"--concurrency", "0"}, "--concurrency"},
 		{"bad transport", []string{"--transports", "pigeon"}, "--transports"},
 		{"bad format", []string{"--format", "xml"}, "--format"},
@@ -114,27 +114,6 @@ func TestTransportFallbackWarnsOnce(t *testing.T) {
 	}
 	if lines != 2 {
 		t.Errorf("%d lines, want 2 (head, get over http once each)", lines)
-	}
-}
-
-// TestCPURatioFromLines: the table's uring/http CPU/op column reads the
-// per-round CPU of lines as written and as read back from JSON, and is
-// blank, never 0, when a line does not carry it.
-func TestCPURatioFromLines(t *testing.T) {
-	h := results.Record{Params: map[string]any{"cpu_us_per_op": 15.0, "cpu_us_per_op_rounds": []float64{10, 20, 30}}}
-	var u results.Record
-	if err := json.Unmarshal([]byte(`{"params":{"cpu_us_per_op":7.5,"cpu_us_per_op_rounds":[5,8,12]}}`), &u); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := cpuRatio(h, u), "0.4× [0.4–0.5]"; got != want {
-		t.Errorf("cpuRatio = %q, want %q", got, want)
-	}
-	if got := cpuRatio(h, results.Record{Params: map[string]any{}}); got != "" {
-		t.Errorf("cpuRatio without CPU on one side = %q, want blank", got)
-	}
-	one := results.Record{Params: map[string]any{"cpu_us_per_op": 30.0}}
-	if got := cpuRatio(h, one); got != "2.00×" {
-		t.Errorf("cpuRatio without rounds = %q, want the whole-run ratio 2.00×", got)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 )
 
 // ErrFailed is returned by Run when any measured operation failed (an
@@ -36,65 +38,25 @@ type Lane struct {
 	Location string
 	// Params are extra facts for every line of the lane (the competitor's).
 	Params map[string]any
-	// Wait, when set, says how the lane's io_uring requests waited
-	// (params.uring_wait); asked when the lines are written.
-	Wait func() string
+	// Facts, when set, are what the lane's transport says of its
+	// connections (transport.Describer), added to the params; asked when
+	// the lines are written.
+	Facts func() map[string]any
 }
 
-// laneState is what Run keeps per lane across rounds.
-type laneState struct {
-	Lane
-	events, commits *table.Table
-	want            Checksum // what the lane's events table should hold
-	ok              bool     // setup succeeded
-
-	app struct {
-		rec, commit      *results.Recorder // per-append total; commit phase
-		rows, files, b   int64
-		overruns         int64 // batches built beyond the reader's live bound
-		write, gen, wall time.Duration
-		first            error
-		perRound         []float64 // rows/s of each successful append
-		peakRSS          int64     // the process's peak RSS after the lane's last append
-	}
-	scan struct {
-		rec                *results.Recorder
-		rows, b            int64
-		files              int
-		plan, verify, wall time.Duration
-		first              error
-		digest             string
-		perRound           []float64 // rows/s of each verified scan
-	}
-	cl struct {
-		rec, commit *results.Recorder
-		wall        time.Duration
-		first       error
-		snapshots   int
-	}
-}
-
-// Run creates an events table and a commits table per lane in
-// cfg.Namespace, then measures, each scenario split into cfg.Rounds rounds
-// with the lanes interleaved (A B, then B A, …):
-//
-//   - data.append.<rows>: each round appends cfg.Rows generated rows to the
-//     lane's events table in one transaction, under cfg.MemoryLimit. The
-//     line's histogram is the commit phase (new metadata and the catalog
-//     commit), one sample per append; params carry rows/s and Parquet MiB/s
-//     over the whole append, the files and bytes written, the
-//     write/commit/generation split and the process's peak RSS so far.
-//   - data.scan: each round scans the whole events table back to Arrow and
-//     compares every column's checksum with what was appended; a mismatch
-//     is a failed operation. Histogram: one sample per scan.
-//   - data.commit.latency: cfg.CommitOps appends of cfg.CommitRows rows
-//     (one small file each) to the commits table, timed end to end; the
-//     table's row count and snapshot count are checked afterwards.
+// Run creates the tables its scenarios need in every lane in
+// cfg.Namespace, then measures every selected scenario (see Names: the
+// append, the scan, the commit latency by default, opt-in ones when
+// cfg.Select names them), in run order, each split into cfg.Rounds rounds
+// with the lanes interleaved (scenarios.Interleave: A B, then B A, …); a
+// scenario another one needs (the scan reads what the appends wrote) runs
+// whenever that one does.
 //
 // Lines go to sink per lane and scenario once all rounds are done. Run
 // returns an error wrapping ErrFailed when any operation failed, after
 // writing every line. Tables are dropped afterwards unless cfg.KeepTables
-// (never purged: the caller owns the warehouse). Lanes are used from one goroutine at a time.
+// (never purged: the caller owns the warehouse). Lanes are used from one
+// goroutine at a time.
 func Run(ctx context.Context, cfg Config, lanes []Lane, sink results.Sink) (err error) {
 	cfg, err = cfg.withDefaults()
 	if err != nil {
@@ -107,97 +69,61 @@ func Run(ctx context.Context, cfg Config, lanes []Lane, sink results.Sink) (err 
 	if cfg.RowGroupRows > 0 {
 		props[table.ParquetRowGroupLimitKey] = strconv.FormatInt(cfg.RowGroupRows, 10)
 	}
+	plan, err := plan(cfg, len(lanes))
+	if err != nil {
+		return err
+	}
+	var kinds []string
+	for _, sc := range plan {
+		for _, k := range sc.tables {
+			if !slices.Contains(kinds, k) {
+				kinds = append(kinds, k)
+			}
+		}
+	}
 	states := make([]*laneState, len(lanes))
 	for i, l := range lanes {
-		st := &laneState{Lane: l}
-		st.app.rec, st.app.commit = results.NewRecorder(), results.NewRecorder()
-		st.scan.rec = results.NewRecorder()
-		st.cl.rec, st.cl.commit = results.NewRecorder(), results.NewRecorder()
-		states[i] = st
+		states[i] = &laneState{Lane: l, tables: map[string]*table.Table{}}
 	}
-	defer progressDone(cfg)
 	if !cfg.KeepTables {
 		defer func() { err = errors.Join(err, dropTables(ctx, cfg, states)) }()
 	}
 	for _, st := range states {
-		if err := setup(ctx, cfg, st, props); err != nil {
+		if err := setup(ctx, cfg, st, kinds, props); err != nil {
 			return err
 		}
 	}
 
-	order := func(round int) []*laneState {
-		if round%2 == 0 {
-			return states
-		}
-		out := make([]*laneState, len(states))
-		for i, st := range states {
-			out[len(states)-1-i] = st
-		}
-		return out
-	}
-
-	appendName := AppendName(cfg.Rows)
-	if cfg.selects(appendName) || cfg.selects(ScanName) {
-		for round := range cfg.Rounds {
-			from := int64(round) * cfg.Rows
-			var want Checksum // identical for every lane: computed once, untimed
-			want.AddRows(cfg.Seed, from, cfg.Rows)
-			for _, st := range order(round) {
+	cells := make([]scenarios.Cell, len(plan))
+	for k, sc := range plan {
+		cells[k] = scenarios.CellFuncs{
+			RoundFunc: func(ctx context.Context, round, i int) error {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				progress(cfg, appendName, st, round)
-				withMemoryLimit(cfg.MemoryLimit, func() { st.appendRound(ctx, cfg, from, want) })
-				st.app.peakRSS = peakRSS()
-			}
+				sc.m.round(ctx, cfg, i, states[i], round)
+				return nil
+			},
+			FinishFunc: func(ctx context.Context) error {
+				for i, st := range states {
+					sc.m.finish(ctx, cfg, i, st)
+				}
+				return nil
+			},
 		}
 	}
-	if cfg.selects(ScanName) {
-		for round := range cfg.Rounds {
-			for _, st := range order(round) {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				progress(cfg, ScanName, st, round)
-				st.scanRound(ctx, cfg)
-			}
-		}
-	}
-	if cfg.selects(CommitLatency) && cfg.CommitOps > 0 {
-		done := 0
-		for round := range cfg.Rounds {
-			n := cfg.CommitOps / cfg.Rounds
-			if round < cfg.CommitOps%cfg.Rounds {
-				n++
-			}
-			for _, st := range order(round) {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				progress(cfg, CommitLatency, st, round)
-				st.commitRound(ctx, cfg, done, n)
-			}
-			done += n
-		}
-		for _, st := range states {
-			st.checkCommits(ctx, cfg, done)
-		}
+	if err := scenarios.RunCells(ctx, cells, len(states), cfg.Rounds, cfg.Progress, scenarios.OverallTask); err != nil {
+		return err
 	}
 
 	var failed int64
 	var firstErr error
-	for _, st := range states {
-		var recs []results.Record
-		if cfg.selects(appendName) {
-			recs = append(recs, st.appendRecord(cfg, appendName))
-		}
-		if cfg.selects(ScanName) {
-			recs = append(recs, st.scanRecord(cfg))
-		}
-		if cfg.selects(CommitLatency) && cfg.CommitOps > 0 {
-			recs = append(recs, st.commitRecord(cfg))
-		}
-		for _, r := range recs {
+	for i, st := range states {
+		for _, sc := range plan {
+			if !sc.recorded {
+				continue
+			}
+			r := sc.m.record(cfg, i, st, sc.name)
 			if r.Errors > 0 {
 				failed += r.Errors
 				if firstErr == nil {
@@ -225,47 +151,38 @@ func tableName(cfg Config, st *laneState, kind string) table.Identifier {
 }
 
 // setup creates the namespace (tolerating one a sibling lane made) and the
-// lane's two tables.
-func setup(ctx context.Context, cfg Config, st *laneState, props map[string]string) error {
+// lane's tables of the given kinds.
+func setup(ctx context.Context, cfg Config, st *laneState, kinds []string, props map[string]string) error {
 	ns := table.Identifier{cfg.Namespace}
 	if err := st.Catalog.CreateNamespace(ctx, ns, nil); err != nil && !errors.Is(err, catalog.ErrNamespaceAlreadyExists) {
 		return fmt.Errorf("dataplane: %s/%s: create namespace %s: %w", st.Target, st.Transport, cfg.Namespace, err)
 	}
-	var err error
-	for _, t := range []struct {
-		kind string
-		dst  **table.Table
-	}{{"events", &st.events}, {"commits", &st.commits}} {
-		id := tableName(cfg, st, t.kind)
+	st.ok = true
+	for _, kind := range kinds {
+		id := tableName(cfg, st, kind)
 		opts := []catalog.CreateTableOpt{catalog.WithProperties(maps.Clone(props))}
 		if st.Location != "" {
 			opts = append(opts, catalog.WithLocation(strings.TrimRight(st.Location, "/")+"/"+cfg.Namespace+"/"+id[1]))
 		}
-		*t.dst, err = st.Catalog.CreateTable(ctx, id, Schema(), opts...)
+		t, err := st.Catalog.CreateTable(ctx, id, Schema(), opts...)
 		if err != nil {
 			return fmt.Errorf("dataplane: %s/%s: create table %s: %w", st.Target, st.Transport, id, err)
 		}
+		st.tables[kind] = t
 	}
-	st.ok = true
 	return nil
 }
 
 // dropTables drops every table setup created, then the namespace when it
-// is empty, on a context that survives
-// the run's cancellation.
+// is empty, on a context that survives the run's cancellation.
 func dropTables(ctx context.Context, cfg Config, states []*laneState) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
 	var errs []error
 	for _, st := range states {
-		for _, t := range []struct {
-			kind string
-			tbl  *table.Table
-		}{{"events", st.events}, {"commits", st.commits}} {
-			if t.tbl == nil {
-				continue
-			}
-			id := tableName(cfg, st, t.kind)
+		kinds := slices.Sorted(maps.Keys(st.tables))
+		for _, kind := range kinds {
+			id := tableName(cfg, st, kind)
 			if err := st.Catalog.DropTable(ctx, id); err != nil && !errors.Is(err, catalog.ErrNoSuchTable) {
 				errs = append(errs, fmt.Errorf("dataplane: drop %s: %w", id, err))
 			}
@@ -283,133 +200,12 @@ func dropTables(ctx context.Context, cfg Config, states []*laneState) error {
 	return errors.Join(errs...)
 }
 
-// appendRound appends rows [from, from+cfg.Rows) to the events table.
-func (st *laneState) appendRound(ctx context.Context, cfg Config, from int64, want Checksum) {
-	rdr, err := NewReader(nil, cfg.Seed, from, cfg.Rows, cfg.BatchRows)
-	if err == nil {
-		defer rdr.Release()
-		rdr.LimitLive(LiveBatches)
-		var res AppendResult
-		res, err = Append(ctx, st.events, rdr)
-		if res.Table != nil {
-			st.events = res.Table
-		}
-		if err == nil {
-			st.want.Merge(want)
-			st.app.rec.Record(res.Total())
-			st.app.commit.Record(res.Commit)
-			st.app.rows += res.Rows
-			st.app.perRound = append(st.app.perRound, float64(res.Rows)/res.Total().Seconds())
-			st.app.files += res.Files
-			st.app.b += res.Bytes
-			st.app.write += res.Write
-			st.app.gen += res.Gen
-			st.app.overruns += res.Overruns
-			st.app.wall += res.Total()
-			return
-		}
-	}
-	st.app.rec.Error()
-	st.app.commit.Error()
-	if st.app.first == nil {
-		st.app.first = err
-	}
-}
-
-// scanRound scans the events table and verifies it against what the lane
-// appended successfully.
-func (st *laneState) scanRound(ctx context.Context, cfg Config) {
-	res, err := Scan(ctx, st.events, cfg.ScanConcurrency)
-	if err == nil {
-		err = Verify(st.want, res.Sum)
-	}
-	st.scan.digest = res.Sum.Digest()
-	if err != nil {
-		st.scan.rec.Error()
-		if st.scan.first == nil {
-			st.scan.first = err
-		}
-		return
-	}
-	st.scan.rec.Record(res.Total)
-	st.scan.rows += res.Rows
-	st.scan.perRound = append(st.scan.perRound, float64(res.Rows)/res.Total.Seconds())
-	st.scan.b += res.Bytes
-	st.scan.files = res.Files
-	st.scan.plan += res.Plan
-	st.scan.verify += res.Verify
-	st.scan.wall += res.Total
-}
-
-// commitSeed is the generator seed of the commits table, apart from the
-// events table's rows.
-func commitSeed(cfg Config) uint64 { return cfg.Seed ^ 0xc0331 }
-
-// commitRound does n small appends, the first being the done-th overall.
-func (st *laneState) commitRound(ctx context.Context, cfg Config, done, n int) {
-	for k := range n {
-		from := int64(done+k) * int64(cfg.CommitRows)
-		rdr, err := NewReader(nil, commitSeed(cfg), from, int64(cfg.CommitRows), cfg.CommitRows)
-		if err != nil {
-			st.clFail(err)
-			continue
-		}
-		res, err := Append(ctx, st.commits, rdr)
-		rdr.Release()
-		if res.Table != nil {
-			st.commits = res.Table
-		}
-		if err != nil {
-			st.clFail(err)
-			continue
-		}
-		st.cl.rec.Record(res.Total())
-		st.cl.commit.Record(res.Commit)
-		st.cl.wall += res.Total()
-	}
-}
-
-func (st *laneState) clFail(err error) {
-	st.cl.rec.Error()
-	if st.cl.first == nil {
-		st.cl.first = err
-	}
-}
-
-// checkCommits verifies, untimed, that the commits table holds exactly the
-// rows of the successful small appends and one snapshot per append. A
-// discrepancy is counted as a failed operation.
-func (st *laneState) checkCommits(ctx context.Context, cfg Config, attempted int) {
-	ok := st.cl.rec.Count()
-	st.cl.snapshots = len(st.commits.Metadata().Snapshots())
-	var err error
-	switch {
-	case int64(st.cl.snapshots) != ok:
-		err = fmt.Errorf("commits table has %d snapshots after %d successful appends", st.cl.snapshots, ok)
-	case ok == int64(attempted):
-		var want Checksum
-		want.AddRows(commitSeed(cfg), 0, int64(attempted)*int64(cfg.CommitRows))
-		res, serr := Scan(ctx, st.commits, cfg.ScanConcurrency)
-		if err = serr; err == nil {
-			err = Verify(want, res.Sum)
-		}
-		if err != nil {
-			err = fmt.Errorf("verify commits table: %w", err)
-		}
-	}
-	if err != nil {
-		st.clFail(err)
-	}
-}
-
 // params are the facts every line of the lane shares.
 func (st *laneState) params(cfg Config) map[string]any {
 	p := map[string]any{}
 	maps.Copy(p, st.Params)
-	if st.Wait != nil {
-		if w := st.Wait(); w != "" {
-			p["uring_wait"] = w
-		}
+	if st.Facts != nil {
+		maps.Copy(p, st.Facts())
 	}
 	maps.Copy(p, map[string]any{
 		"transport":        st.Transport,
@@ -439,99 +235,32 @@ func (st *laneState) params(cfg Config) map[string]any {
 	return p
 }
 
-func (st *laneState) line(cfg Config, scenario string, rec *results.Recorder, wall time.Duration, p map[string]any, first error) results.Record {
+// Units of the data plane's own measurements, beside package results'.
+const (
+	unitSeconds = "s"
+	unitMicros  = "us"
+	unitMiB     = "MiB"
+)
+
+// measure is one typed measurement of a line (see results.Measure).
+type measure struct {
+	name   string
+	value  float64
+	unit   string
+	better results.Better
+}
+
+func (st *laneState) line(cfg Config, scenario string, rec *results.Recorder, wall time.Duration, p map[string]any, first error, ms []measure) results.Record {
 	r := cfg.Run.Result(st.Target, scenario, results.Closed, 1, rec, wall, p)
+	for _, m := range ms {
+		r.SetMeasure(m.name, m.value, m.unit, m.better)
+	}
 	r.Transport = st.Transport
 	r.TransportFallback = st.Fallback
 	if first != nil {
 		r.FirstError = first.Error()
 	}
 	return r
-}
-
-func (st *laneState) appendRecord(cfg Config, name string) results.Record {
-	p := st.params(cfg)
-	a := &st.app
-	p["appends"] = a.rec.Count()
-	if a.rec.Count() > 0 && a.wall > 0 {
-		p["rows_total"] = a.rows
-		p["files"] = a.files
-		p["parquet_bytes"] = a.b
-		if a.files > 0 {
-			p["avg_file_bytes"] = a.b / a.files
-		}
-		p["rows_s"] = float64(a.rows) / a.wall.Seconds()
-		p["rows_s_rounds"] = a.perRound
-		p["mib_s"] = float64(a.b) / a.wall.Seconds() / (1 << 20)
-		p["write_s"] = a.write.Seconds()
-		p["gen_s"] = a.gen.Seconds()
-		p["commit_s"] = (a.wall - a.write).Seconds()
-		p["append_p50_us"] = us(a.rec.Percentile(50))
-		p["append_max_us"] = us(a.rec.Percentile(100))
-	}
-	if a.overruns > 0 {
-		// The batch bound did not hold (see Reader.LimitLive): peak memory
-		// on this line is not what the bound promises.
-		p["live_batch_overruns"] = a.overruns
-	}
-	if cfg.MemoryLimit > 0 {
-		p["go_memory_limit_mib"] = float64(cfg.MemoryLimit) / (1 << 20)
-	}
-	if a.peakRSS > 0 {
-		// getrusage's ru_maxrss: every lane and target before this one, and
-		// an in-process S3 store's objects, are in it too.
-		p["peak_rss_mib"] = float64(a.peakRSS) / (1 << 20)
-	}
-	p["hist_of"] = "commit phase (metadata file + catalog commit) per append"
-	return st.line(cfg, name, a.commit, a.wall, p, a.first)
-}
-
-func (st *laneState) scanRecord(cfg Config) results.Record {
-	p := st.params(cfg)
-	s := &st.scan
-	if s.rec.Count() > 0 && s.wall > 0 {
-		p["rows_total"] = s.rows
-		p["files"] = s.files
-		p["parquet_bytes"] = s.b
-		p["rows_s"] = float64(s.rows) / s.wall.Seconds()
-		p["rows_s_rounds"] = s.perRound
-		p["mib_s"] = float64(s.b) / s.wall.Seconds() / (1 << 20)
-		p["plan_s"] = s.plan.Seconds()
-		p["verify_s"] = s.verify.Seconds()
-	}
-	if s.digest != "" {
-		p["checksum"] = s.digest
-	}
-	p["checksum_ok"] = s.rec.Errors() == 0 && s.rec.Count() > 0
-	p["hist_of"] = "one full scan with checksum"
-	return st.line(cfg, ScanName, s.rec, s.wall, p, s.first)
-}
-
-func (st *laneState) commitRecord(cfg Config) results.Record {
-	p := st.params(cfg)
-	c := &st.cl
-	p["commit_rows"] = cfg.CommitRows
-	p["commit_ops"] = cfg.CommitOps
-	p["snapshots"] = c.snapshots
-	if c.commit.Count() > 0 {
-		p["catalog_commit_p50_us"] = us(c.commit.Percentile(50))
-		p["catalog_commit_p99_us"] = us(c.commit.Percentile(99))
-	}
-	p["hist_of"] = "one small append end to end (Parquet PUT, manifests, metadata, catalog commit)"
-	return st.line(cfg, CommitLatency, c.rec, c.wall, p, c.first)
-}
-
-func progress(cfg Config, scenario string, st *laneState, round int) {
-	if cfg.Progress == nil {
-		return
-	}
-	fmt.Fprintf(cfg.Progress, "\r\x1b[K[%s] %s %s round %d/%d", st.Target, scenario, st.Transport, round+1, cfg.Rounds)
-}
-
-func progressDone(cfg Config) {
-	if cfg.Progress != nil {
-		fmt.Fprint(cfg.Progress, "\r\x1b[K")
-	}
 }
 
 func us(d time.Duration) float64 { return float64(d) / 1e3 }

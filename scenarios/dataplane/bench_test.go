@@ -57,23 +57,23 @@ func TestRunOnEmbedded(t *testing.T) {
 	if app.Ops != 2 || app.Params["rows_total"] != int64(40_000) {
 		t.Errorf("append: ops %d rows_total %v, want 2 and 40000", app.Ops, app.Params["rows_total"])
 	}
-	if files, _ := app.Params["files"].(int64); files < 2 {
-		t.Errorf("append wrote %d files; with a 256 KiB target at least one per append", files)
+	if files, _ := app.MeasureValue("files"); files < 2 {
+		t.Errorf("append wrote %v files; with a 256 KiB target at least one per append", files)
 	}
-	if b, _ := app.Params["parquet_bytes"].(int64); b <= 0 {
-		t.Errorf("append parquet_bytes %v", app.Params["parquet_bytes"])
+	if b, _ := app.MeasureValue("parquet_bytes"); b <= 0 {
+		t.Errorf("append parquet_bytes %v", app.Measures["parquet_bytes"])
 	}
 	if app.Params["row_group_bytes"] != RowGroupBytes(cfg.TargetFileSize) || app.Params["go_memory_limit_mib"] != float64(128) {
 		t.Errorf("append: row_group_bytes %v go_memory_limit_mib %v, want %d and 128 (from the 256 KiB target)",
 			app.Params["row_group_bytes"], app.Params["go_memory_limit_mib"], RowGroupBytes(cfg.TargetFileSize))
 	}
-	if rss, _ := app.Params["peak_rss_mib"].(float64); rss < 1 {
-		t.Errorf("append peak_rss_mib %v", app.Params["peak_rss_mib"])
+	if rss, _ := app.MeasureValue("peak_rss_mib"); rss < 1 {
+		t.Errorf("append peak_rss_mib %v", app.Measures["peak_rss_mib"])
 	}
 	scan := byName[ScanName]
-	if scan.Ops != 2 || scan.Params["rows_total"] != int64(80_000) || scan.Params["checksum_ok"] != true {
+	if scan.Ops != 2 || scan.Params["rows_total"] != int64(80_000) || scan.Measures["checksum_ok"].Value != 1 {
 		t.Errorf("scan: ops %d rows_total %v checksum_ok %v; want 2 scans of 40000 rows, verified",
-			scan.Ops, scan.Params["rows_total"], scan.Params["checksum_ok"])
+			scan.Ops, scan.Params["rows_total"], scan.Measures["checksum_ok"])
 	}
 	cl := byName[CommitLatency]
 	if cl.Ops != 5 || cl.Params["snapshots"] != 5 {

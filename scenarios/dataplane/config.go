@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 )
 
 // Scenario names.
@@ -84,9 +85,15 @@ type Config struct {
 	// never keys), for params.
 	Warehouse string
 
-	Run      *results.Run
-	Log      io.Writer // warnings, one line each; may be nil
-	Progress io.Writer // a redrawn status line (a terminal); may be nil
+	// Baseline, when set, is given every lane's appended bytes and files,
+	// for the raw-S3 floor measured after the run (see [Baseline]).
+	Baseline *Baseline
+
+	Run *results.Run
+	Log io.Writer // warnings, one line each; may be nil
+	// Progress receives the run's measurements done of those planned (one
+	// per lane, scenario and round); may be nil.
+	Progress scenarios.Progress
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -149,9 +156,6 @@ func (c Config) selects(name string) bool { return c.Select == nil || c.Select(n
 
 // AppendName is the append scenario's name for rows per append.
 func AppendName(rows int64) string { return AppendPrefix + FormatRows(rows) }
-
-// Names lists the scenarios of a run with rows per append, in run order.
-func Names(rows int64) []string { return []string{AppendName(rows), ScanName, CommitLatency} }
 
 // FormatRows writes a row count compactly: 2000000 → "2M", 100000 →
 // "100k", 1500 → "1500".

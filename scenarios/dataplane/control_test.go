@@ -72,8 +72,8 @@ func TestRunOnControlStore(t *testing.T) {
 		if r.Errors != 0 || r.Ops == 0 || r.Params["warehouse"] != "s3://dpbucket" {
 			t.Errorf("%s/%s: ops %d errors %d warehouse %v (%s)", r.Transport, r.Scenario, r.Ops, r.Errors, r.Params["warehouse"], r.FirstError)
 		}
-		if r.Scenario == ScanName && (r.Params["checksum_ok"] != true || r.Params["rows_total"] != int64(80_000)) {
-			t.Errorf("%s scan: checksum_ok %v rows_total %v", r.Transport, r.Params["checksum_ok"], r.Params["rows_total"])
+		if r.Scenario == ScanName && (r.Measures["checksum_ok"].Value != 1 || r.Params["rows_total"] != int64(80_000)) {
+			t.Errorf("%s scan: checksum_ok %v rows_total %v", r.Transport, r.Measures["checksum_ok"], r.Params["rows_total"])
 		}
 	}
 	// The Parquet files are on the store, under each lane's warehouse.

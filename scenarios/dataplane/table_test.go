@@ -9,20 +9,28 @@ import (
 )
 
 func TestWriteTable(t *testing.T) {
-	line := func(target, scenario, tr string, ops, errs int64, p50 float64, p map[string]any) results.Record {
-		return results.Record{Target: target, Scenario: scenario, Transport: tr, Ops: ops, Errors: errs, P50US: p50, Params: p}
+	line := func(target, scenario, tr string, ops, errs int64, p50 float64, m map[string]float64) results.Record {
+		r := results.Record{Target: target, Scenario: scenario, Transport: tr, Ops: ops, Errors: errs, P50US: p50, Params: map[string]any{}}
+		for k, v := range m {
+			r.SetMeasure(k, v, "", "")
+		}
+		return r
+	}
+	raw := func(r results.Record, op string) results.Record {
+		r.Control, r.Params["op"] = true, op
+		return r
 	}
 	recs := []results.Record{
-		line("embedded", "data.append.1M", "http", 3, 0, 2000, map[string]any{"rows_s": 100000.0, "mib_s": 10.0, "files": int64(3)}),
-		line("embedded", "data.append.1M", "uring", 3, 0, 1000, map[string]any{"rows_s": 150000.0, "mib_s": 15.0, "files": int64(3)}),
-		line("embedded", "data.scan", "http", 3, 0, 500, map[string]any{"rows_s": 400000.0, "mib_s": 40.0, "checksum_ok": true}),
-		line("embedded", "data.scan", "uring", 3, 1, 500, map[string]any{"rows_s": 200000.0, "mib_s": 20.0, "checksum_ok": false}),
-		line("http", "s3.put.9MiB.c1", "http", 20, 0, 10, map[string]any{"op": "put", "mib_s": 100.0}),
-		line("http", "s3.get.9MiB.c1", "http", 20, 0, 10, map[string]any{"op": "get", "mib_s": 80.0}),
+		line("embedded", "data.append.1M", "http", 3, 0, 2000, map[string]float64{"rows_s": 100000.0, "mib_s": 10.0, "files": 3}),
+		line("embedded", "data.append.1M", "uring", 3, 0, 1000, map[string]float64{"rows_s": 150000.0, "mib_s": 15.0, "files": 3}),
+		line("embedded", "data.scan", "http", 3, 0, 500, map[string]float64{"rows_s": 400000.0, "mib_s": 40.0, "checksum_ok": 1}),
+		line("embedded", "data.scan", "uring", 3, 1, 500, map[string]float64{"rows_s": 200000.0, "mib_s": 20.0, "checksum_ok": 0.5}),
+		raw(line("http", "s3.put.9MiB.c1", "http", 20, 0, 10, map[string]float64{"mib_s": 100.0}), "put"),
+		raw(line("http", "s3.get.9MiB.c1", "http", 20, 0, 10, map[string]float64{"mib_s": 80.0}), "get"),
 		line("embedded", "load_table.latency", "", 9, 0, 1, nil), // not a data line: ignored
 	}
 	var b strings.Builder
-	if err := WriteTable(&b, recs); err != nil {
+	if err := WriteTable(&b, recs, ""); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

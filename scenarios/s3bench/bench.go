@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"strconv"
 	"sync"
@@ -16,13 +17,11 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/workspace"
+	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
 )
-
-// cleanupTimeout bounds the removal of the run's objects after the bench,
-// which runs even when ctx was cancelled.
-const cleanupTimeout = time.Minute
 
 // lane is one transport under test: its client and what it really is.
 type lane struct {
@@ -92,7 +91,6 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 			l.info.CloseIdle()
 		}
 	}()
-	defer progressDone(cfg)
 	setup := lanes[0].client
 	if err := ensureBucket(ctx, setup, cfg.S3.Bucket, cfg.S3.Region); err != nil {
 		return err
@@ -116,8 +114,19 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 	}
 	// GET and HEAD read objects written once here; PUT writes its own keys.
 	readKeys := map[int64]string{}
+	prepared := map[Op]string{}
 	for _, op := range cfg.Ops {
 		s := spec(op)
+		if s.prepare != nil {
+			if _, done := prepared[op]; !done {
+				key, err := s.prepare(ctx, setup, cfg.S3.Bucket, prefix)
+				if err != nil {
+					return fmt.Errorf("s3bench: prepare %s: %w", op, err)
+				}
+				prepared[op] = key
+			}
+			continue
+		}
 		if s.object == nil {
 			continue
 		}
@@ -135,116 +144,126 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 		}
 	}
 
-	all := cells(cfg)
-	began := time.Now()
-	for ci, c := range all {
-		if err := ctx.Err(); err != nil {
-			return err
+	var plan []scenarios.Cell
+	for _, c := range cells(cfg) {
+		cc := &closedCell{c: c, lanes: lanes, fallback: fallback}
+		plan = append(plan, cc.cell(cfg, prefix, readKeys, prepared, payload, sink))
+		for _, r := range cfg.Rates {
+			plan = append(plan, openCell(cfg, cc, r, sink))
 		}
-		size, objSize := c.size, c.size
-		sp := spec(c.op)
-		if sp.object != nil {
-			objSize = sp.object(size)
-		}
-		states := make([]*laneCell, len(lanes))
-		for i, l := range lanes {
-			st := &laneCell{cpuOK: true}
-			for w := 0; w < c.conc; w++ {
-				key := readKeys[objSize]
-				if sp.object == nil {
-					key = fmt.Sprintf("%s%s-%s-%s-w%d", prefix, c.op, l.info.Used, FormatSize(size), w)
+	}
+	return scenarios.RunCells(ctx, plan, len(lanes), cfg.Rounds, cfg.Progress, cfg.EndpointName+": "+scenarios.OverallTask)
+}
+
+// closedCell is one (op, size, concurrency) measured in a closed loop on
+// every lane: its workers and state per lane, and, once finished, the
+// baseline transport's ops/s the open-loop rates of the cell may be taken
+// of.
+type closedCell struct {
+	c        cell
+	lanes    []lane
+	fallback string
+	states   []*laneCell
+	base     float64
+}
+
+// cell is the closed loop of cc for RunCells: Start makes every lane's
+// workers and warms them up, Round measures one round of
+// cfg.Iterations/cfg.Rounds operations, Finish writes the lines.
+func (cc *closedCell) cell(cfg Config, prefix string, readKeys map[int64]string, prepared map[Op]string, payload func(int64) []byte, sink results.Sink) scenarios.Cell {
+	c, lanes := cc.c, cc.lanes
+	size, objSize := c.size, c.size
+	sp := spec(c.op)
+	if sp.object != nil {
+		objSize = sp.object(size)
+	}
+	return scenarios.CellFuncs{
+		StartFunc: func(ctx context.Context) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			cc.states = make([]*laneCell, len(lanes))
+			for i, l := range lanes {
+				st := &laneCell{cpuOK: true}
+				for w := 0; w < c.conc; w++ {
+					key := readKeys[objSize]
+					switch {
+					case sp.prepare != nil:
+						key = prepared[c.op]
+					case sp.object == nil:
+						key = fmt.Sprintf("%s%s-%s-%s-w%d", prefix, c.op, l.info.Used, FormatSize(size), w)
+					}
+					st.workers = append(st.workers, newWorker(l.client, cfg.S3.Bucket, key, c.op, size, payload(objSize), cfg.Seed, w))
+					st.recs = append(st.recs, results.NewRecorder())
+					st.firstErr = append(st.firstErr, nil)
+					st.warmErrs = append(st.warmErrs, 0)
 				}
-				st.workers = append(st.workers, newWorker(l.client, cfg.S3.Bucket, key, c.op, size, payload(objSize), cfg.Seed, w))
-				st.recs = append(st.recs, results.NewRecorder())
-				st.firstErr = append(st.firstErr, nil)
-				st.warmErrs = append(st.warmErrs, 0)
+				cc.states[i] = st
+				// Warm-up: every GET verified, nothing recorded; its failures
+				// are kept apart as warm-up errors. Every lane's idle
+				// connections are closed first (this lane's too, left from
+				// an earlier cell), so what the process holds after it is
+				// what this lane opened for this cell.
+				for _, o := range lanes {
+					o.info.CloseIdle()
+				}
+				warmUp(ctx, cfg, c, st)
+				st.res = readResources(cfg)
 			}
-			states[i] = st
-			// Warm-up: every GET verified, nothing recorded; its failures
-			// are kept apart as warm-up errors. Every lane's idle
-			// connections are closed first (this lane's too, left from
-			// an earlier cell), so what the process holds after it is
-			// what this lane opened for this cell.
-			for _, o := range lanes {
-				o.info.CloseIdle()
+			// The lanes whose connections a later lane's warm-up closed dial
+			// them again before anything is measured.
+			for i := 0; i < len(lanes)-1; i++ {
+				warmUp(ctx, cfg, c, cc.states[i])
 			}
-			warmUp(ctx, cfg, c, st)
-			st.res = readResources(cfg)
-		}
-		// The lanes whose connections a later lane's warm-up closed dial
-		// them again before anything is measured.
-		for i := 0; i < len(lanes)-1; i++ {
-			warmUp(ctx, cfg, c, states[i])
-		}
-		name := Scenario(c.op, size, c.conc)
-		for round := 0; round < cfg.Rounds; round++ {
+			return nil
+		},
+		RoundFunc: func(ctx context.Context, round, i int) error {
 			n := cfg.Iterations / cfg.Rounds
 			if round < cfg.Iterations%cfg.Rounds {
 				n++
 			}
-			for j := range lanes {
-				i := j
-				if round%2 == 1 {
-					i = len(lanes) - 1 - j
-				}
-				progress(cfg, ci, len(all), time.Since(began), name, string(lanes[i].info.Used), round, cfg.Rounds)
-				st := states[i]
-				recs := make([]*results.Recorder, len(st.workers))
-				for w := range recs {
-					recs[w] = results.NewRecorder()
-				}
-				c0, ok0 := results.ProcessCPU()
-				d := runPhase(ctx, st, recs, n, VerifyEvery, false)
-				c1, ok1 := results.ProcessCPU()
-				st.elapsed += d
-				if st.cpuOK = st.cpuOK && ok0 && ok1; st.cpuOK && n > 0 {
-					st.cpu += c1 - c0
-					st.ops += int64(n)
-					st.roundCPU = append(st.roundCPU, float64((c1-c0).Nanoseconds())/1e3/float64(n))
-				}
-				round := results.Merged(recs...)
-				p50, ops := math.NaN(), math.NaN()
-				if round.Count() > 0 {
-					p50 = float64(round.Percentile(50)) / 1e3
-					if d > 0 {
-						ops = float64(round.Count()) / d.Seconds()
-					}
-				}
-				st.roundP50 = append(st.roundP50, p50)
-				st.roundOps = append(st.roundOps, ops)
-				for w, r := range recs {
-					st.recs[w].Merge(r)
+			st := cc.states[i]
+			recs := make([]*results.Recorder, len(st.workers))
+			for w := range recs {
+				recs[w] = results.NewRecorder()
+			}
+			c0, ok0 := results.ProcessCPU()
+			d := runPhase(ctx, st, recs, n, VerifyEvery, false)
+			c1, ok1 := results.ProcessCPU()
+			st.elapsed += d
+			if st.cpuOK = st.cpuOK && ok0 && ok1; st.cpuOK && n > 0 {
+				st.cpu += c1 - c0
+				st.ops += int64(n)
+				st.roundCPU = append(st.roundCPU, float64((c1-c0).Nanoseconds())/1e3/float64(n))
+			}
+			merged := results.Merged(recs...)
+			p50, ops := math.NaN(), math.NaN()
+			if merged.Count() > 0 {
+				p50 = float64(merged.Percentile(50)) / 1e3
+				if d > 0 {
+					ops = float64(merged.Count()) / d.Seconds()
 				}
 			}
-			if err := ctx.Err(); err != nil {
-				return err
+			st.roundP50 = append(st.roundP50, p50)
+			st.roundOps = append(st.roundOps, ops)
+			for w, r := range recs {
+				st.recs[w].Merge(r)
 			}
-		}
-		base := 0.0 // net/http's closed-loop ops/s in this cell
-		for i, l := range lanes {
-			r := record(cfg, c, size, l, states[i], fallback)
-			if l.info.Used == transport.HTTP {
-				base = r.OpsSec
-			}
-			if err := sink.Write(r); err != nil {
-				return fmt.Errorf("s3bench: write result: %w", err)
-			}
-		}
-		for _, r := range cfg.Rates {
-			rate, b := r.OpsSec, 0.0
-			if rate == 0 {
-				if base <= 0 {
-					return fmt.Errorf("s3bench: rate %v of %s: net/http measured no closed-loop ops/s to take it of", r, name)
+			return nil
+		},
+		FinishFunc: func(context.Context) error {
+			for i, l := range lanes {
+				r := record(cfg, c, size, l, cc.states[i], cc.fallback)
+				if l.info.Used == transport.Baseline() {
+					cc.base = r.OpsSec
 				}
-				b = base
-				rate = base * r.Pct / 100
+				if err := sink.Write(r); err != nil {
+					return fmt.Errorf("s3bench: write result: %w", err)
+				}
 			}
-			if err := runOpen(ctx, cfg, c, size, lanes, states, r, rate, b, fallback, sink); err != nil {
-				return err
-			}
-		}
+			return nil
+		},
 	}
-	return nil
 }
 
 // warmUp runs the cell's unrecorded warm-up on st's workers, every GET
@@ -310,9 +329,22 @@ func cells(cfg Config) []cell {
 	for _, op := range cfg.Ops {
 		for _, size := range spec(op).cellSizes(cfg) {
 			for _, conc := range cfg.Concurrency {
-				out = append(out, cell{op: op, size: size, conc: conc})
+				if cfg.Select == nil || cfg.Select(Scenario(op, size, conc)) {
+					out = append(out, cell{op: op, size: size, conc: conc})
+				}
 			}
 		}
+	}
+	return out
+}
+
+// Names lists the scenario of every cell cfg's dimensions make, in run
+// order, before any selection.
+func Names(cfg Config) []string {
+	cfg.Select = nil
+	var out []string
+	for _, c := range cells(cfg) {
+		out = append(out, Scenario(c.op, c.size, c.conc))
 	}
 	return out
 }
@@ -375,13 +407,17 @@ func runPhase(ctx context.Context, st *laneCell, recs []*results.Recorder, n, ve
 func record(cfg Config, c cell, size int64, l lane, st *laneCell, fallback string) results.Record {
 	rec := results.Merged(st.recs...)
 	params := lineParams(cfg, c, size, l, st)
-	if spec(c.op).moves && st.elapsed > 0 {
-		params["mib_s"] = float64(rec.Count()) * float64(size) / st.elapsed.Seconds() / (1 << 20)
-	}
 	r := cfg.Run.Result(string(l.info.Used), Scenario(c.op, size, c.conc), results.Closed, c.conc, rec, st.elapsed, params)
+	if spec(c.op).moves && st.elapsed > 0 {
+		r.SetMeasure("mib_s", float64(rec.Count())*float64(size)/st.elapsed.Seconds()/(1<<20), results.UnitMiBPerSec, results.Higher)
+	}
+	if st.cpuOK && st.ops > 0 {
+		r.SetMeasure("cpu_us_per_op", float64(st.cpu.Nanoseconds())/1e3/float64(st.ops), results.UnitUSPerOp, results.Lower)
+	}
 	r.Transport = string(l.info.Used)
 	r.TransportFallback = fallback
-	r.Kind, r.Metric, r.Better = "latency", results.P50, results.P50.Better()
+	r.Control = cfg.Control
+	scenarios.Stamp(&r, scenarios.KindLatency, results.P50)
 	r.Rounds = len(st.roundP50)
 	r.RoundP50US, r.RoundOpsSec = st.roundP50, st.roundOps
 	r.Resources = st.res
@@ -415,12 +451,9 @@ func lineParams(cfg Config, c cell, size int64, l lane, st *laneCell) map[string
 		"quick":       cfg.Quick,
 	}
 	if ep, err := s3.ParseEndpoint(cfg.S3.Endpoint); err == nil {
-		if w := l.info.UringWait(ep.Host); w != "" {
-			params["uring_wait"] = w
-		}
+		maps.Copy(params, l.info.Facts(ep.Host))
 	}
 	if st.cpuOK && st.ops > 0 {
-		params["cpu_us_per_op"] = float64(st.cpu.Nanoseconds()) / 1e3 / float64(st.ops)
 		params["cpu_us_per_op_rounds"] = st.roundCPU
 		params["cpu_scope"] = cpuScope(cfg.StoreInProcess)
 	}
@@ -447,22 +480,10 @@ func ensureBucket(ctx context.Context, c *minio.Client, bucket, region string) e
 	return nil
 }
 
-// cleanup removes every object under prefix. It runs on a context detached
-// from ctx's cancellation, so an interrupted run still leaves nothing behind.
+// cleanup removes every object under prefix, also after ctx was
+// cancelled, so an interrupted run leaves nothing behind.
 func cleanup(ctx context.Context, c *minio.Client, bucket, prefix string) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-	defer cancel()
-	var errs []error
-	for obj := range c.ListObjects(ctx, bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
-		if obj.Err != nil {
-			errs = append(errs, fmt.Errorf("list %s: %w", prefix, obj.Err))
-			break
-		}
-		if err := c.RemoveObject(ctx, bucket, obj.Key, minio.RemoveObjectOptions{}); err != nil {
-			errs = append(errs, fmt.Errorf("remove %s: %w", obj.Key, err))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := workspace.RemovePrefix(ctx, c, bucket, prefix); err != nil {
 		return fmt.Errorf("s3bench: cleanup: %w", err)
 	}
 	return nil
@@ -472,28 +493,4 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = crand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// progress redraws the progress line: the cell of all cells (cell -1 for
-// an open-loop step, which has none), the time left at the pace of the
-// cells done so far, and the round in the cell.
-func progress(cfg Config, cell, cells int, took time.Duration, scenario, target string, round, rounds int) {
-	if cfg.Progress == nil {
-		return
-	}
-	where := ""
-	if cell >= 0 { // an open-loop step has no cell of its own (cell -1)
-		left := ""
-		if cell > 0 {
-			left = fmt.Sprintf(", about %s left", (took / time.Duration(cell) * time.Duration(cells-cell)).Round(time.Second))
-		}
-		where = fmt.Sprintf(" cell %d/%d%s", cell+1, cells, left)
-	}
-	fmt.Fprintf(cfg.Progress, "\r\x1b[K[%s]%s: %s %s round %d/%d", cfg.EndpointName, where, scenario, target, round+1, rounds)
-}
-
-func progressDone(cfg Config) {
-	if cfg.Progress != nil {
-		fmt.Fprint(cfg.Progress, "\r\x1b[K")
-	}
 }

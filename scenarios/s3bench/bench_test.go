@@ -93,7 +93,7 @@ func checkLines(t *testing.T, recs []results.Record, cfg s3bench.Config, targets
 		}
 		// CPU per operation: measured (positive) every round, its scope
 		// named, and the whole equal to the rounds' op-weighted mean.
-		cpu, _ := r.Params["cpu_us_per_op"].(float64)
+		cpu, _ := r.MeasureValue("cpu_us_per_op")
 		rounds, _ := r.Params["cpu_us_per_op_rounds"].([]float64)
 		scope, _ := r.Params["cpu_scope"].(string)
 		if cpu <= 0 || len(rounds) != cfg.Rounds || !strings.HasPrefix(scope, "process: ") {
@@ -105,8 +105,8 @@ func checkLines(t *testing.T, recs []results.Record, cfg s3bench.Config, targets
 			}
 		}
 		if !strings.HasPrefix(r.Scenario, "s3.head.") {
-			if _, ok := r.Params["mib_s"].(float64); !ok {
-				t.Errorf("%v: no mib_s in params %v", key, r.Params)
+			if _, ok := r.MeasureValue("mib_s"); !ok {
+				t.Errorf("%v: no mib_s in measures %v", key, r.Measures)
 			}
 		}
 	}
@@ -202,9 +202,9 @@ func TestRunVersitygw(t *testing.T) {
 // really ran (http) and why (transport_fallback "uring: …"), and net/http is
 // measured once, not twice under two names.
 func TestRunFallback(t *testing.T) {
-	t.Setenv("KATBENCH_URING_FORCE_FAIL", "1")
 	ctl := startControl(t)
 	cfg := tiny(ctl.URL(), "control", "k", "s")
+	cfg.S3.TransportSettings = transport.Settings{"uring.force-fail": "1"}
 	var warn bytes.Buffer
 	cfg.Log = &warn
 	var got results.Collector
@@ -260,7 +260,7 @@ func TestRunBadConfigWritesNothing(t *testing.T) {
 		{"negative iterations", func(c *s3bench.Config) { c.Iterations = -1 }},
 		{"zero concurrency", func(c *s3bench.Config) { c.Concurrency = []int{0} }},
 		{"huge size", func(c *s3bench.Config) { c.Sizes = []int64{1 << 40} }},
-		{"bad op", func(c *s3bench.Config) { c.Ops = []s3bench.Op{"list"} }},
+		{"bad op", func(c *s3bench.Config) { c.Ops = []s3bench.Op{"copy"} }},
 		{"no keys", func(c *s3bench.Config) { c.S3.AccessKey = "" }},
 		{"bad transport", func(c *s3bench.Config) { c.Transports = []transport.Kind{"pigeon"} }},
 	} {
@@ -296,8 +296,8 @@ func TestParseAndFormat(t *testing.T) {
 	if ops, err := s3bench.ParseOps("HEAD,get, put"); err != nil || !slices.Equal(ops, []s3bench.Op{"head", "get", "put"}) {
 		t.Fatalf("ParseOps = %v, %v", ops, err)
 	}
-	if _, err := s3bench.ParseOps("head,list"); !errors.Is(err, s3bench.ErrBadOp) {
-		t.Fatalf("ParseOps(list) = %v", err)
+	if _, err := s3bench.ParseOps("head,copy"); !errors.Is(err, s3bench.ErrBadOp) {
+		t.Fatalf("ParseOps(copy) = %v", err)
 	}
 	if c, err := s3bench.ParseConcurrency("1,8"); err != nil || !slices.Equal(c, []int{1, 8}) {
 		t.Fatalf("ParseConcurrency = %v, %v", c, err)

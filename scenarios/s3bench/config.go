@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
 )
@@ -55,7 +56,7 @@ var (
 	DefaultOps         = []Op{Head, Get, Put}
 	DefaultSizes       = []int64{4 << 10, 64 << 10, 1 << 20}
 	DefaultConcurrency = []int{1, 8}
-	DefaultTransports  = []transport.Kind{"http", "uring"}
+	DefaultTransports  = transport.Names()
 )
 
 // Config shapes one micro-bench run against one endpoint.
@@ -96,19 +97,28 @@ type Config struct {
 	// Rates, when not empty, add open-loop lines: after a cell's closed
 	// loop, each rate is offered to every transport for Duration (split
 	// into Rounds), latency measured from the intended start. A percentage
-	// rate needs net/http among the transports: it is of net/http's
-	// closed-loop ops/s in that cell of this run.
+	// rate needs the baseline transport (transport.Baseline) among the
+	// transports: it is of its closed-loop ops/s in that cell of this run.
 	Rates []Rate
 	// Duration is the open loop's measured time per (transport, cell,
 	// rate); 0 means DefaultDuration.
 	Duration time.Duration
+	// Select, when set, chooses the cells to measure by scenario name
+	// (the closed loop's; its open-loop lines follow it); nil measures
+	// every cell of the dimensions.
+	Select func(scenario string) bool
+	// Control marks every line as a floor (Record.Control): the raw store
+	// path another benchmark's lines are compared with.
+	Control bool
 	// Quick is recorded in params.
 	Quick bool
 	// Run gives the run id and provenance shared with other lines; nil
 	// means a fresh results.NewRun().
 	Run *results.Run
-	// Progress, when not nil, receives a carriage-return progress line.
-	Progress io.Writer
+	// Progress, when not nil, receives the run's measurements done of
+	// those planned (one per lane, cell and round) under one task named
+	// after the endpoint.
+	Progress scenarios.Progress
 	// Log, when not nil, receives warnings (one line per transport that
 	// fell back).
 	Log io.Writer

@@ -90,8 +90,8 @@ func checkManyConns(t *testing.T, recs []results.Record, cfg s3bench.Config) {
 				if per, ok := p["round_duration_s"].(float64); !ok || issued != int64(cfg.Rounds)*max(int64(per*offered), 1) {
 					t.Errorf("%s %s: %d issued over %d rounds of %v s at %v/s", target, name, issued, cfg.Rounds, p["round_duration_s"], offered)
 				}
-				if cpu, _ := p["cpu_us_per_op"].(float64); cpu <= 0 {
-					t.Errorf("%s %s: cpu_us_per_op %v", target, name, p["cpu_us_per_op"])
+				if cpu, _ := r.MeasureValue("cpu_us_per_op"); cpu <= 0 {
+					t.Errorf("%s %s: cpu_us_per_op %v", target, name, r.Measures["cpu_us_per_op"])
 				}
 				if r.P999US < r.P99US || r.P99US < r.P50US || r.P50US <= 0 {
 					t.Errorf("%s %s: p50 %v p99 %v p999 %v", target, name, r.P50US, r.P99US, r.P999US)

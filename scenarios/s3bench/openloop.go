@@ -11,6 +11,7 @@ import (
 
 	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/transport"
 )
 
@@ -82,8 +83,8 @@ func CheckRates(rates []Rate, kinds []transport.Kind) error {
 				return fmt.Errorf("%w: rate %v", ErrBadConfig, r)
 			}
 		case r.Pct > 0 && r.Pct <= 1000:
-			if !slices.Contains(kinds, transport.HTTP) {
-				return fmt.Errorf("%w: rate %v is a percentage of net/http's closed-loop maximum, but http is not among the transports", ErrBadConfig, r)
+			if !slices.Contains(kinds, transport.Baseline()) {
+				return fmt.Errorf("%w: rate %v is a percentage of the baseline transport's (%s) closed-loop maximum, but %s is not among the transports", ErrBadConfig, r, transport.Baseline(), transport.Baseline())
 			}
 		default:
 			return fmt.Errorf("%w: rate %v", ErrBadConfig, r)
@@ -113,29 +114,36 @@ type openState struct {
 	cpuOK     bool
 }
 
-// runOpen offers rate (ops/s) to every lane for cfg.Duration, split into
-// cfg.Rounds rounds interleaved like the closed loop's, using the cell's
-// workers (one pacer worker per connection), and writes one line per lane.
-// base is the closed-loop ops/s a percentage rate was taken of (0 for an
-// absolute rate).
-func runOpen(ctx context.Context, cfg Config, c cell, size int64, lanes []lane, states []*laneCell, r Rate, rate, base float64, fallback string, sink results.Sink) error {
+// openCell offers rate r to every lane of the closed cell cc for
+// cfg.Duration, split into cfg.Rounds rounds interleaved like the closed
+// loop's, using the cell's workers (one pacer worker per connection), and
+// writes one line per lane. A percentage rate is taken of the baseline
+// transport's closed-loop ops/s in the cell, known once cc finished.
+func openCell(cfg Config, cc *closedCell, r Rate, sink results.Sink) scenarios.Cell {
 	per := cfg.Duration / time.Duration(cfg.Rounds)
 	if per <= 0 {
 		per = cfg.Duration
 	}
+	c, size, lanes := cc.c, cc.c.size, cc.lanes
 	opens := make([]*openState, len(lanes))
-	for i := range opens {
-		opens[i] = &openState{cpuOK: true}
-	}
 	name := OpenScenario(c.op, size, c.conc, r)
-	for round := 0; round < cfg.Rounds; round++ {
-		for j := range lanes {
-			i := j
-			if round%2 == 1 {
-				i = len(lanes) - 1 - j
+	rate, base := r.OpsSec, 0.0
+	return scenarios.CellFuncs{
+		StartFunc: func(context.Context) error {
+			if rate == 0 {
+				if cc.base <= 0 {
+					return fmt.Errorf("s3bench: rate %v of %s: %s measured no closed-loop ops/s to take it of", r, Scenario(c.op, size, c.conc), transport.Baseline())
+				}
+				base = cc.base
+				rate = base * r.Pct / 100
 			}
-			progress(cfg, -1, 0, 0, name, string(lanes[i].info.Used), round, cfg.Rounds)
-			st, ol := states[i], opens[i]
+			for i := range opens {
+				opens[i] = &openState{cpuOK: true}
+			}
+			return nil
+		},
+		RoundFunc: func(ctx context.Context, _, i int) error {
+			st, ol := cc.states[i], opens[i]
 			count := make([]int, len(st.workers)) // per pacer worker: its own goroutine's
 			op := func(ctx context.Context, w int) error {
 				wk := st.workers[w]
@@ -177,14 +185,17 @@ func runOpen(ctx context.Context, cfg Config, c cell, size int64, lanes []lane, 
 			}
 			ol.roundP50 = append(ol.roundP50, p50)
 			ol.roundOps = append(ol.roundOps, ops)
-		}
+			return nil
+		},
+		FinishFunc: func(context.Context) error {
+			for i, l := range lanes {
+				if err := sink.Write(recordOpen(cfg, c, size, l, cc.states[i], opens[i], r, rate, base, per, cc.fallback)); err != nil {
+					return fmt.Errorf("s3bench: write result: %w", err)
+				}
+			}
+			return nil
+		},
 	}
-	for i, l := range lanes {
-		if err := sink.Write(recordOpen(cfg, c, size, l, states[i], opens[i], r, rate, base, per, fallback)); err != nil {
-			return fmt.Errorf("s3bench: write result: %w", err)
-		}
-	}
-	return nil
 }
 
 // recordOpen builds the open-loop line of one lane: the closed loop's
@@ -194,12 +205,11 @@ func recordOpen(cfg Config, c cell, size int64, l lane, st *laneCell, ol *openSt
 	sched := results.Merged(ol.sched...)
 	params := lineParams(cfg, c, size, l, st)
 	delete(params, "iterations")
-	delete(params, "mib_s")
 	params["rate"] = rate
 	params["rate_spec"] = r.String()
 	if base > 0 {
 		params["rate_base_ops_sec"] = base
-		params["rate_base"] = "net/http closed-loop ops/s, same cell, this run"
+		params["rate_base"] = string(transport.Baseline()) + " closed-loop ops/s, same cell, this run"
 	}
 	params["duration_s"] = cfg.Duration.Seconds()
 	params["round_duration_s"] = per.Seconds()
@@ -220,20 +230,23 @@ func recordOpen(cfg Config, c cell, size int64, l lane, st *laneCell, ol *openSt
 		params["sched_p50_us"] = float64(sched.Percentile(50)) / 1e3
 		params["sched_p99_us"] = float64(sched.Percentile(99)) / 1e3
 	}
-	delete(params, "cpu_us_per_op")
 	delete(params, "cpu_us_per_op_rounds")
+	delete(params, "cpu_scope")
 	if ol.cpuOK && ol.completed > 0 {
-		params["cpu_us_per_op"] = float64(ol.cpu.Nanoseconds()) / 1e3 / float64(ol.completed)
 		params["cpu_us_per_op_rounds"] = ol.roundCPU
 		params["cpu_scope"] = cpuScope(cfg.StoreInProcess)
 	}
-	if spec(c.op).moves && ol.elapsed > 0 {
-		params["mib_s"] = float64(rec.Count()) * float64(size) / ol.elapsed.Seconds() / (1 << 20)
-	}
 	out := cfg.Run.Result(string(l.info.Used), OpenScenario(c.op, size, c.conc, r), results.Open, c.conc, rec, ol.elapsed, params)
+	if ol.cpuOK && ol.completed > 0 {
+		out.SetMeasure("cpu_us_per_op", float64(ol.cpu.Nanoseconds())/1e3/float64(ol.completed), results.UnitUSPerOp, results.Lower)
+	}
+	if spec(c.op).moves && ol.elapsed > 0 {
+		out.SetMeasure("mib_s", float64(rec.Count())*float64(size)/ol.elapsed.Seconds()/(1<<20), results.UnitMiBPerSec, results.Higher)
+	}
+	out.Control = cfg.Control
 	out.Transport = string(l.info.Used)
 	out.TransportFallback = fallback
-	out.Kind, out.Metric, out.Better = "latency", results.P50, results.P50.Better()
+	scenarios.Stamp(&out, scenarios.KindLatency, results.P50)
 	out.Rounds = len(ol.roundP50)
 	out.RoundP50US, out.RoundOpsSec = ol.roundP50, ol.roundOps
 	warm := ol.warmErrs

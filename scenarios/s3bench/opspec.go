@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/minio/minio-go/v7"
 )
 
 // opSpec is what the bench knows of one operation. Each operation's file
@@ -32,6 +34,10 @@ type opSpec struct {
 	// moves says the op moves size bytes per operation: its lines carry
 	// mib_s.
 	moves bool
+	// prepare, when set, writes what the op's workers read, once before
+	// the cells, under the run's prefix, and returns the key (or key
+	// prefix) every worker of the op is given; object is then unused.
+	prepare func(ctx context.Context, c *minio.Client, bucket, prefix string) (key string, err error)
 }
 
 var (

@@ -21,13 +21,14 @@ type Info struct {
 	rt http.RoundTripper
 }
 
-// UringWait says how the io_uring transport's requests to hostport wait
-// (uring.Transport.WaitUsed); "" for net/http or before the first request.
-func (i Info) UringWait(hostport string) string {
-	if u, ok := i.rt.(interface{ WaitUsed(string) string }); ok {
-		return u.WaitUsed(hostport)
+// Facts are what the transport says of its connections to hostport for
+// a result line (transport.Describer: how io_uring requests wait, for
+// one), keyed by param name; nil when it says nothing.
+func (i Info) Facts(hostport string) map[string]any {
+	if d, ok := i.rt.(transport.Describer); ok {
+		return d.Describe(hostport)
 	}
-	return ""
+	return nil
 }
 
 // CloseIdle closes the client's idle keep-alive connections (and with them
@@ -58,6 +59,7 @@ func NewClient(cfg Config) (*minio.Client, Info, error) {
 	}
 	rt, used, fallback, err := transport.New(kind, cfg.Endpoint, transport.Options{
 		PoolSize: cfg.PoolSize, DialTimeout: cfg.DialTimeout, Timeout: cfg.ResponseTimeout,
+		Settings: cfg.TransportSettings,
 	})
 	if err != nil {
 		return nil, Info{}, fmt.Errorf("s3 client: transport %s: %w", kind, err)

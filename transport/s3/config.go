@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +14,7 @@ import (
 	"github.com/nordisk/katbench/transport"
 )
 
-// Environment variables Config reads.
+// Environment variables a command fills a Config from (FromEnv).
 const (
 	EnvEndpoint  = "KATBENCH_S3_ENDPOINT"
 	EnvAccessKey = "AWS_ACCESS_KEY_ID"
@@ -30,8 +29,8 @@ const DefaultRegion = "us-east-1"
 // ErrBadEndpoint reports an endpoint that is not an http(s)://host[:port] URL.
 var ErrBadEndpoint = errors.New("bad S3 endpoint")
 
-// Config says where and how to reach an S3 store. The zero value plus
-// FromEnv is the usual start; flags then override fields.
+// Config says where and how to reach an S3 store. A command starts from
+// FromEnv(os.Getenv); flags then override fields.
 type Config struct {
 	// Endpoint is "http://host:port" or "https://host:port", no path.
 	Endpoint string
@@ -41,9 +40,11 @@ type Config struct {
 	AccessKey, SecretKey string
 	// Region is the signing region; "" means DefaultRegion.
 	Region string
-	// Transport picks the byte transport; "" lets transport.ParseKind decide
-	// (env KATBENCH_TRANSPORT, default http).
+	// Transport picks the byte transport; "" means transport.Baseline().
 	Transport transport.Kind
+	// TransportSettings are the transports' own settings (the io_uring
+	// wait mode, for one); see transport.Settings.
+	TransportSettings transport.Settings
 	// PoolSize is the keep-alive connections kept per host; 0 means the
 	// transport's default.
 	PoolSize int
@@ -59,16 +60,16 @@ type Config struct {
 	DialTimeout, ResponseTimeout time.Duration
 }
 
-// FromEnv returns a Config filled from KATBENCH_S3_ENDPOINT,
-// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION and
-// KATBENCH_TRANSPORT (left for transport.ParseKind to read). Unset variables
-// leave fields empty; Region falls back to DefaultRegion.
-func FromEnv() Config {
+// FromEnv returns a Config filled through getenv (os.Getenv in a
+// command; this package reads no environment) from KATBENCH_S3_ENDPOINT,
+// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_REGION. Unset
+// variables leave fields empty; Region falls back to DefaultRegion.
+func FromEnv(getenv func(string) string) Config {
 	c := Config{
-		Endpoint:  os.Getenv(EnvEndpoint),
-		AccessKey: os.Getenv(EnvAccessKey),
-		SecretKey: os.Getenv(EnvSecretKey),
-		Region:    os.Getenv(EnvRegion),
+		Endpoint:  getenv(EnvEndpoint),
+		AccessKey: getenv(EnvAccessKey),
+		SecretKey: getenv(EnvSecretKey),
+		Region:    getenv(EnvRegion),
 	}
 	if c.Region == "" {
 		c.Region = DefaultRegion

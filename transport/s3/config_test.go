@@ -2,6 +2,7 @@ package s3_test
 
 import (
 	"errors"
+	"os"
 	"testing"
 
 	"github.com/nordisk/katbench/transport/s3"
@@ -52,12 +53,12 @@ func TestFromEnv(t *testing.T) {
 	t.Setenv(s3.EnvAccessKey, "ak")
 	t.Setenv(s3.EnvSecretKey, "sk")
 	t.Setenv(s3.EnvRegion, "")
-	c := s3.FromEnv()
+	c := s3.FromEnv(os.Getenv)
 	if c.Endpoint != "http://127.0.0.1:1234" || c.AccessKey != "ak" || c.SecretKey != "sk" || c.Region != s3.DefaultRegion {
 		t.Fatalf("FromEnv = %+v", c)
 	}
 	t.Setenv(s3.EnvRegion, "eu-north-1")
-	if got := s3.FromEnv().Region; got != "eu-north-1" {
+	if got := s3.FromEnv(os.Getenv).Region; got != "eu-north-1" {
 		t.Fatalf("region %q, want eu-north-1", got)
 	}
 }

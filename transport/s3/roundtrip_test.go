@@ -204,9 +204,9 @@ func randHex(t *testing.T, n int) string {
 // reports the fallback and the client still works, over net/http.
 func TestFallbackForced(t *testing.T) {
 	st := control(t)
-	t.Setenv("KATBENCH_URING_FORCE_FAIL", "1")
 	c, info, err := s3.NewClient(s3.Config{
 		Endpoint: st.Endpoint, Bucket: "b", AccessKey: "k", SecretKey: "s", Transport: "uring",
+		TransportSettings: transport.Settings{"uring.force-fail": "1"},
 	})
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)

@@ -213,11 +213,12 @@ func TestHostileServers(t *testing.T) {
 			for _, r := range rts {
 				t.Run(r.name, func(t *testing.T) {
 					kind := transport.HTTP
+					opts := transport.Options{PoolSize: 1}
 					if r.wait != "" {
 						kind = transport.Uring
-						t.Setenv(uring.WaitEnv, r.wait)
+						opts.Settings = transport.Settings{"uring.wait": r.wait}
 					}
-					tr, used, fallback, err := transport.New(kind, url, transport.Options{PoolSize: 1})
+					tr, used, fallback, err := transport.New(kind, url, opts)
 					if err != nil {
 						t.Fatal(err)
 					}

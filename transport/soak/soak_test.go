@@ -159,13 +159,12 @@ type runner struct {
 
 func newRunner(t *testing.T, l lane, endpoint, access, secret, bucket string) *runner {
 	t.Helper()
+	var settings transport.Settings
 	if l.wait != "" {
-		// Read when the transport is made, so it applies to this lane only.
-		t.Setenv(uring.WaitEnv, l.wait)
-		defer os.Unsetenv(uring.WaitEnv)
+		settings = transport.Settings{"uring.wait": l.wait} // this lane only
 	}
 	c, info, err := s3.NewClient(s3.Config{Endpoint: endpoint, AccessKey: access, SecretKey: secret,
-		Bucket: bucket, Transport: l.kind, PoolSize: 4, MaxRetries: 3})
+		Bucket: bucket, Transport: l.kind, PoolSize: 4, MaxRetries: 3, TransportSettings: settings})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +409,7 @@ func (r *runner) checkWait(t *testing.T) {
 	if r.lane.wait == "" {
 		return
 	}
-	if w := r.info.UringWait(strings.TrimPrefix(r.endpoint, "http://")); w != r.lane.wait {
+	if w, _ := r.info.Facts(strings.TrimPrefix(r.endpoint, "http://"))["uring_wait"].(string); w != r.lane.wait {
 		t.Errorf("%s: ran in wait %q, want %q", r.name, w, r.lane.wait)
 	}
 }

@@ -17,8 +17,8 @@ import (
 // exported name here is a decision, so it must be added to this list.
 func TestExportedSurface(t *testing.T) {
 	want := []string{
-		"Available", "CheckWaitEnv", "DefaultIdleTimeout", "DefaultMaxResponseHeaderBytes", "DefaultPoolSize", "ErrPoolClosed", "ErrResponseHeaderTooLarge", "ErrServerClosed", "ErrUnavailable",
-		"ForceFail", "ForceFailEnv", "NewTransport", "Options", "Transport",
+		"Available", "DefaultIdleTimeout", "DefaultMaxResponseHeaderBytes", "DefaultPoolSize", "ErrPoolClosed", "ErrResponseHeaderTooLarge", "ErrServerClosed", "ErrUnavailable",
+		"ForceFailEnv", "NewTransport", "Options", "ParseWait", "Transport",
 		"WaitAuto", "WaitBlock", "WaitEnv", "WaitMode", "WaitPoll",
 	}
 	fset := token.NewFileSet()

@@ -343,8 +343,11 @@ func BenchmarkManyConnections(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/c%d", op.name, conc), func(b *testing.B) {
 				rts := []http.RoundTripper{transport.NewHTTP(transport.Options{PoolSize: conc})}
 				for _, w := range names[1:] {
-					b.Setenv(uring.WaitEnv, w) // read by NewTransport
-					ut, err := uring.NewTransport(uring.Options{PoolSize: conc})
+					mode, err := uring.ParseWait(w)
+					if err != nil {
+						b.Fatal(err)
+					}
+					ut, err := uring.NewTransport(uring.Options{PoolSize: conc, Wait: mode})
 					if err != nil {
 						b.Fatal(err)
 					}

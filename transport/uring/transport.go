@@ -47,8 +47,7 @@ type Options struct {
 	// with an error wrapping ErrResponseHeaderTooLarge.
 	MaxResponseHeaderBytes int64
 	// Wait picks how requests wait for completions; the zero value
-	// (WaitAuto) is right outside of experiments, and lets the environment
-	// variable WaitEnv pick a mode.
+	// (WaitAuto) is right outside of experiments (see ParseWait).
 	Wait WaitMode
 }
 
@@ -83,7 +82,6 @@ func NewTransport(opts Options) (*Transport, error) {
 	if opts.MaxResponseHeaderBytes <= 0 {
 		opts.MaxResponseHeaderBytes = DefaultMaxResponseHeaderBytes
 	}
-	opts.Wait = resolveWait(opts.Wait)
 	if opts.Wait == waitSQPoll {
 		// Start the shared submission thread now, so a kernel that refuses
 		// SQPOLL is a fallback with a reason, not a failed first request.

@@ -509,14 +509,6 @@ func TestRejectsHTTPS(t *testing.T) {
 	}
 }
 
-func TestNewTransportForcedFailure(t *testing.T) {
-	ForceFail = true
-	t.Cleanup(func() { ForceFail = false })
-	if _, err := NewTransport(Options{}); !errors.Is(err, ErrUnavailable) {
-		t.Fatalf("err = %v, want ErrUnavailable", err)
-	}
-}
-
 // stallingServer answers every request with headers and the first bytes of
 // a 100-byte body, then goes silent.
 func stallingServer(t *testing.T) string {
@@ -720,39 +712,17 @@ func idleRing(t *testing.T, tr *Transport) *ring.Ring {
 	return p.idle[0].ring
 }
 
-func TestResolveWait(t *testing.T) {
-	t.Setenv(WaitEnv, "")
-	if got := resolveWait(WaitAuto); got != WaitAuto {
-		t.Fatalf("auto → %v, want auto (chosen per host)", got)
+func TestParseWait(t *testing.T) {
+	for in, want := range map[string]WaitMode{"": WaitAuto, "auto": WaitAuto, "poll": WaitPoll, "block": WaitBlock, "hold": waitHold, "adaptive": waitAdaptive, "sqpoll": waitSQPoll} {
+		if got, err := ParseWait(in); err != nil || got != want {
+			t.Errorf("ParseWait(%q) = %v, %v; want %v", in, got, err, want)
+		}
+		if in != "" && want.String() != in {
+			t.Errorf("%v.String() = %q, want %q", want, want.String(), in)
+		}
 	}
-	t.Setenv(WaitEnv, "auto")
-	if got := resolveWait(WaitAuto); got != WaitAuto {
-		t.Fatalf("auto with %s=auto → %v, want auto", WaitEnv, got)
-	}
-	t.Setenv(WaitEnv, "poll")
-	if got := resolveWait(WaitAuto); got != WaitPoll {
-		t.Fatalf("auto with %s=poll → %v", WaitEnv, got)
-	}
-	t.Setenv(WaitEnv, "block")
-	if got := resolveWait(WaitAuto); got != WaitBlock {
-		t.Fatalf("auto with %s=block → %v", WaitEnv, got)
-	}
-	t.Setenv(WaitEnv, "hold")
-	if got := resolveWait(WaitAuto); got != waitHold {
-		t.Fatalf("auto with %s=hold → %v", WaitEnv, got)
-	}
-	if err := CheckWaitEnv(); err != nil {
-		t.Fatalf("CheckWaitEnv with %s=hold: %v", WaitEnv, err)
-	}
-	t.Setenv(WaitEnv, "hodl")
-	if got := resolveWait(WaitAuto); got != WaitAuto {
-		t.Fatalf("auto with %s=hodl → %v, want auto", WaitEnv, got)
-	}
-	if err := CheckWaitEnv(); err == nil || !strings.Contains(err.Error(), `"hodl"`) {
-		t.Fatalf("CheckWaitEnv with %s=hodl: %v, want an error naming the value", WaitEnv, err)
-	}
-	if got := resolveWait(WaitPoll); got != WaitPoll {
-		t.Fatalf("explicit poll overridden by the environment: %v", got)
+	if _, err := ParseWait("hodl"); err == nil || !strings.Contains(err.Error(), `"hodl"`) {
+		t.Fatalf("ParseWait(hodl): %v, want an error naming the value", err)
 	}
 }
 

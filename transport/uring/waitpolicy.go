@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -97,24 +96,11 @@ const (
 // (millisecond tails on the polled waits that follow blocked ones), so a
 // Transport uses one mode for all its connections.
 
-// WaitEnv names the environment variable that, when Options.Wait is
-// WaitAuto, picks a mode for experiments: "auto" (the same as unset),
-// "block", "poll", "adaptive", "hold", "sqpoll" or "shared".
+// WaitEnv names the environment variable a command reads a wait mode
+// from (package transport's "uring.wait" setting): "auto" (the same as
+// unset), "block", "poll", "adaptive", "hold", "sqpoll" or "shared" (see
+// ParseWait). This package does not read it.
 const WaitEnv = "KATBENCH_URING_WAIT"
-
-// resolveWait turns the configured mode into the Transport's: WaitAuto
-// becomes WaitEnv's choice when it names one, and stays WaitAuto (chosen
-// per host by autoWait) when it is unset, "auto" or unknown (CheckWaitEnv
-// is how a program refuses an unknown one).
-func resolveWait(m WaitMode) WaitMode {
-	if m != WaitAuto {
-		return m
-	}
-	if w, err := envWait(); err == nil {
-		return w
-	}
-	return WaitAuto
-}
 
 // autoWait is WaitAuto's mode for a server at addr, and why: poll for a
 // server in this process (a P held by a waiting client is one its
@@ -154,17 +140,12 @@ func (m WaitMode) String() string {
 	return fmt.Sprintf("WaitMode(%d)", int(m))
 }
 
-// CheckWaitEnv reports a WaitEnv value that names no wait mode, so a
-// program can refuse it before measuring anything instead of quietly
-// polling.
-func CheckWaitEnv() error {
-	_, err := envWait()
-	return err
-}
-
-// envWait is WaitEnv's mode: WaitAuto when it is unset, empty or "auto".
-func envWait() (WaitMode, error) {
-	switch v := os.Getenv(WaitEnv); v {
+// ParseWait parses a wait mode as String spells it: "" or "auto" is
+// WaitAuto; "poll", "block", "adaptive", "hold", "sqpoll" the others. An
+// unknown name is an error naming it, so a program can refuse it before
+// measuring anything instead of quietly polling.
+func ParseWait(s string) (WaitMode, error) {
+	switch s {
 	case "", "auto":
 		return WaitAuto, nil
 	case "poll":
@@ -179,9 +160,18 @@ func envWait() (WaitMode, error) {
 		return waitSQPoll, nil
 	case "shared":
 		return waitShared, nil
-	default:
-		return WaitAuto, fmt.Errorf("uring: %s=%q: want auto, poll, block, adaptive, hold, sqpoll or shared", WaitEnv, v)
 	}
+	return WaitAuto, fmt.Errorf("uring: wait mode %q: want auto, poll, block, adaptive, hold, sqpoll or shared", s)
+}
+
+// Describe is the facts of the connections to hostport for a result line
+// (package transport's Describer): uring_wait, how requests wait (see
+// WaitUsed); nil before the first connection.
+func (t *Transport) Describe(hostport string) map[string]any {
+	if w := t.WaitUsed(hostport); w != "" {
+		return map[string]any{"uring_wait": w}
+	}
+	return nil
 }
 
 // holding counts the requests of the process in a P-holding wait

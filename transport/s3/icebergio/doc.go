@@ -16,15 +16,18 @@
 // An FS is configured by the properties iceberg-go passes to io.LoadFS —
 // the standard S3 ones, s3.endpoint, s3.access-key-id, s3.secret-access-key,
 // s3.region (or client.region) and s3.force-virtual-addressing, plus
-// katbench's own: katbench.transport (http or uring; default
-// KATBENCH_TRANSPORT, else http), katbench.transport.pool-size (keep-alive
-// connections per host) and katbench.s3.part-size (multipart part size).
-// Missing endpoint and keys fall back to KATBENCH_S3_ENDPOINT,
-// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_REGION.
+// katbench's own: katbench.transport (a registered transport; default its
+// baseline, http), katbench.transport.setting.<transport>.<name> (a
+// transport's own setting), katbench.transport.pool-size (keep-alive
+// connections per host), katbench.scope (who owns the shared clients) and
+// katbench.s3.part-size (multipart part size). Nothing is read from the
+// environment: a missing endpoint or key is an error.
 //
 // Clients are shared per (endpoint, keys, region, addressing, transport,
-// pool size) for the life of the process, so every table of a run reuses one
-// keep-alive pool. CloseIdle closes their idle connections.
+// its settings, pool size, scope), so every table of one owner reuses one
+// keep-alive pool and two owners never share one. CloseIdle closes the
+// idle connections of every client; Release(scope) closes and forgets a
+// scope's.
 //
 // # Semantics
 //

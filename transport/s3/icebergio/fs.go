@@ -55,7 +55,7 @@ func New(props map[string]string) (*FS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("s3 io: %w", err)
 	}
-	sc, err := clientFor(st.key)
+	sc, err := clientFor(st)
 	if err != nil {
 		return nil, err
 	}
@@ -78,15 +78,14 @@ func (f *FS) Transport() (used transport.Kind, fallback string) {
 	return f.info.Used, f.info.Fallback
 }
 
-// UringWait says how the io_uring transport's requests to the endpoint
-// wait (see uring.Transport.WaitUsed): "" for net/http or before the first
-// request.
-func (f *FS) UringWait() string {
+// Facts are what the transport says of its connections to the endpoint
+// for a result line (see s3.Info.Facts); nil when it says nothing.
+func (f *FS) Facts() map[string]any {
 	ep, err := s3.ParseEndpoint(f.endpoint)
 	if err != nil {
-		return ""
+		return nil
 	}
-	return f.info.UringWait(ep.Host)
+	return f.info.Facts(ep.Host)
 }
 
 // Open opens the object at name (s3://bucket/key) for reading after one

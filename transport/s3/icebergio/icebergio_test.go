@@ -461,12 +461,19 @@ func TestBadProperties(t *testing.T) {
 	if _, err := s3io.New(ok); err != nil {
 		t.Fatalf("New(good) = %v", err)
 	}
-	// Environment fallback.
+	// The properties alone configure an FS: the environment is never read.
 	t.Setenv(s3.EnvEndpoint, "http://127.0.0.1:9")
 	t.Setenv(s3.EnvAccessKey, "a")
 	t.Setenv(s3.EnvSecretKey, "b")
-	if _, err := s3io.New(nil); err != nil {
-		t.Fatalf("New(nil) with the environment set = %v", err)
+	if _, err := s3io.New(nil); !errors.Is(err, s3io.ErrNoEndpoint) {
+		t.Fatalf("New(nil) with the environment set = %v, want ErrNoEndpoint", err)
+	}
+	bad := map[string]string{s3io.PropSettingPrefix + "uring.wait": "hodl"}
+	for k, v := range ok {
+		bad[k] = v
+	}
+	if _, err := s3io.New(bad); !errors.Is(err, s3io.ErrBadProperty) {
+		t.Fatalf("New with a bad transport setting = %v, want ErrBadProperty", err)
 	}
 }
 

@@ -2,8 +2,8 @@ package icebergio
 
 import (
 	"fmt"
-	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	icebergio "github.com/apache/iceberg-go/io"
@@ -14,9 +14,18 @@ import (
 
 // katbench's own properties, beside iceberg-go's standard S3 ones.
 const (
-	// PropTransport picks the byte transport: "http" or "uring". Empty
-	// means KATBENCH_TRANSPORT, else http.
+	// PropTransport picks the byte transport (a registered name, see
+	// package transport); empty means its baseline.
 	PropTransport = "katbench.transport"
+	// PropSettingPrefix prefixes a transport setting: the property
+	// PropSettingPrefix+"uring.wait" is the setting "uring.wait" (see
+	// transport.Settings).
+	PropSettingPrefix = "katbench.transport.setting."
+	// PropScope names who owns the clients the FS shares: FSs of one
+	// scope with the same settings share one client (and its keep-alive
+	// pool); different scopes never do. Release(scope) closes a scope's
+	// clients. Empty is a scope like any other.
+	PropScope = "katbench.scope"
 	// PropPoolSize is the keep-alive connections kept per host; default
 	// transport.DefaultPoolSize.
 	PropPoolSize = "katbench.transport.pool-size"
@@ -46,8 +55,9 @@ const (
 // settings are the parsed properties; the client-shaping ones form the key
 // clients are shared by.
 type settings struct {
-	key      clientKey
-	partSize int
+	key       clientKey
+	partSize  int
+	transport transport.Settings
 }
 
 // clientKey identifies a shared client.
@@ -56,17 +66,20 @@ type clientKey struct {
 	virtual                                bool
 	kind                                   transport.Kind
 	pool                                   int
+	settings                               string // transport.Settings.String()
+	scope                                  string
 }
 
-// parseSettings reads props (falling back to the environment, see the
-// package documentation) without any I/O.
+// parseSettings reads props, and nothing else (no environment), without
+// any I/O. The transport settings are returned apart: the key holds only
+// their canonical form.
 func parseSettings(props map[string]string) (settings, error) {
-	env := s3.FromEnv()
 	k := clientKey{
-		endpoint:  first(props[icebergio.S3EndpointURL], env.Endpoint),
-		accessKey: first(props[icebergio.S3AccessKeyID], env.AccessKey),
-		secretKey: first(props[icebergio.S3SecretAccessKey], env.SecretKey),
-		region:    first(props[icebergio.S3Region], props[icebergio.S3ClientRegion], os.Getenv(s3.EnvRegion), s3.DefaultRegion),
+		endpoint:  props[icebergio.S3EndpointURL],
+		accessKey: props[icebergio.S3AccessKeyID],
+		secretKey: props[icebergio.S3SecretAccessKey],
+		region:    first(props[icebergio.S3Region], props[icebergio.S3ClientRegion], s3.DefaultRegion),
+		scope:     props[PropScope],
 	}
 	if k.endpoint == "" {
 		return settings{}, ErrNoEndpoint
@@ -89,6 +102,16 @@ func parseSettings(props map[string]string) (settings, error) {
 		return settings{}, fmt.Errorf("%w: %s: %w", ErrBadProperty, PropTransport, err)
 	}
 	k.kind = kind
+	ts := transport.Settings{}
+	for p, v := range props {
+		if name, ok := strings.CutPrefix(p, PropSettingPrefix); ok {
+			ts[name] = v
+		}
+	}
+	if err := ts.Check(); err != nil {
+		return settings{}, fmt.Errorf("%w: %w", ErrBadProperty, err)
+	}
+	k.settings = ts.String()
 	if v := props[PropPoolSize]; v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 4096 {
@@ -96,7 +119,7 @@ func parseSettings(props map[string]string) (settings, error) {
 		}
 		k.pool = n
 	}
-	st := settings{key: k, partSize: DefaultPartSize}
+	st := settings{key: k, partSize: DefaultPartSize, transport: ts}
 	if v := props[PropPartSize]; v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < MinPartSize || n > MaxPartSize {

@@ -1,0 +1,68 @@
+package dataplane
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios/s3bench"
+)
+
+// Baseline is the raw-S3 floor of a data run: plain S3 PUT and GET of one
+// object of the mean Parquet file size the appends wrote, on every
+// transport, with the transport bench (its s3.put and s3.get lines, marked
+// Control). It depends on data.append: every [Run] given it in
+// Config.Baseline adds its lanes' appended bytes and files, and Measure
+// sizes the object from them — typed totals, never lines read back.
+//
+// Safe for concurrent use.
+type Baseline struct {
+	// Bench is the store, transports, iterations and rounds; Ops, Sizes
+	// and Concurrency are set by Measure.
+	Bench s3bench.Config
+
+	mu           sync.Mutex
+	bytes, files int64
+}
+
+// add counts one lane's successful appends.
+func (b *Baseline) add(bytes, files int64) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	b.bytes += bytes
+	b.files += files
+	b.mu.Unlock()
+}
+
+// Size is the object size Measure uses: the mean Parquet file size,
+// rounded to KiB (for a readable scenario name) and bounded by
+// s3bench.MaxSize; 0 when nothing was appended.
+func (b *Baseline) Size() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.files == 0 {
+		return 0
+	}
+	return min(max((b.bytes/b.files+512)/1024*1024, 1024), s3bench.MaxSize)
+}
+
+// Measure runs the baseline and writes its lines to sink. When no append
+// succeeded there is no size to compare at, and it measures nothing.
+func (b *Baseline) Measure(ctx context.Context, sink results.Sink) error {
+	size := b.Size()
+	if size == 0 {
+		return nil
+	}
+	cfg := b.Bench
+	cfg.Ops = []s3bench.Op{s3bench.Put, s3bench.Get}
+	cfg.Sizes = []int64{size}
+	cfg.Concurrency = []int{1}
+	cfg.Control = true
+	if err := s3bench.Run(ctx, cfg, sink); err != nil {
+		return fmt.Errorf("raw S3 baseline at %s: %w", s3bench.FormatSize(size), err)
+	}
+	return nil
+}

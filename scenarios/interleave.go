@@ -1,0 +1,31 @@
+package scenarios
+
+// Interleave calls fn(round, lane) once for every round and lane, in the
+// one order every katbench benchmark measures in: the lanes in order on
+// even rounds and reversed on odd ones (A B C, C B A, A B C, …), so drift
+// of the machine over a run hits every lane alike. It stops at the first
+// error fn returns and returns it. Catalog targets, S3 transports and
+// data-plane lanes are all lanes here.
+func Interleave(rounds, lanes int, fn func(round, lane int) error) error {
+	for round := range rounds {
+		for j := range lanes {
+			i := j
+			if round%2 == 1 {
+				i = lanes - 1 - j
+			}
+			if err := fn(round, i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Step reports one measurement of a run to p as done of total under the
+// task what (and nothing when p is nil): the one progress report of every
+// benchmark, drawn by the command that runs it.
+func Step(p Progress, what string, done, total int) {
+	if p != nil {
+		p(what, done, total)
+	}
+}
