@@ -163,8 +163,8 @@ func (f *dataFlags) config(run *results.Run) (dataplane.Config, []transport.Kind
 		CommitOps: f.commitOps, CommitRows: f.commitRows, ScanConcurrency: f.scanConc,
 		Seed: f.seed, Namespace: f.namespace, Quick: f.quick, Run: run, KeepTables: f.keep,
 	}
-	if !validFormatName(f.format) {
-		return cfg, nil, usagef("--format %q: want auto, jsonl or table", f.format)
+	if err := checkFormat(f.format); err != nil {
+		return cfg, nil, err
 	}
 	if f.rows != "" {
 		n, err := dataplane.ParseRows(f.rows)
@@ -242,7 +242,8 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 		if err != nil {
 			return usageError{err}
 		}
-		targets[i] = dataplane.Target{Factory: fac, Name: spec.name, Args: spec.args, Index: i, Props: props, Durability: f.durability}
+		targets[i] = dataplane.Target{Factory: fac, Name: spec.name, Args: spec.args, Index: i, Props: props, Durability: f.durability,
+			Env: competitors.ReadEnv(spec.name, os.Getenv)}
 	}
 	store, err := f.parseStore(run)
 	if err != nil {

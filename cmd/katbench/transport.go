@@ -93,9 +93,11 @@ the store runs in another process, and in the poll wait (parked in Go's
 poller) when it runs in this one, as the control store does; each uring
 line says which in params.uring_wait. KATBENCH_URING_WAIT forces one:
 auto (the default), poll, block, adaptive, hold (see docs/transport.md, "The hold
-wait") or sqpoll (a kernel thread submits for every ring and requests wait as in
+wait"), sqpoll (a kernel thread submits for every ring and requests wait as in
 poll: fewer io_uring_enter calls, but the thread takes a core while
-requests flow; see docs/transport.md, "Kernel-side submission").`,
+requests flow; see docs/transport.md, "Kernel-side submission") or shared
+(many connections on a few shared rings, one reaper submitting and reaping
+for all; see docs/transport.md, "Hundreds of connections: shared rings").`,
 	Args: cobra.MaximumNArgs(1),
 	RunE: func(cmd *cobra.Command, args []string) error { return runTransport(cmd, &transportOpts, args) },
 }

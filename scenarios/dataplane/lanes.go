@@ -30,6 +30,9 @@ type Target struct {
 	// embedded catalog's mode ("" for its default).
 	Props      map[string]string
 	Durability string
+	// Env is what the environment says about the competitor (see
+	// competitors.ReadEnv); zero for nothing.
+	Env competitors.Env
 }
 
 // OpenLanes starts one competitor of t per transport, each on its own
@@ -106,7 +109,7 @@ func OpenLanes(ctx context.Context, t Target, kinds []transport.Kind, store *wor
 		}
 		maps.Copy(p, store.IOProps(k))
 		c, err := t.Factory.New(ctx, competitors.Config{
-			Args: t.Args, Dir: cdir, Durability: t.Durability, Props: p, Log: log, Storage: storage,
+			Args: t.Args, Dir: cdir, Durability: t.Durability, Props: p, Log: log, Storage: storage, Env: t.Env,
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", t.Name, err)
