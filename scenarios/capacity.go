@@ -373,7 +373,9 @@ func (r *Runner) emitCapacity(s *state, sr *CapacitySearch, skip string, counts 
 	}
 	line := r.Run.Result(s.c.Name(), name, results.Open, workers, at.rec, time.Duration(at.DurationS*float64(time.Second)), r.params(s, p))
 	describe(&line)
-	if !ok {
+	if ok {
+		line.SetMeasure("max_rate", best, results.UnitOpsPerSec, results.OpsSec.Better())
+	} else {
 		line.OpsSec = 0 // no rate met the objective: no capacity to state
 	}
 	if at.FirstError != "" {
