@@ -20,7 +20,10 @@ import (
 type capacityStep struct {
 	rate, achieved float64
 	values         map[string]float64 // µs by objective key
-	met            bool
+	met, settled   bool
+	why            string
+	errors         int64
+	sched          float64 // the pacer's scheduling error p99, µs (NaN: not on the line)
 }
 
 // capacitySteps reads a capacity line's steps; false when it has none.
@@ -39,6 +42,15 @@ func capacitySteps(l Line) ([]capacityStep, bool) {
 		st.rate, _ = m["rate"].(float64)
 		st.achieved, _ = m["achieved"].(float64)
 		st.met, _ = m["met"].(bool)
+		st.settled, _ = m["settled"].(bool)
+		st.why, _ = m["why"].(string)
+		st.sched = math.NaN()
+		if v, ok := m["sched_p99_us"].(float64); ok {
+			st.sched = v
+		}
+		if e, ok := m["errors"].(float64); ok {
+			st.errors = int64(e)
+		}
 		if vs, ok := m["objectives_us"].(map[string]any); ok {
 			for k, v := range vs {
 				if f, ok := v.(float64); ok {
@@ -111,8 +123,8 @@ func capacityCharts(lines []Line, label func(Line) string) []familyView {
 			steps, _ := capacitySteps(l)
 			sort.SliceStable(steps, func(i, j int) bool { return steps[i].rate < steps[j].rate })
 			se := series{Name: label(l)}
-			if mr, ok := l.Params["max_rate"].(float64); ok {
-				se.Name += " · max " + FormatNum(mr) + " ops/s"
+			if mr, ok := l.Measure("max_rate"); ok {
+				se.Name += " · max " + FormatNum(mr.Value) + " ops/s"
 			}
 			for _, st := range steps {
 				v, ok := st.values[obj]

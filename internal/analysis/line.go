@@ -245,6 +245,7 @@ var legacyMeasures = map[string]results.Measure{
 	"cpu_us_per_op": {Unit: results.UnitUSPerOp, Better: results.Lower},
 	"parquet_bytes": {Unit: results.UnitBytes},
 	"files":         {Unit: results.UnitCount},
+	"max_rate":      {Unit: results.UnitOpsPerSec, Better: results.Higher},
 }
 
 // Measure returns the named measurement of the line and whether it has

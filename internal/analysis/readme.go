@@ -369,9 +369,12 @@ func renderBlock(b Block, src Sources) (string, error) {
 	sb.WriteString(provenance(info, b, src.HistoryName, label, from, run))
 	sb.WriteString("\n")
 	var body string
-	if b.Attrs["layout"] == "ab" {
+	switch b.Attrs["layout"] {
+	case "ab":
 		body, err = abTable(b, run)
-	} else {
+	case "capacity":
+		body, err = capacityTable(b, run, info)
+	default:
 		body, err = targetsTable(b, run, info)
 	}
 	if err != nil {
