@@ -130,6 +130,17 @@ type ticket struct {
 	measured bool
 }
 
+// schedError is the scheduler's own lateness in handing out, at at, an
+// operation due at due, when a send to the full queue last returned at
+// room: the time since the later of the two. Before room the operation
+// waited for the target to take one off the queue.
+func schedError(at, due, room time.Time) time.Duration {
+	if room.After(due) {
+		return at.Sub(room)
+	}
+	return at.Sub(due)
+}
+
 // Run issues op at cfg.Rate for cfg.Warmup (unrecorded) and then
 // cfg.Duration, and returns when every issued operation has finished or ctx
 // is done. It is safe to call concurrently; each call owns its workers.
@@ -234,11 +245,7 @@ func RunClasses(ctx context.Context, cfg Config, op ClassOp) (Result, error) {
 			if issued == warmN {
 				measStart = due
 			}
-			at := time.Now()
-			t := ticket{due: due, sched: at.Sub(due), measured: issued >= warmN}
-			if room.After(due) {
-				t.sched = at.Sub(room)
-			}
+			t := ticket{due: due, sched: schedError(time.Now(), due, room), measured: issued >= warmN}
 			select {
 			case queue <- t:
 			default:
