@@ -116,7 +116,7 @@ func capacityCharts(lines []Line, label func(Line) string) []familyView {
 	for _, k := range order {
 		obj, boundS, _ := strings.Cut(k.objective, "<=")
 		bound, _ := strconv.ParseFloat(boundS, 64)
-		c := chart{Title: fmt.Sprintf("%s: %s against achieved rate (objective %s ≤ %s µs)", k.scenario, obj, obj, FormatNum(bound)),
+		c := chart{Title: fmt.Sprintf("%s: %s against achieved rate (objective %s ≤ %s)", k.scenario, obj, obj, fmtMicros(bound)),
 			XLabel: "achieved ops/s (log)", YLabel: obj + " µs (log)", LogY: true, Markers: true}
 		xlo, xhi := math.Inf(1), math.Inf(-1)
 		for _, l := range byKey[k] {
@@ -124,7 +124,7 @@ func capacityCharts(lines []Line, label func(Line) string) []familyView {
 			sort.SliceStable(steps, func(i, j int) bool { return steps[i].rate < steps[j].rate })
 			se := series{Name: label(l)}
 			if mr, ok := l.Measure("max_rate"); ok {
-				se.Name += " · max " + FormatNum(mr.Value) + " ops/s"
+				se.Name += " · max " + fmtRate(mr.Value) + " ops/s"
 			}
 			for _, st := range steps {
 				v, ok := st.values[obj]
@@ -145,10 +145,10 @@ func capacityCharts(lines []Line, label func(Line) string) []familyView {
 			hi = lo + 1
 		}
 		for d := lo; d <= hi; d++ {
-			c.XTicks = append(c.XTicks, tick{d, FormatNum(math.Pow(10, d))})
+			c.XTicks = append(c.XTicks, tick{d, fmtRate(math.Pow(10, d))})
 		}
 		// The objective: a horizontal line across the plot.
-		c.Series = append(c.Series, series{Name: "objective " + obj + " ≤ " + FormatNum(bound) + " µs", X: []float64{lo, hi}, Y: []float64{bound, bound}})
+		c.Series = append(c.Series, series{Name: "objective " + obj + " ≤ " + fmtMicros(bound), X: []float64{lo, hi}, Y: []float64{bound, bound}})
 		out = append(out, familyView{Name: k.scenario + " · " + obj, Chart: template.HTML(c.SVG())})
 	}
 	return out
