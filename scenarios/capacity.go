@@ -371,6 +371,9 @@ func (r *Runner) emitCapacity(s *state, sr *CapacitySearch, skip string, counts 
 			at = &sr.Steps[0]
 		}
 	}
+	if at.Rate > 0 {
+		p["rate"] = at.Rate // the offered rate of the step whose numbers the line carries
+	}
 	line := r.Run.Result(s.c.Name(), name, results.Open, workers, at.rec, time.Duration(at.DurationS*float64(time.Second)), r.params(s, p))
 	describe(&line)
 	if ok {
