@@ -21,6 +21,7 @@ type capacityStep struct {
 	rate, achieved float64
 	values         map[string]float64 // µs by objective key
 	met, settled   bool
+	kept           bool // achieved the search's share of the offered rate
 	why            string
 	errors         int64
 	sched          float64 // the pacer's scheduling error p99, µs (NaN: not on the line)
@@ -43,6 +44,7 @@ func capacitySteps(l Line) ([]capacityStep, bool) {
 		st.achieved, _ = m["achieved"].(float64)
 		st.met, _ = m["met"].(bool)
 		st.settled, _ = m["settled"].(bool)
+		st.kept, _ = m["kept"].(bool)
 		st.why, _ = m["why"].(string)
 		st.sched = math.NaN()
 		if v, ok := m["sched_p99_us"].(float64); ok {

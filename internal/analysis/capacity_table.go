@@ -11,9 +11,10 @@ import (
 // The capacity table (layout=capacity in a katbench:table marker) shows a
 // `katbench capacity` run: per target its max_rate, the mix's objective
 // percentiles at that rate, the step that broke the objective above it
-// and why, the pacer's own scheduling error at max_rate, and how many
-// steps the search took (and how many did not settle). ratios=B/A adds
-// rows of B's max_rate over A's.
+// and why, the pacer's own scheduling error at max_rate, the highest
+// offered rate the target kept whether or not it met the objective, and
+// how many steps the search took (and how many did not settle).
+// ratios=B/A adds rows of B's max_rate over A's.
 //
 //	<!-- katbench:table capacity-read layout=capacity ratios=rest/nessie,rest/polaris -->
 
@@ -44,7 +45,7 @@ func capacityTable(b Block, run []Line, info RunInfo) (string, error) {
 		}
 	}
 	fmt.Fprintf(&sb, "Objective `%s`; steps of `%s`.\n\n", objs, capacityStepText(byTarget[targets[0]]))
-	sb.WriteString("| target | store | max_rate ops/s | at max_rate | broke above it | sched p99 at max_rate | steps (unsettled) |\n|---|---|---|---|---|---|---|\n")
+	sb.WriteString("| target | store | max_rate ops/s | at max_rate | broke above it | sched p99 at max_rate | highest step kept | steps (unsettled) |\n|---|---|---|---|---|---|---|---|\n")
 	for _, t := range targets {
 		l := byTarget[t]
 		store := fmt.Sprint(l.Params["store"])
@@ -52,15 +53,22 @@ func capacityTable(b Block, run []Line, info RunInfo) (string, error) {
 			store = fmt.Sprint(l.Params["durability"]) + " durability"
 		}
 		if l.Skipped != "" {
-			fmt.Fprintf(&sb, "| %s | %s | skipped: %s | | | | |\n", t, store, l.Skipped)
+			fmt.Fprintf(&sb, "| %s | %s | skipped: %s | | | | | |\n", t, store, l.Skipped)
 			continue
 		}
 		steps, _ := capacitySteps(l)
-		unsettled := 0
+		unsettled, kept := 0, 0.0
 		for _, st := range steps {
 			if !st.settled {
 				unsettled++
 			}
+			if st.kept {
+				kept = math.Max(kept, st.rate)
+			}
+		}
+		keptText := "none"
+		if kept > 0 {
+			keptText = fmtRate(kept)
 		}
 		mr, ok := l.Measure("max_rate")
 		rate, at, sched := "none", "—", "—"
@@ -78,7 +86,7 @@ func capacityTable(b Block, run []Line, info RunInfo) (string, error) {
 		if st, found := brokeAbove(steps, mr.Value); found {
 			broke = fmt.Sprintf("%s: %s", fmtRate(st.rate), st.why)
 		}
-		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s | %s | %d (%d) |\n", t, store, rate, at, broke, sched, len(steps), unsettled)
+		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s | %s | %s | %d (%d) |\n", t, store, rate, at, broke, sched, keptText, len(steps), unsettled)
 	}
 	if r := b.Attrs["ratios"]; r != "" {
 		sb.WriteString("\n| max_rate ratio | value |\n|---|---|\n")
@@ -104,7 +112,7 @@ func capacityStepText(l Line) string {
 	s, _ := l.Params["search"].(map[string]any)
 	d, _ := s["step_duration_s"].(float64)
 	n, _ := s["step_min_ops"].(float64)
-	return fmt.Sprintf("%s and at least %s operations", time.Duration(d*float64(time.Second)), FormatNum(n))
+	return fmt.Sprintf("%s and at least %s operations", time.Duration(d*float64(time.Second)), fmtRate(n))
 }
 
 // stepAt is the met step at rate.
