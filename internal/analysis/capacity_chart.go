@@ -119,7 +119,7 @@ func capacityCharts(lines []Line, label func(Line) string) []familyView {
 		obj, boundS, _ := strings.Cut(k.objective, "<=")
 		bound, _ := strconv.ParseFloat(boundS, 64)
 		c := chart{Title: fmt.Sprintf("%s: %s against achieved rate (objective %s ≤ %s)", k.scenario, obj, obj, fmtMicros(bound)),
-			XLabel: "achieved ops/s (log)", YLabel: obj + " µs (log)", LogY: true, Markers: true}
+			XLabel: "achieved ops/s (log)", YLabel: obj + " ms (log)", LogY: true, Markers: true}
 		xlo, xhi := math.Inf(1), math.Inf(-1)
 		for _, l := range byKey[k] {
 			steps, _ := capacitySteps(l)
@@ -134,7 +134,7 @@ func capacityCharts(lines []Line, label func(Line) string) []familyView {
 					continue
 				}
 				x := math.Log10(st.achieved)
-				se.X, se.Y = append(se.X, x), append(se.Y, v)
+				se.X, se.Y = append(se.X, x), append(se.Y, v/1e3) // ms: short tick labels
 				xlo, xhi = math.Min(xlo, x), math.Max(xhi, x)
 			}
 			c.Series = append(c.Series, se)
@@ -150,7 +150,7 @@ func capacityCharts(lines []Line, label func(Line) string) []familyView {
 			c.XTicks = append(c.XTicks, tick{d, fmtRate(math.Pow(10, d))})
 		}
 		// The objective: a horizontal line across the plot.
-		c.Series = append(c.Series, series{Name: "objective " + obj + " ≤ " + fmtMicros(bound), X: []float64{lo, hi}, Y: []float64{bound, bound}})
+		c.Series = append(c.Series, series{Name: "objective " + obj + " ≤ " + fmtMicros(bound), X: []float64{lo, hi}, Y: []float64{bound / 1e3, bound / 1e3}})
 		out = append(out, familyView{Name: k.scenario + " · " + obj, Chart: template.HTML(c.SVG())})
 	}
 	return out
