@@ -85,8 +85,11 @@ func objectiveBounds(l Line) map[string]float64 {
 }
 
 // capacityCharts draws one chart per (capacity scenario, objective): each
-// target's objective percentile against its achieved rate, step by step
-// in rate order, and the objective's bound.
+// target's objective percentile against the rate each step offered, in
+// rate order, and the objective's bound. The offered rate, not the
+// achieved one: a step that could not keep its rate achieved less than an
+// easier step did, and against achieved rates its curve would fold back
+// on itself; its latencies (from the intended starts) show the overload.
 func capacityCharts(lines []Line, label func(Line) string) []familyView {
 	type key struct{ scenario, objective string }
 	var order []key
@@ -118,8 +121,8 @@ func capacityCharts(lines []Line, label func(Line) string) []familyView {
 	for _, k := range order {
 		obj, boundS, _ := strings.Cut(k.objective, "<=")
 		bound, _ := strconv.ParseFloat(boundS, 64)
-		c := chart{Title: fmt.Sprintf("%s: %s against achieved rate (objective %s ≤ %s)", k.scenario, obj, obj, fmtMicros(bound)),
-			XLabel: "achieved ops/s (log)", YLabel: obj + " ms (log)", LogY: true, Markers: true}
+		c := chart{Title: fmt.Sprintf("%s: %s against offered rate (objective %s ≤ %s)", k.scenario, obj, obj, fmtMicros(bound)),
+			XLabel: "offered ops/s (log)", YLabel: obj + " ms (log)", LogY: true, Markers: true}
 		xlo, xhi := math.Inf(1), math.Inf(-1)
 		for _, l := range byKey[k] {
 			steps, _ := capacitySteps(l)
@@ -130,10 +133,10 @@ func capacityCharts(lines []Line, label func(Line) string) []familyView {
 			}
 			for _, st := range steps {
 				v, ok := st.values[obj]
-				if !ok || st.achieved <= 0 || v <= 0 {
+				if !ok || st.rate <= 0 || v <= 0 {
 					continue
 				}
-				x := math.Log10(st.achieved)
+				x := math.Log10(st.rate)
 				se.X, se.Y = append(se.X, x), append(se.Y, v/1e3) // ms: short tick labels
 				xlo, xhi = math.Min(xlo, x), math.Max(xhi, x)
 			}
