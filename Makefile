@@ -56,14 +56,14 @@ shellcheck:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./catalog/ ./internal/results/
 
-## readme: regenerate the result tables of README.md and docs/results.md from the labelled runs in
+## readme: regenerate the result tables of README.md and the docs pages from the labelled runs in
 ## bench_history.jsonl (and docs/labels.tsv), and the generated lists from the registries.
 readme:
-	$(GO) run ./cmd/katbench readme --file README.md --file docs/results.md --file docs/scenarios.md --file docs/writes.md --file docs/history.md --file docs/transport.md
+	$(GO) run ./cmd/katbench readme
 
-## readme-check: fail when a generated block of README.md or docs/results.md differs from the history.
+## readme-check: fail when a generated block of README.md or a docs page differs from the history.
 readme-check:
-	$(GO) run ./cmd/katbench readme --check --file README.md --file docs/results.md --file docs/scenarios.md --file docs/writes.md --file docs/history.md --file docs/transport.md
+	$(GO) run ./cmd/katbench readme --check
 
 ## bench-gate: regression gate, not part of `make test` — `katbench ab` of the merge base of
 ## BENCH_GATE_BASE (default main) against HEAD, both built from clean checkouts of their commits

@@ -258,7 +258,7 @@ func (r *Runner) runCapacity(ctx context.Context, states []*state) error {
 		}
 	}
 	for i, s := range states {
-		if err := r.emitCapacity(s, searches[i], skips[i], counts[i], workers); err != nil {
+		if err := r.emitCapacity(s, searches[i], skips[i], counts[i], &prepared[i].prep, workers); err != nil {
 			return err
 		}
 	}
@@ -299,7 +299,7 @@ func (r *Runner) capacityStep(c Capacity, wl *Workload, rate float64, m Measurem
 
 // emitCapacity writes s's capacity line: the best step's histogram and
 // numbers, max_rate, and every step.
-func (r *Runner) emitCapacity(s *state, sr *CapacitySearch, skip string, counts *contendedCounts, workers int) error {
+func (r *Runner) emitCapacity(s *state, sr *CapacitySearch, skip string, counts *contendedCounts, prep *mixPrep, workers int) error {
 	o, wl, c := r.Opts, r.Opts.Workload, *r.Opts.Capacity
 	name := "capacity." + wl.Mix.Name
 	p := wl.params()
@@ -316,6 +316,9 @@ func (r *Runner) emitCapacity(s *state, sr *CapacitySearch, skip string, counts 
 			p[k] = v
 		}
 		p["commit_counts"] = "every step, warm-ups included"
+		if ref := prep.ref; ref != "" {
+			p["commit_ref"] = ref
+		}
 	}
 	describe := func(line *results.Record) {
 		line.Kind, line.Metric, line.Better, line.Threads = "capacity", results.OpsSec, results.OpsSec.Better(), workers
@@ -367,6 +370,9 @@ func (r *Runner) emitCapacity(s *state, sr *CapacitySearch, skip string, counts 
 		} else {
 			at = &sr.Steps[0]
 		}
+	}
+	if at.Rate > 0 {
+		p["rate"] = at.Rate // the offered rate of the step whose numbers the line carries
 	}
 	line := r.Run.Result(s.c.Name(), name, results.Open, workers, at.rec, time.Duration(at.DurationS*float64(time.Second)), r.params(s, p))
 	describe(&line)

@@ -82,6 +82,9 @@ func TestCapacityOnEmbedded(t *testing.T) {
 		if best != maxRate {
 			t.Fatalf("%s: max_rate %v, but the highest step met is %v", tg, maxRate, best)
 		}
+		if m, ok := rec.MeasureValue("max_rate"); !ok || m != maxRate || rec.Params["rate"] != maxRate {
+			t.Fatalf("%s: measure max_rate %v (%v), line rate %v: want params.max_rate %v on both", tg, m, ok, rec.Params["rate"], maxRate)
+		}
 		if rec.Params["slo"] != "p99<=10s,errors<=0" || !strings.HasPrefix(rec.Params["capacity_order"].(string), "interleaved") {
 			t.Fatalf("%s: params %v", tg, rec.Params)
 		}

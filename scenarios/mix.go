@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
@@ -202,6 +204,9 @@ type mixOp struct {
 type mixPrep struct {
 	counts *contendedCounts
 	snaps  [2]int64
+	// ref is the branch the commits move: the contended branch, or main
+	// on a catalog that keeps no branch of a table's own (Nessie).
+	ref string
 }
 
 // mixOps are the operations, by name.
@@ -230,10 +235,11 @@ var mixOps = map[string]mixOp{
 			}, nil
 		}},
 	"commit_table": {scenario: "commit_table.latency",
-		doc: "reload the key's table and move its branch, guarded by the branch's snapshot: a lost race retries with backoff and counts as a conflict",
+		doc: "reload the key's table and move its branch (main where the catalog keeps no other), guarded by the branch's snapshot: a lost race retries with backoff and counts as a conflict",
 		prepare: func(ctx context.Context, env *Env, p *mixPrep) (keyedOp, error) {
 			cat, tables := env.Competitor.Catalog(), env.Dataset.Tables
-			snaps, err := prepareFlips(ctx, cat, tables, env.Opts.Parallel)
+			p.ref = contendedBranch
+			snaps, err := prepareFlips(ctx, cat, tables, env.Opts.Parallel, &p.ref)
 			if errors.Is(err, errBranchDropped) {
 				return nil, Skip("commits race on a branch of each table: " + err.Error())
 			}
@@ -241,8 +247,13 @@ var mixOps = map[string]mixOp{
 				return nil, fmt.Errorf("prepare the tables for commits: %w", err)
 			}
 			p.snaps = snaps
+			if p.ref == mainBranch {
+				return func(ctx context.Context, _, _, key int) error {
+					return commitRef(ctx, cat, tables[key], mainBranch, p.counts, appendMain)
+				}, nil
+			}
 			return func(ctx context.Context, _, _, key int) error {
-				return flipBranch(ctx, cat, tables[key], p.snaps, p.counts)
+				return flipBranch(ctx, cat, tables[key], p.ref, p.snaps, p.counts)
 			}, nil
 		}},
 	"create_table": {scenario: "create_table.latency", doc: "create a table in the work namespace",
@@ -287,8 +298,10 @@ func MixOps() []string {
 }
 
 // prepareFlips gives every table two snapshots and the contended branch,
-// on parallel workers, so commits can race on any of them.
-func prepareFlips(ctx context.Context, cat icecatalog.Catalog, tables []table.Identifier, parallel int) ([2]int64, error) {
+// on parallel workers, so commits can race on any of them. A catalog that
+// drops the branch (Nessie keeps only main) gets main on the first
+// snapshot instead, and *ref is set to main.
+func prepareFlips(ctx context.Context, cat icecatalog.Catalog, tables []table.Identifier, parallel int, ref *string) ([2]int64, error) {
 	var (
 		mu    sync.Mutex
 		snaps [2]int64
@@ -305,6 +318,13 @@ func prepareFlips(ctx context.Context, cat icecatalog.Catalog, tables []table.Id
 				var s [2]int64
 				if err == nil {
 					s, err = addFlipBranch(ctx, cat, id, tbl)
+				}
+				if errors.Is(err, errBranchDropped) {
+					if err = onMain(ctx, cat, id); err == nil {
+						mu.Lock()
+						*ref = mainBranch
+						mu.Unlock()
+					}
 				}
 				mu.Lock()
 				if err != nil && first == nil {
@@ -330,6 +350,47 @@ func prepareFlips(ctx context.Context, cat icecatalog.Catalog, tables []table.Id
 		first = ctx.Err()
 	}
 	return snaps, first
+}
+
+const mainBranch = "main"
+
+// onMain checks id has a main branch to commit to.
+func onMain(ctx context.Context, cat icecatalog.Catalog, id table.Identifier) error {
+	tbl, err := cat.LoadTable(ctx, id)
+	if err != nil {
+		return err
+	}
+	if _, ok := branchHead(tbl.Metadata(), mainBranch); !ok {
+		return fmt.Errorf("%w: nor a main branch", errBranchDropped)
+	}
+	return nil
+}
+
+// mainSnapshots numbers the snapshots appendMain adds: unique in the
+// process, above the two every table starts with.
+var mainSnapshots atomic.Int64
+
+func init() { mainSnapshots.Store(1 << 32) }
+
+// appendMain is the commit of a catalog that keeps only a table's current
+// snapshot (Nessie): a new snapshot whose parent is main's head, and main
+// moved to it. The catalog drops the old one, so the metadata does not
+// grow as the commits go on.
+func appendMain(meta table.Metadata, cur int64) []table.Update {
+	id := mainSnapshots.Add(1)
+	schemaID := meta.CurrentSchema().ID
+	return []table.Update{
+		table.NewAddSnapshotUpdate(&table.Snapshot{
+			SnapshotID:       id,
+			ParentSnapshotID: &cur,
+			SequenceNumber:   meta.LastSequenceNumber() + 1,
+			TimestampMs:      time.Now().UnixMilli(),
+			ManifestList:     fmt.Sprintf("%s/metadata/snap-%d-katbench.avro", meta.Location(), id),
+			Summary:          &table.Summary{Operation: table.OpAppend},
+			SchemaID:         &schemaID,
+		}),
+		branchUpdate(mainBranch, id),
+	}
 }
 
 func init() {

@@ -119,16 +119,35 @@ func TestMixCommitStormConflicts(t *testing.T) {
 	o := mixOptions(t, "commit-storm")
 	o.Threads = []int{8}
 	o.Duration = 300 * time.Millisecond
-	var conflicts float64
+	count := func(rec results.Record, name string) int64 {
+		switch v := rec.Params[name].(type) {
+		case int64:
+			return v
+		case float64:
+			return int64(v)
+		}
+		t.Fatalf("commit line without %s: %v", name, rec.Params)
+		return 0
+	}
+	var conflicts int64
 	for attempt := 0; attempt < 5 && conflicts == 0; attempt++ {
 		got := runMix(t, o, "embedded")
 		commit := got["embedded commit_table.latency"]
 		if commit.Errors != 0 || commit.Ops == 0 || commit.Params["keys"] != "hotspot:0.02:1" {
 			t.Fatalf("commit line: ops %d errors %d (%s) params %v", commit.Ops, commit.Errors, commit.FirstError, commit.Params)
 		}
-		conflicts, _ = commit.Params["commit_conflicts"].(float64)
-		if c, ok := commit.Params["commit_conflicts"].(int64); ok {
-			conflicts = float64(c)
+		conflicts = count(commit, "commit_conflicts")
+		if conflicts == 0 {
+			continue
+		}
+		// Every lost race was retried: some operation took more than one
+		// attempt, and no more operations were retried than races lost.
+		retried, most := count(commit, "commit_retried_ops"), count(commit, "commit_max_attempts")
+		if retried == 0 || retried > conflicts || most < 2 {
+			t.Fatalf("%d conflicts but %d retried operations, at most %d attempts", conflicts, retried, most)
+		}
+		if mix := got["embedded mix.commit-storm"]; count(mix, "commit_conflicts") != conflicts || mix.Errors != 0 {
+			t.Fatalf("mix line: conflicts %v errors %d, want the commit line's %d and none", mix.Params["commit_conflicts"], mix.Errors, conflicts)
 		}
 	}
 	if conflicts == 0 {

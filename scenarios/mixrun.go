@@ -153,6 +153,9 @@ func (r *Runner) mixRound(ctx context.Context, s *state, ms *mixState, c *mixCel
 		return err
 	}
 	ms.prep.counts = &c.counts
+	if ms.prep.ref != "" {
+		c.params["commit_ref"] = ms.prep.ref
+	}
 	if o.Rounds > 1 {
 		r.logf("%s: mix %s (round %d/%d)", s.c.Name(), wl.Mix.Name, round+1, o.Rounds)
 	} else {

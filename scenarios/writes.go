@@ -222,7 +222,7 @@ func addFlipBranch(ctx context.Context, cat icecatalog.Catalog, id table.Identif
 			SchemaID:         &schemaID,
 		}))
 	}
-	updates = append(updates, branchUpdate(snaps[0]))
+	updates = append(updates, branchUpdate(contendedBranch, snaps[0]))
 	var err error
 	if _, _, err = cat.CommitTable(ctx, id, []table.Requirement{table.AssertTableUUID(meta.TableUUID())}, updates); err != nil {
 		return snaps, err
@@ -242,31 +242,44 @@ func addFlipBranch(ctx context.Context, cat icecatalog.Catalog, id table.Identif
 // contendedOp moves the branch to the snapshot it is not on, retrying lost
 // races. Any error other than table.ErrCommitFailed fails the op.
 func contendedOp(cat icecatalog.Catalog, id table.Identifier, snaps [2]int64, counts *contendedCounts) Op {
-	return func(ctx context.Context, _, _ int) error { return flipBranch(ctx, cat, id, snaps, counts) }
+	return func(ctx context.Context, _, _ int) error {
+		return flipBranch(ctx, cat, id, contendedBranch, snaps, counts)
+	}
 }
 
-// flipBranch moves id's contended branch to the snapshot of snaps it is
-// not on, reloading and retrying (with backoff) each lost race, as an
-// Iceberg client does; counts gets the outcome. Any error other than a
-// lost race fails it.
-func flipBranch(ctx context.Context, cat icecatalog.Catalog, id table.Identifier, snaps [2]int64, counts *contendedCounts) error {
+// flipBranch moves id's branch to the snapshot of snaps it is not on,
+// reloading and retrying (with backoff) each lost race, as an Iceberg
+// client does; counts gets the outcome. Any error other than a lost race
+// fails it.
+func flipBranch(ctx context.Context, cat icecatalog.Catalog, id table.Identifier, branch string, snaps [2]int64, counts *contendedCounts) error {
+	return commitRef(ctx, cat, id, branch, counts, func(_ table.Metadata, cur int64) []table.Update {
+		next := snaps[0]
+		if cur == snaps[0] {
+			next = snaps[1]
+		}
+		return []table.Update{branchUpdate(branch, next)}
+	})
+}
+
+// commitRef commits the updates next returns for id as loaded and its
+// branch's head, guarded by that head (AssertRefSnapshotID), reloading
+// and retrying (with backoff) each lost race; counts gets the outcome.
+// Any error other than a lost race fails it.
+func commitRef(ctx context.Context, cat icecatalog.Catalog, id table.Identifier, branch string, counts *contendedCounts,
+	next func(meta table.Metadata, cur int64) []table.Update) error {
 	for attempt := int64(1); attempt <= maxAttempts; attempt++ {
 		tbl, err := cat.LoadTable(ctx, id)
 		if err != nil {
 			return err
 		}
 		meta := tbl.Metadata()
-		cur, ok := branchHead(meta, contendedBranch)
+		cur, ok := branchHead(meta, branch)
 		if !ok {
-			return fmt.Errorf("contended table %v lost its branch %s", id, contendedBranch)
-		}
-		next := snaps[0]
-		if cur == snaps[0] {
-			next = snaps[1]
+			return fmt.Errorf("contended table %v lost its branch %s", id, branch)
 		}
 		_, _, err = cat.CommitTable(ctx, id,
-			[]table.Requirement{table.AssertTableUUID(meta.TableUUID()), table.AssertRefSnapshotID(contendedBranch, &cur)},
-			[]table.Update{branchUpdate(next)})
+			[]table.Requirement{table.AssertTableUUID(meta.TableUUID()), table.AssertRefSnapshotID(branch, &cur)},
+			next(meta, cur))
 		if errors.Is(err, table.ErrCommitFailed) {
 			counts.conflicts.Add(1)
 			if err := backoff(ctx, attempt); err != nil {
@@ -341,12 +354,12 @@ func backoffDelay(attempt int64, intN func(int64) int64) time.Duration {
 	return time.Duration(intN(int64(backoffCeiling(attempt))))
 }
 
-// branchUpdate points the contended branch at snapshot. The retention
+// branchUpdate points branch at snapshot. The retention
 // fields are left out (0 is "unset" to iceberg-go and omitted from the
 // JSON): -1 reached the REST servers as "min-snapshots-to-keep": -1, which
 // Java's catalogs (the fixture, Polaris) refuse.
-func branchUpdate(snapshot int64) table.Update {
-	return table.NewSetSnapshotRefUpdate(contendedBranch, snapshot, table.BranchRef, 0, 0, 0)
+func branchUpdate(branch string, snapshot int64) table.Update {
+	return table.NewSetSnapshotRefUpdate(branch, snapshot, table.BranchRef, 0, 0, 0)
 }
 
 // branchHead returns the snapshot id branch points at in meta.

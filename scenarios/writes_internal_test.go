@@ -112,7 +112,7 @@ func TestBackoffIsBoundedJitterThatGrows(t *testing.T) {
 // update as a REST client sends it: no retention fields, which Java
 // catalogs reject when they are not positive.
 func TestBranchUpdateCarriesNoRetention(t *testing.T) {
-	b, err := json.Marshal(branchUpdate(42))
+	b, err := json.Marshal(branchUpdate(contendedBranch, 42))
 	if err != nil {
 		t.Fatal(err)
 	}

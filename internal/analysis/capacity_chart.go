@@ -16,38 +16,75 @@ import (
 // against throughput curve of every target on one chart per mix and
 // objective, with the objective drawn in as a horizontal line.
 
-// capacityStep is one step as read back from a line's params.steps
-// (scenarios.CapacityStep as written).
+// capacityStep is one step as read back from a line.
 type capacityStep struct {
-	Rate     float64            `json:"rate"`
-	Achieved float64            `json:"achieved"`
-	Values   map[string]float64 `json:"objectives_us"` // µs by objective key
-	Met      bool               `json:"met"`
+	rate, achieved float64
+	values         map[string]float64 // µs by objective key
+	met, settled   bool
+	kept           bool // achieved the search's share of the offered rate
+	why            string
+	errors         int64
+	sched          float64 // the pacer's scheduling error p99, µs (NaN: not on the line)
 }
 
-// capacityParams are the params of a capacity line the report reads.
+// capacityParams are the params of a capacity line the report reads
+// (scenarios.CapacityStep as written, the objectives, the search).
 type capacityParams struct {
-	Steps []capacityStep `json:"steps"`
-	SLO   string         `json:"slo"`
+	Steps []struct {
+		Rate     float64            `json:"rate"`
+		Achieved float64            `json:"achieved"`
+		Values   map[string]float64 `json:"objectives_us"`
+		Met      bool               `json:"met"`
+		Settled  bool               `json:"settled"`
+		Kept     bool               `json:"kept"`
+		Why      string             `json:"why"`
+		Errors   int64              `json:"errors"`
+		Sched    *float64           `json:"sched_p99_us"`
+	} `json:"steps"`
+	SLO    string `json:"slo"`
+	Search struct {
+		StepDurationS float64 `json:"step_duration_s"`
+		StepMinOps    float64 `json:"step_min_ops"`
+	} `json:"search"`
 }
 
-// capacitySteps reads a capacity line's steps; false when it has none
-// (or they are not the steps a capacity line writes).
-func capacitySteps(l Line) ([]capacityStep, bool) {
+// capacityParamsOf decodes a line's capacity params; the zero value when
+// they are not what a capacity line writes.
+func capacityParamsOf(l Line) capacityParams {
 	var p capacityParams
-	if err := l.paramsAs(&p); err != nil || len(p.Steps) == 0 {
+	if err := l.paramsAs(&p); err != nil {
+		return capacityParams{}
+	}
+	return p
+}
+
+// capacitySteps reads a capacity line's steps; false when it has none.
+func capacitySteps(l Line) ([]capacityStep, bool) {
+	p := capacityParamsOf(l)
+	if len(p.Steps) == 0 {
 		return nil, false
 	}
-	return p.Steps, true
+	out := make([]capacityStep, 0, len(p.Steps))
+	for _, m := range p.Steps {
+		st := capacityStep{rate: m.Rate, achieved: m.Achieved, values: m.Values, met: m.Met, settled: m.Settled,
+			kept: m.Kept, why: m.Why, errors: m.Errors, sched: math.NaN()}
+		if st.values == nil {
+			st.values = map[string]float64{}
+		}
+		if m.Sched != nil {
+			st.sched = *m.Sched
+		}
+		out = append(out, st)
+	}
+	return out, true
 }
 
 // objectiveBounds reads the latency objectives of a line's params.slo
 // ("p99<=50ms,commit_table:p99<=200ms,errors<=0") as key → bound in µs.
 func objectiveBounds(l Line) map[string]float64 {
-	var p capacityParams
-	_ = l.paramsAs(&p) // a line without a readable slo has no bounds
+	s := capacityParamsOf(l).SLO
 	out := map[string]float64{}
-	for _, part := range strings.Split(p.SLO, ",") {
+	for _, part := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(part, "<=")
 		if !ok || k == "errors" {
 			continue
@@ -62,8 +99,11 @@ func objectiveBounds(l Line) map[string]float64 {
 }
 
 // capacityCharts draws one chart per (capacity scenario, objective): each
-// target's objective percentile against its achieved rate, step by step
-// in rate order, and the objective's bound.
+// target's objective percentile against the rate each step offered, in
+// rate order, and the objective's bound. The offered rate, not the
+// achieved one: a step that could not keep its rate achieved less than an
+// easier step did, and against achieved rates its curve would fold back
+// on itself; its latencies (from the intended starts) show the overload.
 func capacityCharts(lines []Line, label func(Line) string) []familyView {
 	type key struct{ scenario, objective string }
 	var order []key
@@ -95,23 +135,23 @@ func capacityCharts(lines []Line, label func(Line) string) []familyView {
 	for _, k := range order {
 		obj, boundS, _ := strings.Cut(k.objective, "<=")
 		bound, _ := strconv.ParseFloat(boundS, 64)
-		c := chart{Title: fmt.Sprintf("%s: %s against achieved rate (objective %s ≤ %s µs)", k.scenario, obj, obj, FormatNum(bound)),
-			XLabel: "achieved ops/s (log)", YLabel: obj + " µs (log)", LogY: true, Markers: true}
+		c := chart{Title: fmt.Sprintf("%s: %s against offered rate (objective %s ≤ %s)", k.scenario, obj, obj, fmtMicros(bound)),
+			XLabel: "offered ops/s (log)", YLabel: obj + " ms (log)", LogY: true, Markers: true}
 		xlo, xhi := math.Inf(1), math.Inf(-1)
 		for _, l := range byKey[k] {
 			steps, _ := capacitySteps(l)
-			sort.SliceStable(steps, func(i, j int) bool { return steps[i].Rate < steps[j].Rate })
+			sort.SliceStable(steps, func(i, j int) bool { return steps[i].rate < steps[j].rate })
 			se := series{Name: label(l)}
 			if mr, ok := l.Measure("max_rate"); ok {
-				se.Name += " · max " + FormatNum(mr.Value) + " ops/s"
+				se.Name += " · max " + fmtRate(mr.Value) + " ops/s"
 			}
 			for _, st := range steps {
-				v, ok := st.Values[obj]
-				if !ok || st.Achieved <= 0 || v <= 0 {
+				v, ok := st.values[obj]
+				if !ok || st.rate <= 0 || v <= 0 {
 					continue
 				}
-				x := math.Log10(st.Achieved)
-				se.X, se.Y = append(se.X, x), append(se.Y, v)
+				x := math.Log10(st.rate)
+				se.X, se.Y = append(se.X, x), append(se.Y, v/1e3) // ms: short tick labels
 				xlo, xhi = math.Min(xlo, x), math.Max(xhi, x)
 			}
 			c.Series = append(c.Series, se)
@@ -124,10 +164,10 @@ func capacityCharts(lines []Line, label func(Line) string) []familyView {
 			hi = lo + 1
 		}
 		for d := lo; d <= hi; d++ {
-			c.XTicks = append(c.XTicks, tick{d, FormatNum(math.Pow(10, d))})
+			c.XTicks = append(c.XTicks, tick{d, fmtRate(math.Pow(10, d))})
 		}
 		// The objective: a horizontal line across the plot.
-		c.Series = append(c.Series, series{Name: "objective " + obj + " ≤ " + FormatNum(bound) + " µs", X: []float64{lo, hi}, Y: []float64{bound, bound}})
+		c.Series = append(c.Series, series{Name: "objective " + obj + " ≤ " + fmtMicros(bound), X: []float64{lo, hi}, Y: []float64{bound / 1e3, bound / 1e3}})
 		out = append(out, familyView{Name: k.scenario + " · " + obj, Chart: template.HTML(c.SVG())})
 	}
 	return out

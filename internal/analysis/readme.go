@@ -380,6 +380,8 @@ func renderBlock(b Block, src Sources) (string, error) {
 		body, err = writesTable(b, run, src)
 	case "history":
 		body, err = historyTable(run)
+	case "capacity":
+		body, err = capacityTable(b, run, info)
 	default:
 		body, err = targetsTable(b, run, info)
 	}

@@ -341,7 +341,10 @@ func ratios(lines []Line, runs []RunInfo, variant func(Line) string) []ratioRunV
 		cells := map[cellKey]Line{}
 		var order []cellKey
 		for _, l := range lines {
-			if l.RunID != r.ID || !l.Measured() {
+			// A capacity line's numbers are of the step at its max_rate,
+			// a different rate per target: the capacity section compares
+			// them by max_rate instead.
+			if l.RunID != r.ID || !l.Measured() || l.Kind == "capacity" {
 				continue
 			}
 			k := cellKey{l.Target, l.Scenario + "\x00" + l.Loop, variant(l)}

@@ -77,8 +77,10 @@ type Config struct {
 type Result struct {
 	Rec *results.Recorder // latency from the intended start, ops that succeeded
 	// Sched is the pacer's own scheduling error: when it handed each
-	// operation out minus when the operation was due. Waiting for a free
-	// worker after that is the target's doing and is in Rec, not here.
+	// operation out minus when it could have (the later of when the
+	// operation was due and when the queue last had room). Waiting for a
+	// free worker — in the queue, or for room in a full queue — is the
+	// target's doing and is in Rec, not here.
 	Sched *results.Recorder
 	// ByClass is Rec split by the class a ClassOp returned (one entry for
 	// Run): each kind's latencies and errors.
@@ -122,8 +124,21 @@ func schedule(cfg Config) (offset func(i int64) float64) {
 }
 
 type ticket struct {
-	due, sent time.Time
-	measured  bool
+	due time.Time
+	// sched is the scheduler's own lateness in handing the ticket out.
+	sched    time.Duration
+	measured bool
+}
+
+// schedError is the scheduler's own lateness in handing out, at at, an
+// operation due at due, when a send to the full queue last returned at
+// room: the time since the later of the two. Before room the operation
+// waited for the target to take one off the queue.
+func schedError(at, due, room time.Time) time.Duration {
+	if room.After(due) {
+		return at.Sub(room)
+	}
+	return at.Sub(due)
 }
 
 // Run issues op at cfg.Rate for cfg.Warmup (unrecorded) and then
@@ -188,7 +203,7 @@ func RunClasses(ctx context.Context, cfg Config, op ClassOp) (Result, error) {
 					continue
 				}
 				n++
-				sched.Record(t.sent.Sub(t.due))
+				sched.Record(t.sched)
 				if err != nil {
 					rec[class].Error()
 					if ferr == nil {
@@ -215,6 +230,9 @@ func RunClasses(ctx context.Context, cfg Config, op ClassOp) (Result, error) {
 	start := time.Now().Add(time.Millisecond) // the workers are ready by then
 	measStart := start
 	var issued int64
+	// room is when a send to a full queue last returned: an operation due
+	// before then waited for the target, not for the scheduler.
+	var room time.Time
 	next := offset(0)
 	for issued < total && ctx.Err() == nil {
 		now := float64(time.Since(start))
@@ -227,11 +245,16 @@ func RunClasses(ctx context.Context, cfg Config, op ClassOp) (Result, error) {
 			if issued == warmN {
 				measStart = due
 			}
-			t := ticket{due: due, sent: time.Now(), measured: issued >= warmN}
+			t := ticket{due: due, sched: schedError(time.Now(), due, room), measured: issued >= warmN}
 			select {
 			case queue <- t:
-			case <-ctx.Done():
-				break send
+			default:
+				select {
+				case queue <- t:
+					room = time.Now()
+				case <-ctx.Done():
+					break send
+				}
 			}
 			next = offset(issued + 1)
 		}

@@ -150,3 +150,24 @@ func TestSchedule(t *testing.T) {
 		t.Fatalf("poisson run: issued %d completed %d: %v", res.Issued, res.Completed, err)
 	}
 }
+
+// The scheduling error is the scheduler's own: an operation that fell due
+// while the scheduler waited for room in a full queue (the target's
+// backlog) is charged only from when the room came.
+func TestSchedErrorLeavesTheBacklogToTheTarget(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	for _, c := range []struct {
+		at, due, room time.Time
+		want          time.Duration
+	}{
+		{ms(5), ms(3), time.Time{}, 2 * time.Millisecond}, // never blocked
+		{ms(5), ms(3), ms(1), 2 * time.Millisecond},       // room came before it was due
+		{ms(900), ms(3), ms(899), time.Millisecond},       // due during a 896 ms wait for room
+		{ms(900), ms(900), ms(900), 0},                    // handed out as it fell due
+	} {
+		if got := schedError(c.at, c.due, c.room); got != c.want {
+			t.Errorf("at %v due %v room %v: %v, want %v", c.at.Sub(t0), c.due.Sub(t0), c.room.Sub(t0), got, c.want)
+		}
+	}
+}
