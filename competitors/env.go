@@ -1,6 +1,11 @@
 package competitors
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/nordisk/katbench/transport/s3"
+	s3io "github.com/nordisk/katbench/transport/s3/icebergio"
+)
 
 // Env is what the environment says about one competitor. cmd reads it
 // (ReadEnv with os.Getenv) and hands it down in Config.Env: a competitor
@@ -17,6 +22,12 @@ type Env struct {
 	Props []EnvProps
 	// PGURL is KATBENCH_PG_URL, the PostgreSQL of sql-pg.
 	PGURL string
+	// S3 are the fallback table-IO properties (s3io.Fallbacks) of the
+	// environment's S3 store: KATBENCH_S3_ENDPOINT, AWS_ACCESS_KEY_ID,
+	// AWS_SECRET_ACCESS_KEY, AWS_REGION. A REST competitor hands them to
+	// its client's IO, used only where neither the client nor the table's
+	// config sets the property; they are never on a line.
+	S3 map[string]string
 }
 
 // EnvProps is one client property list and the variable it came from.
@@ -29,7 +40,7 @@ type EnvProps struct {
 func ReadEnv(name string, getenv func(string) string) Env {
 	p := envPrefix(name)
 	e := Env{URL: getenv(p + "_URL"), Warehouse: getenv(p + "_WAREHOUSE"), ServerVersion: getenv(p + "_SERVER_VERSION"),
-		PGURL: getenv(PGURLEnv)}
+		PGURL: getenv(PGURLEnv), S3: s3io.Fallbacks(s3.FromEnv(getenv))}
 	for _, v := range []string{"BENCH_REST_PROPS", p + "_PROPS"} {
 		if s := getenv(v); s != "" {
 			e.Props = append(e.Props, EnvProps{Var: v, Value: s})

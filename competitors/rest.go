@@ -351,7 +351,7 @@ func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 		clientProps = map[string]string{}
 	}
 	maps.Copy(clientProps, cfg.Storage.IOProps)
-	c, err := dialREST(ctx, "rest", u, clientProps)
+	c, err := dialREST(ctx, "rest", u, clientProps, cfg.Env.S3)
 	if err != nil {
 		return nil, errors.Join(err, stopServer())
 	}
@@ -401,7 +401,7 @@ func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Con
 	if needWarehouse && p["warehouse"] == "" {
 		return nil, fmt.Errorf("%s: no warehouse (%s_WAREHOUSE is unset): %s", name, env, hint)
 	}
-	c, err := dialREST(ctx, name, strings.TrimRight(u, "/"), p)
+	c, err := dialREST(ctx, name, strings.TrimRight(u, "/"), p, cfg.Env.S3)
 	if err != nil {
 		// Only a server that could not be reached suggests starting one; a
 		// refused credential or warehouse says so on its own.
@@ -452,14 +452,16 @@ func props(cfg Config, name string) map[string]string {
 // its options. Known keys: credential (id:secret), token, scope, warehouse,
 // prefix, oauth2-server-uri, audience, resource, header.<Name>; everything
 // else is handed to the client as an additional property (table IO
-// settings such as s3.endpoint).
-func dialREST(ctx context.Context, name, base string, p map[string]string) (*restCompetitor, error) {
+// settings such as s3.endpoint). fallbacks (Env.S3) go to the client's IO
+// too, but not on the line.
+func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]string) (*restCompetitor, error) {
 	tr := newRESTTransport()
 	client := &http.Client{Transport: tr}
 	c := &restCompetitor{client: client}
 
 	var opts []rest.Option
 	extra := iceberg.Properties{}
+	maps.Copy(extra, fallbacks)
 	headers := map[string]string{}
 	params := map[string]any{"url": base, "client": "iceberg-go rest", "timeout": RESTTimeout.String()}
 	for k, v := range p {

@@ -26,6 +26,14 @@ const (
 	// pool); different scopes never do. Release(scope) closes a scope's
 	// clients. Empty is a scope like any other.
 	PropScope = "katbench.scope"
+	// PropFallbackPrefix prefixes a fallback of a standard S3 property:
+	// PropFallbackPrefix+"s3.access-key-id" is used only when
+	// "s3.access-key-id" itself is absent (from the client and the table's
+	// config alike). A command sets the fallbacks from its environment
+	// (KATBENCH_S3_ENDPOINT, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+	// AWS_REGION; see Fallbacks), so a server that vends an endpoint but no
+	// keys still gets the caller's keys; this package reads no environment.
+	PropFallbackPrefix = "katbench.fallback."
 	// PropPoolSize is the keep-alive connections kept per host; default
 	// transport.DefaultPoolSize.
 	PropPoolSize = "katbench.transport.pool-size"
@@ -75,11 +83,12 @@ type clientKey struct {
 // their canonical form.
 func parseSettings(props map[string]string) (settings, error) {
 	k := clientKey{
-		endpoint:  props[icebergio.S3EndpointURL],
-		accessKey: props[icebergio.S3AccessKeyID],
-		secretKey: props[icebergio.S3SecretAccessKey],
-		region:    first(props[icebergio.S3Region], props[icebergio.S3ClientRegion], s3.DefaultRegion),
-		scope:     props[PropScope],
+		endpoint:  first(props[icebergio.S3EndpointURL], props[PropFallbackPrefix+icebergio.S3EndpointURL]),
+		accessKey: first(props[icebergio.S3AccessKeyID], props[PropFallbackPrefix+icebergio.S3AccessKeyID]),
+		secretKey: first(props[icebergio.S3SecretAccessKey], props[PropFallbackPrefix+icebergio.S3SecretAccessKey]),
+		region: first(props[icebergio.S3Region], props[icebergio.S3ClientRegion],
+			props[PropFallbackPrefix+icebergio.S3Region], s3.DefaultRegion),
+		scope: props[PropScope],
 	}
 	if k.endpoint == "" {
 		return settings{}, ErrNoEndpoint
@@ -128,6 +137,22 @@ func parseSettings(props map[string]string) (settings, error) {
 		st.partSize = int(n)
 	}
 	return st, nil
+}
+
+// Fallbacks are the fallback properties (PropFallbackPrefix) of an S3
+// configuration read from a command's environment (s3.FromEnv): its
+// endpoint, keys and region, each only when set.
+func Fallbacks(c s3.Config) map[string]string {
+	p := map[string]string{}
+	for k, v := range map[string]string{
+		icebergio.S3EndpointURL: c.Endpoint, icebergio.S3AccessKeyID: c.AccessKey,
+		icebergio.S3SecretAccessKey: c.SecretKey, icebergio.S3Region: c.Region,
+	} {
+		if v != "" {
+			p[PropFallbackPrefix+k] = v
+		}
+	}
+	return p
 }
 
 func first(vs ...string) string {
