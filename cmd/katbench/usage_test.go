@@ -88,6 +88,7 @@ func TestCompetitorHelp(t *testing.T) {
 		{"polaris", []string{"Examples:", "KATBENCH_POLARIS_WAREHOUSE", "8281/api/catalog"}, []string{"--durability string", "--transport string"}},
 		{"embedded", []string{"Examples:", "--durability", "--warehouse"}, []string{"--prop stringArray"}},
 		{"rest", []string{"Examples:", "--prop", "--warehouse", "credential="}, nil},
+		{"capacity", []string{"Examples:", "--slo", "--start-rate", "--step-duration", "--mix"}, []string{"--rate float", "--scenario string", "--threads string", "--snapshots string", "--duration duration"}},
 	}
 	for _, c := range cases {
 		stdout, _, code := katbench(t, dir, c.name, "--help")
