@@ -106,23 +106,15 @@ func inDurability(ctx context.Context, env *Env, mode, tag string,
 		name = tag + "-" + mode
 	}
 	cfg.Dir = filepath.Join(env.Target.Config.Dir, fmt.Sprintf("durability-%s-r%d", name, env.Round))
-	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-		return Outcome{}, fmt.Errorf("durability sweep %s: %w", mode, err)
-	}
-	c, err := env.Target.Factory.New(ctx, cfg)
+	ns := table.Identifier{fmt.Sprintf("%s_durability_%s_r%d", o.Namespace, strings.ReplaceAll(name, "-", "_"), env.Round)}
+	c, err := startFresh(ctx, env, cfg, ns, "durability sweep "+mode, func(c competitors.Competitor) bool {
+		d, ok := competitors.As[competitors.Durable](c)
+		return ok && d.DurabilityMode() == mode
+	}, fmt.Sprintf("a competitor asked for durability %s does not run in it", mode))
 	if err != nil {
-		return Outcome{}, Skip("start: " + err.Error())
+		return Outcome{}, err
 	}
 	defer func() { err = errors.Join(err, c.Close()) }()
-	if d, ok := competitors.As[competitors.Durable](c); !ok || d.DurabilityMode() != mode {
-		return Outcome{}, Skip(fmt.Sprintf("a competitor asked for durability %s does not run in it", mode))
-	}
-	// A namespace of its own: the sweep never touches the dataset, even
-	// when the fresh competitor shares a server with it.
-	ns := table.Identifier{fmt.Sprintf("%s_durability_%s_r%d", o.Namespace, strings.ReplaceAll(name, "-", "_"), env.Round)}
-	if err := c.Catalog().CreateNamespace(ctx, ns, nil); err != nil {
-		return Outcome{}, Skip("create namespace: " + err.Error())
-	}
 	var created createdSet
 	out, err := measure(ctx, c, ns, created.add)
 	if err != nil {
@@ -141,4 +133,31 @@ func inDurability(ctx context.Context, env *Env, mode, tag string,
 	}
 	out.Params["durability"] = mode
 	return out, nil
+}
+
+// startFresh starts a fresh competitor of env's target with cfg (in the
+// directory cfg.Dir, made here) for a sweep scenario, and makes the
+// namespace ns of its own, so the sweep never touches the dataset, even
+// when the fresh competitor shares a server with it. It is a skip (Skip)
+// when the competitor cannot start or runs(c) says it does not run as
+// asked (notAsked is the reason). The caller closes the competitor.
+func startFresh(ctx context.Context, env *Env, cfg competitors.Config, ns table.Identifier, what string,
+	runs func(competitors.Competitor) bool, notAsked string,
+) (competitors.Competitor, error) {
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	c, err := env.Target.Factory.New(ctx, cfg)
+	if err != nil {
+		return nil, Skip("start: " + err.Error())
+	}
+	if !runs(c) {
+		err = Skip(notAsked)
+	} else if cerr := c.Catalog().CreateNamespace(ctx, ns, nil); cerr != nil {
+		err = Skip("create namespace: " + cerr.Error())
+	}
+	if err != nil {
+		return nil, errors.Join(err, c.Close())
+	}
+	return c, nil
 }

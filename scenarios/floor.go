@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/apache/iceberg-go/table"
@@ -76,21 +75,15 @@ func inFlush(ctx context.Context, env *Env, mode catalog.Flush, tag string,
 	cfg.Durability = string(catalog.Immediate)
 	cfg.Flush = string(mode)
 	cfg.Dir = filepath.Join(env.Target.Config.Dir, fmt.Sprintf("flush-%s-%s-r%d", tag, mode, env.Round))
-	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-		return Outcome{}, fmt.Errorf("flush sweep %s: %w", mode, err)
-	}
-	c, err := env.Target.Factory.New(ctx, cfg)
+	ns := table.Identifier{fmt.Sprintf("%s_flush_%s_%s_r%d", env.Opts.Namespace, tag, mode, env.Round)}
+	c, err := startFresh(ctx, env, cfg, ns, fmt.Sprintf("flush sweep %s", mode), func(c competitors.Competitor) bool {
+		f, ok := competitors.As[competitors.Flusher](c)
+		return ok && f.FlushMode() == mode
+	}, fmt.Sprintf("a competitor asked to flush in mode %s does not", mode))
 	if err != nil {
-		return Outcome{}, Skip("start: " + err.Error())
+		return Outcome{}, err
 	}
 	defer func() { err = errors.Join(err, c.Close()) }()
-	if f, ok := competitors.As[competitors.Flusher](c); !ok || f.FlushMode() != mode {
-		return Outcome{}, Skip(fmt.Sprintf("a competitor asked to flush in mode %s does not", mode))
-	}
-	ns := table.Identifier{fmt.Sprintf("%s_flush_%s_%s_r%d", env.Opts.Namespace, tag, mode, env.Round)}
-	if err := c.Catalog().CreateNamespace(ctx, ns, nil); err != nil {
-		return Outcome{}, Skip("create namespace: " + err.Error())
-	}
 	var created createdSet
 	b, counts := competitors.As[competitors.Batcher](c)
 	var batches0, ops0 uint64
