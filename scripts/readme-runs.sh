@@ -7,9 +7,12 @@
 #
 # Labels: peers fronts rest-vs-rest writes transport-versitygw
 # transport-minio transport-rustfs transport-close transport-load data-versitygw
-# data-minio open-3000 open-7500, and two that are not one run: s3-warehouse
-# (nine runs, labelled s3-warehouse) and syscalls (perf or strace counts, printed, not
-# recorded). Each starts the servers it needs (containers/*_up.sh, state in
+# data-minio open-3000 open-7500 capacity-read capacity-write capacity-read-1s
+# capacity-read-deployed capacity-read-1s-deployed history-depth crawl-10k
+# writes-quiet writes-neighbour, and some that are not one run: s3-warehouse
+# (nine runs, labelled s3-warehouse), transport-c64-STORE (four runs per
+# store: transport-c64-STORE[-hold], transport-rate-STORE[-hold]) and
+# syscalls (perf or strace counts, printed, not recorded). Each starts the servers it needs (containers/*_up.sh, state in
 # KATBENCH_STATE_DIR, default a dir of its own) and stops them after.
 #
 # A table marker <!-- katbench:table NAME --> shows the newest run labelled
@@ -52,14 +55,17 @@ kb() {
 # up starts a server (a no-op when it already runs) and remembers it, so
 # whatever is still up when the script ends is stopped; down stops one now.
 started=()
+# A store variant (up nessie --store jdbc) is remembered with its --store,
+# so down stops that variant.
 up() {
 	eval "$("containers/$1_up.sh" "${@:2}")"
-	started+=("$1")
+	if [ "${2:-}" = --store ]; then started+=("$1 --store $3"); else started+=("$1"); fi
 }
-down() { "containers/$1_down.sh" >/dev/null 2>&1 || true; }
+down() { "containers/$1_down.sh" "${@:2}" >/dev/null 2>&1 || true; }
 stop_started() {
 	local s
-	for s in "${started[@]}"; do down "$s"; done
+	# shellcheck disable=SC2086 # "NAME --store S" splits into its words
+	for s in "${started[@]}"; do down $s; done
 }
 trap stop_started EXIT
 
@@ -143,6 +149,60 @@ open_rate() {
 open_3000() { open_rate 3000; }
 open_7500() { open_rate 7500; }
 
+# capacity-*: the open-loop capacity search of docs/workloads.md, every
+# target interleaved step by step; -deployed on the durable stores.
+capacity() {
+	kb "$1" capacity "${@:3}" --mix "$2" --quick --step-duration 2s --step-ops 500
+}
+deployed() {
+	up postgres
+	up fixture --store postgres
+	up nessie --store jdbc
+	up nessie --store rocksdb
+	up polaris --store postgres
+}
+capacity_read() { jvms; capacity capacity-read read-heavy embedded rest grpc nessie polaris fixture --slo 'p99<=50ms'; }
+capacity_write() { jvms; capacity capacity-write write-heavy embedded rest grpc nessie polaris fixture --slo 'p99<=200ms'; }
+capacity_read_1s() { jvms; capacity capacity-read-1s read-heavy embedded rest grpc nessie polaris fixture --slo 'p99<=1s'; }
+capacity_read_deployed() {
+	deployed
+	capacity capacity-read-deployed read-heavy rest sql-pg nessie-pg nessie-rocks polaris-pg fixture-pg --slo 'p99<=50ms'
+}
+capacity_read_1s_deployed() {
+	deployed
+	capacity capacity-read-1s-deployed read-heavy rest sql-pg nessie-pg nessie-rocks polaris-pg fixture-pg --slo 'p99<=1s'
+}
+# history-depth and crawl-10k: docs/history.md.
+history_depth() { up nessie; kb history-depth run embedded rest grpc nessie --quick --snapshots 0,100,1000; }
+crawl_10k() { up nessie; kb crawl-10k run rest nessie --quick --tables 10000 --scenario catalog_crawl; }
+# writes-quiet and writes-neighbour: docs/writes.md, the catalog beside its
+# floor in every flush mode, alone and beside a 1 GiB neighbour.
+writes_floor() {
+	kb "$1" run embedded --scenario 'create_table.throughput.*,commit_table.throughput.*,create_table.flush.*,commit_table.flush.*' \
+		--threads 1,8,32 --tables 50 --duration 2s --warmup 1s --rounds 3 "${@:2}"
+}
+writes_quiet() { writes_floor writes-quiet; }
+writes_neighbour() { writes_floor writes-neighbour --background-io 1GiB; }
+# transport-c64-STORE[-hold]: docs/transport.md, c64 and c256 closed loop,
+# the shared ring (KATBENCH_URING_WAIT=shared) and the private ring's hold
+# wait; transport-rate-STORE[-hold]: a fixed offered rate at c64.
+transport_many() {
+	local store=$1 port=$2 w label
+	up "$store" --port "$port"
+	for w in shared hold; do
+		label=transport-c64-$store
+		[ "$w" = hold ] && label+=-hold
+		KATBENCH_URING_WAIT=$w kb "$label" transport "$KATBENCH_S3_ENDPOINT" --control=false \
+			--ops head,get --sizes 4KiB --concurrency 64,256 --iterations 6000 --rounds 10
+		KATBENCH_URING_WAIT=$w kb "${label/c64/rate}" transport "$KATBENCH_S3_ENDPOINT" --control=false \
+			--ops head,get --sizes 4KiB --concurrency 64 --iterations 4000 --rounds 5 --rate 50%,75% --duration 10s
+	done
+	down "$store"
+}
+transport_c64_versitygw() { transport_many versitygw 17171; }
+transport_c64_minio() { transport_many minio 19100; }
+transport_c64_rustfs() { transport_many rustfs 19200; }
+
 # syscalls: system calls per HEAD request of the client process (Go
 # runtime calls included), from the difference of a 2,200- and a
 # 200-iteration run, so setup and warm-up cancel out: counted by
@@ -190,7 +250,9 @@ syscalls_strace() {
 }
 
 all=(peers fronts rest-vs-rest writes transport-versitygw transport-minio transport-rustfs transport-close transport-load
-	data-versitygw data-minio open-3000 open-7500 s3-warehouse syscalls)
+	data-versitygw data-minio open-3000 open-7500 s3-warehouse syscalls
+	capacity-read capacity-write capacity-read-1s capacity-read-deployed capacity-read-1s-deployed
+	history-depth crawl-10k writes-quiet writes-neighbour transport-c64-versitygw transport-c64-minio transport-c64-rustfs)
 [ $# -gt 0 ] || set -- "${all[@]}"
 for t in "$@"; do
 	case " ${all[*]} " in *" $t "*) ;; *)

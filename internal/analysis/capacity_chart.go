@@ -16,32 +16,34 @@ import (
 // against throughput curve of every target on one chart per mix and
 // objective, with the objective drawn in as a horizontal line.
 
-// capacityStep is one step as read back from a line.
+// capacityStep is one step as a capacity line writes it
+// (scenarios.CapacityStep).
 type capacityStep struct {
-	rate, achieved float64
-	values         map[string]float64 // µs by objective key
-	met, settled   bool
-	kept           bool // achieved the search's share of the offered rate
-	why            string
-	errors         int64
-	sched          float64 // the pacer's scheduling error p99, µs (NaN: not on the line)
+	Rate     float64            `json:"rate"`
+	Achieved float64            `json:"achieved"`
+	Values   map[string]float64 `json:"objectives_us"` // µs by objective key
+	Met      bool               `json:"met"`
+	Settled  bool               `json:"settled"`
+	Kept     bool               `json:"kept"` // achieved the search's share of the offered rate
+	Why      string             `json:"why"`
+	Errors   int64              `json:"errors"`
+	Sched    *float64           `json:"sched_p99_us"` // the pacer's scheduling error p99, µs; nil: not on the line
 }
 
-// capacityParams are the params of a capacity line the report reads
-// (scenarios.CapacityStep as written, the objectives, the search).
+// schedP99 is the step's scheduling error p99 in µs, NaN when the line
+// has none.
+func (st capacityStep) schedP99() float64 {
+	if st.Sched == nil {
+		return math.NaN()
+	}
+	return *st.Sched
+}
+
+// capacityParams are the params of a capacity line the report reads: the
+// steps, the objectives, the search.
 type capacityParams struct {
-	Steps []struct {
-		Rate     float64            `json:"rate"`
-		Achieved float64            `json:"achieved"`
-		Values   map[string]float64 `json:"objectives_us"`
-		Met      bool               `json:"met"`
-		Settled  bool               `json:"settled"`
-		Kept     bool               `json:"kept"`
-		Why      string             `json:"why"`
-		Errors   int64              `json:"errors"`
-		Sched    *float64           `json:"sched_p99_us"`
-	} `json:"steps"`
-	SLO    string `json:"slo"`
+	Steps  []capacityStep `json:"steps"`
+	SLO    string         `json:"slo"`
 	Search struct {
 		StepDurationS float64 `json:"step_duration_s"`
 		StepMinOps    float64 `json:"step_min_ops"`
@@ -60,23 +62,8 @@ func capacityParamsOf(l Line) capacityParams {
 
 // capacitySteps reads a capacity line's steps; false when it has none.
 func capacitySteps(l Line) ([]capacityStep, bool) {
-	p := capacityParamsOf(l)
-	if len(p.Steps) == 0 {
-		return nil, false
-	}
-	out := make([]capacityStep, 0, len(p.Steps))
-	for _, m := range p.Steps {
-		st := capacityStep{rate: m.Rate, achieved: m.Achieved, values: m.Values, met: m.Met, settled: m.Settled,
-			kept: m.Kept, why: m.Why, errors: m.Errors, sched: math.NaN()}
-		if st.values == nil {
-			st.values = map[string]float64{}
-		}
-		if m.Sched != nil {
-			st.sched = *m.Sched
-		}
-		out = append(out, st)
-	}
-	return out, true
+	steps := capacityParamsOf(l).Steps
+	return steps, len(steps) > 0
 }
 
 // objectiveBounds reads the latency objectives of a line's params.slo
@@ -140,17 +127,17 @@ func capacityCharts(lines []Line, label func(Line) string) []familyView {
 		xlo, xhi := math.Inf(1), math.Inf(-1)
 		for _, l := range byKey[k] {
 			steps, _ := capacitySteps(l)
-			sort.SliceStable(steps, func(i, j int) bool { return steps[i].rate < steps[j].rate })
+			sort.SliceStable(steps, func(i, j int) bool { return steps[i].Rate < steps[j].Rate })
 			se := series{Name: label(l)}
 			if mr, ok := l.Measure("max_rate"); ok {
 				se.Name += " · max " + fmtRate(mr.Value) + " ops/s"
 			}
 			for _, st := range steps {
-				v, ok := st.values[obj]
-				if !ok || st.rate <= 0 || v <= 0 {
+				v, ok := st.Values[obj]
+				if !ok || st.Rate <= 0 || v <= 0 {
 					continue
 				}
-				x := math.Log10(st.rate)
+				x := math.Log10(st.Rate)
 				se.X, se.Y = append(se.X, x), append(se.Y, v/1e3) // ms: short tick labels
 				xlo, xhi = math.Min(xlo, x), math.Max(xhi, x)
 			}

@@ -59,11 +59,11 @@ func capacityTable(b Block, run []Line, info RunInfo) (string, error) {
 		steps, _ := capacitySteps(l)
 		unsettled, kept := 0, 0.0
 		for _, st := range steps {
-			if !st.settled {
+			if !st.Settled {
 				unsettled++
 			}
-			if st.kept {
-				kept = math.Max(kept, st.rate)
+			if st.Kept {
+				kept = math.Max(kept, st.Rate)
 			}
 		}
 		keptText := "none"
@@ -75,7 +75,7 @@ func capacityTable(b Block, run []Line, info RunInfo) (string, error) {
 		if ok {
 			rate = fmtRate(mr.Value)
 			if st, found := stepAt(steps, mr.Value); found {
-				at, sched = objectivesText(st), fmtMicros(st.sched)
+				at, sched = objectivesText(st), fmtMicros(st.schedP99())
 			}
 		} else if failed, bad := l.Params["capacity_failed"]; bad {
 			rate = fmt.Sprintf("failed: %v", failed)
@@ -84,7 +84,7 @@ func capacityTable(b Block, run []Line, info RunInfo) (string, error) {
 		}
 		broke := "—"
 		if st, found := brokeAbove(steps, mr.Value); found {
-			broke = fmt.Sprintf("%s: %s", fmtRate(st.rate), st.why)
+			broke = fmt.Sprintf("%s: %s", fmtRate(st.Rate), st.Why)
 		}
 		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s | %s | %s | %d (%d) |\n", t, store, rate, at, broke, sched, keptText, len(steps), unsettled)
 	}
@@ -117,7 +117,7 @@ func capacityStepText(l Line) string {
 // stepAt is the met step at rate.
 func stepAt(steps []capacityStep, rate float64) (capacityStep, bool) {
 	for _, st := range steps {
-		if st.met && st.rate == rate {
+		if st.Met && st.Rate == rate {
 			return st, true
 		}
 	}
@@ -130,7 +130,7 @@ func brokeAbove(steps []capacityStep, rate float64) (capacityStep, bool) {
 	var best capacityStep
 	found := false
 	for _, st := range steps {
-		if !st.met && st.rate > rate && (!found || st.rate < best.rate) {
+		if !st.Met && st.Rate > rate && (!found || st.Rate < best.Rate) {
 			best, found = st, true
 		}
 	}
@@ -139,14 +139,14 @@ func brokeAbove(steps []capacityStep, rate float64) (capacityStep, bool) {
 
 // objectivesText lists a step's objective percentiles, by key.
 func objectivesText(st capacityStep) string {
-	keys := make([]string, 0, len(st.values))
-	for k := range st.values {
+	keys := make([]string, 0, len(st.Values))
+	for k := range st.Values {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + " " + fmtMicros(st.values[k])
+		parts[i] = k + " " + fmtMicros(st.Values[k])
 	}
 	return strings.Join(parts, ", ")
 }
