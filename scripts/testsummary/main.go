@@ -105,6 +105,7 @@ func (s *summary) handle(e event) {
 		}
 		if e.Action == "fail" {
 			s.failed = true
+			s.flushUnfinished(e.Package)
 		}
 	case e.Action == "output":
 		s.output[key] = append(s.output[key], e.Output)
@@ -121,6 +122,39 @@ func (s *summary) handle(e event) {
 		delete(s.output, key)
 	case e.Action == "pass":
 		delete(s.output, key)
+	}
+}
+
+// unfinishedTail is how many of its last output lines an unfinished test
+// shows.
+const unfinishedTail = 60
+
+// flushUnfinished prints the output of pkg's tests that never ended: the
+// package failed around them (a timeout's panic, a crash in another
+// goroutine), and their output, where go test put the panic, says why.
+func (s *summary) flushUnfinished(pkg string) {
+	var keys [][2]string
+	for k := range s.output {
+		if k[0] == pkg {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i][1] < keys[j][1] })
+	for _, k := range keys {
+		var lines []string
+		for _, l := range s.output[k] {
+			if !isFrame(l) {
+				lines = append(lines, l)
+			}
+		}
+		if n := len(lines); n > unfinishedTail {
+			lines = lines[n-unfinishedTail:]
+		}
+		fmt.Fprintf(s.w, "--- UNFINISHED: %s %s (still running when the package failed; last %d lines)\n", pkg, k[1], len(lines))
+		for _, l := range lines {
+			fmt.Fprint(s.w, l)
+		}
+		delete(s.output, k)
 	}
 }
 

@@ -70,3 +70,28 @@ func FuzzSummary(f *testing.F) {
 		s.writeSkips()
 	})
 }
+
+// A package that times out: go test puts the panic in the output of the
+// test that was running, which never ends.
+func TestSummaryUnfinished(t *testing.T) {
+	const timedOut = `{"Action":"run","Package":"c","Test":"TestSlow"}
+{"Action":"output","Package":"c","Test":"TestSlow","Output":"=== RUN   TestSlow\n"}
+{"Action":"output","Package":"c","Test":"TestSlow","Output":"panic: test timed out after 45m0s\n"}
+{"Action":"output","Package":"c","Test":"TestSlow","Output":"\trunning tests:\n"}
+{"Action":"output","Package":"c","Output":"FAIL\tc\t2700.1s\n"}
+{"Action":"fail","Package":"c"}
+`
+	var out bytes.Buffer
+	s := newSummary(&out)
+	if err := s.read(strings.NewReader(timedOut)); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	want := "--- UNFINISHED: c TestSlow (still running when the package failed; last 2 lines)\npanic: test timed out after 45m0s\n\trunning tests:\n"
+	if !strings.Contains(got, want) || !s.failed {
+		t.Errorf("failed %v, output lacks %q:\n%s", s.failed, want, got)
+	}
+	if strings.Contains(got, "=== RUN") {
+		t.Errorf("output has go test's frames:\n%s", got)
+	}
+}
