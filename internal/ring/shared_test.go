@@ -12,42 +12,6 @@ import (
 	"github.com/nordisk/katbench/internal/testenv"
 )
 
-// newTestShared returns a shared ring closed at cleanup (after its lanes),
-// or skips (fails in CI) when io_uring is unavailable here.
-func newTestShared(t *testing.T, opts SharedOptions) *Shared {
-	t.Helper()
-	testenv.Need(t, "io_uring", Probe())
-	s, err := NewShared(opts)
-	if err != nil {
-		t.Fatalf("NewShared: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil && !errors.Is(err, ErrClosed) {
-			t.Errorf("Close: %v", err)
-		}
-		select {
-		case <-s.done:
-		default:
-			t.Error("the reaper still runs after Close")
-		}
-	})
-	return s
-}
-
-func newTestLane(t *testing.T, s *Shared) *Lane {
-	t.Helper()
-	l, err := s.NewLane()
-	if err != nil {
-		t.Fatalf("NewLane: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := l.Close(); err != nil && !errors.Is(err, ErrClosed) {
-			t.Errorf("lane Close: %v", err)
-		}
-	})
-	return l
-}
-
 // TestSharedLanesKeepTheirOwnResults: many goroutines, each with a lane,
 // exchange bytes over their own sockets through one ring; every lane gets
 // its own completions back with its own user data and bytes.
@@ -183,25 +147,13 @@ func TestSharedInterrupt(t *testing.T) {
 	if _, err := l.PrepRecv(2, fd, buf, false); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := l.SubmitAndWait()
-		done <- err
-	}()
+	done := submitInBackground(l)
 	// Interrupt once the send completed and the receive waits.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	waitFor(t, "the receive to be the lane's only op in flight", func() bool {
 		s.mu.Lock()
-		f := l.flying
-		s.mu.Unlock()
-		if f == 1<<1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the receive never became the lane's only op in flight (flying %b)", f)
-		}
-		runtime.Gosched()
-	}
+		defer s.mu.Unlock()
+		return l.flying == 1<<1
+	})
 	if _, err := other.PrepNop(7); err != nil {
 		t.Fatal(err)
 	}
@@ -293,23 +245,9 @@ func TestSharedHoldingReaperLetsTheWorldStop(t *testing.T) {
 		Release: func() { mu.Lock(); released++; mu.Unlock() },
 	})
 	l := newTestLane(t, s)
-	fd, peer := socketPair(t)
-	buf := make([]byte, 4)
-	if _, err := l.PrepRecv(1, fd, buf, false); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := l.SubmitAndWait()
-		done <- err
-	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for s.r.Stats.Submits.Load() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the receive was never submitted")
-		}
-		runtime.Gosched()
-	}
+	_, peer, _ := prepRecvPair(t, l, 4)
+	done := submitInBackground(l)
+	waitFor(t, "the receive to be submitted", func() bool { return s.r.Stats.Submits.Load() > 0 })
 	runtime.GC() // returns only if the stop-the-world got the reaper's P
 	if _, err := peer.Write([]byte("x")); err != nil {
 		t.Fatal(err)
