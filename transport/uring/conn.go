@@ -245,24 +245,7 @@ func (c *conn) stepOnce(kind stepKind, p []byte) (int, error) {
 		return c.stepLane(kind, p)
 	}
 	r := c.ring
-	sendLen := 0
-	if (kind == stepRecv || kind == stepRecvAll) && len(c.wbuf) > 0 {
-		sqe, err := r.PrepSend(udSend, c.fd, c.wbuf, true)
-		if err != nil {
-			return 0, c.abort(kind, err)
-		}
-		sqe.Flags |= ring.FlagLink
-		sendLen = len(c.wbuf)
-	}
-	var err error
-	switch kind {
-	case stepConnect:
-		_, err = r.PrepConnect(udMain, c.fd, c.sa)
-	case stepSend:
-		_, err = r.PrepSend(udMain, c.fd, p, true)
-	case stepRecv, stepRecvAll:
-		_, err = r.PrepRecv(udMain, c.fd, p, kind == stepRecvAll)
-	}
+	sendLen, err := c.prepStep(r, kind, p)
 	if err != nil {
 		return 0, c.abort(kind, err)
 	}
@@ -305,6 +288,37 @@ func (c *conn) stepOnce(kind stepKind, p []byte) (int, error) {
 		return 0, c.abort(kind, ring.ErrInterrupted)
 	}
 	return c.result(kind, p, sendLen, sendRes, mainRes)
+}
+
+// preparer stages operations: a private Ring or a shared ring's Lane.
+type preparer interface {
+	PrepConnect(userData uint64, fd int, sa []byte) (*ring.SQE, error)
+	PrepSend(userData uint64, fd int, p []byte, waitAll bool) (*ring.SQE, error)
+	PrepRecv(userData uint64, fd int, p []byte, waitAll bool) (*ring.SQE, error)
+}
+
+// prepStep stages a step's operations on pr: for a recv, the queued
+// request bytes as a send linked ahead of it (sendLen is their length, 0
+// when there are none), then the step's own operation (udMain). On an
+// error the caller withdraws whatever was staged.
+func (c *conn) prepStep(pr preparer, kind stepKind, p []byte) (sendLen int, err error) {
+	if (kind == stepRecv || kind == stepRecvAll) && len(c.wbuf) > 0 {
+		sqe, err := pr.PrepSend(udSend, c.fd, c.wbuf, true)
+		if err != nil {
+			return 0, err
+		}
+		sqe.Flags |= ring.FlagLink
+		sendLen = len(c.wbuf)
+	}
+	switch kind {
+	case stepConnect:
+		_, err = pr.PrepConnect(udMain, c.fd, c.sa)
+	case stepSend:
+		_, err = pr.PrepSend(udMain, c.fd, p, true)
+	case stepRecv, stepRecvAll:
+		_, err = pr.PrepRecv(udMain, c.fd, p, kind == stepRecvAll)
+	}
+	return sendLen, err
 }
 
 // result turns a step's completions into its outcome: the bytes the main

@@ -167,25 +167,7 @@ func (p *hostPool) laneWanted(w WaitMode) bool { return w == waitShared }
 // reaped), so nothing is in flight when it returns.
 func (c *conn) stepLane(kind stepKind, p []byte) (int, error) {
 	l := c.lane
-	sendLen := 0
-	if (kind == stepRecv || kind == stepRecvAll) && len(c.wbuf) > 0 {
-		sqe, err := l.PrepSend(udSend, c.fd, c.wbuf, true)
-		if err != nil {
-			l.Withdraw()
-			return 0, fmt.Errorf("uring: %s: %w", kind, err)
-		}
-		sqe.Flags |= ring.FlagLink
-		sendLen = len(c.wbuf)
-	}
-	var err error
-	switch kind {
-	case stepConnect:
-		_, err = l.PrepConnect(udMain, c.fd, c.sa)
-	case stepSend:
-		_, err = l.PrepSend(udMain, c.fd, p, true)
-	case stepRecv, stepRecvAll:
-		_, err = l.PrepRecv(udMain, c.fd, p, kind == stepRecvAll)
-	}
+	sendLen, err := c.prepStep(l, kind, p)
 	if err != nil {
 		l.Withdraw()
 		return 0, fmt.Errorf("uring: %s: %w", kind, err)
