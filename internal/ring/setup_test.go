@@ -71,8 +71,17 @@ func closeAtCleanup(t *testing.T, what string, close func() error) {
 }
 
 // socketPair returns a connected TCP socket pair on loopback as raw
-// descriptors: a is ours (for the ring), b the peer's net.Conn.
+// descriptors: a is ours (for the ring), b the peer's net.Conn. Both
+// close at cleanup.
 func socketPair(t *testing.T) (int, net.Conn) {
+	t.Helper()
+	fd, peer := ownedSocketPair(t)
+	t.Cleanup(func() { unix.Close(fd) })
+	return fd, peer
+}
+
+// ownedSocketPair is socketPair whose descriptor the test closes itself.
+func ownedSocketPair(t *testing.T) (int, net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -97,7 +106,7 @@ func socketPair(t *testing.T) (int, net.Conn) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { unix.Close(fd); peer.Close() })
+	t.Cleanup(func() { peer.Close() })
 	return fd, peer
 }
 

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/nordisk/katbench/internal/testenv"
 )
@@ -315,4 +318,58 @@ func BenchmarkHandoff(b *testing.B) {
 		c.Broadcast()
 		mu.Unlock()
 	})
+}
+
+// TestSharedFixedFiles: on a ring with a file table, a lane's operations on
+// the socket it registered name its slot, the exchange works through the
+// slot, and once the slot is released, closing the descriptor closes the
+// socket (the peer reads EOF) while the ring stays open.
+func TestSharedFixedFiles(t *testing.T) {
+	s := newTestShared(t, SharedOptions{Lanes: 4, FixedFiles: true})
+	if !s.FixedFiles() {
+		t.Fatal("the kernel refused a file table of 4 slots")
+	}
+	l := newTestLane(t, s)
+	fd, peer := ownedSocketPair(t)
+	if err := l.UseFile(fd); err != nil {
+		t.Fatal(err)
+	}
+	sqe, err := l.PrepSend(1, fd, []byte("ping"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sqe.Flags&flagFixedFile == 0 || sqe.Fd != int32(l.id) {
+		t.Fatalf("send on the registered socket: flags %#x fd %d, want the fixed-file flag and slot %d", sqe.Flags, sqe.Fd, l.id)
+	}
+	if _, err := l.SubmitAndWait(); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 4)
+	if _, err := io.ReadFull(peer, got); err != nil || string(got) != "ping" {
+		t.Fatalf("peer read %q, %v", got, err)
+	}
+	if _, err := peer.Write([]byte("pong")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4)
+	if _, err := l.PrepRecv(2, fd, buf, true); err != nil {
+		t.Fatal(err)
+	}
+	if cqes, err := l.SubmitAndWait(); err != nil || cqes[0].Res != 4 || string(buf) != "pong" {
+		t.Fatalf("recv through the slot: %+v %v %q", cqes, err, buf)
+	}
+	if err := l.ReleaseFile(); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Close(fd); err != nil {
+		t.Fatal(err)
+	}
+	// Only the file table could still hold the socket open now.
+	peer.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := peer.Read(got); n != 0 || err != io.EOF {
+		t.Fatalf("peer read after the release and close: %d bytes, %v; want EOF", n, err)
+	}
+	if n := s.Stats.FileUpdates.Load(); n != 2 {
+		t.Errorf("%d file table updates, want 2 (register, release)", n)
+	}
 }

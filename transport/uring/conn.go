@@ -111,6 +111,16 @@ func dial(ctx context.Context, p *hostPool, addr netip.AddrPort) (*conn, error) 
 		unix.Close(fd)
 		return nil, fmt.Errorf("uring: TCP_NODELAY: %w", err)
 	}
+	if k.lane != nil {
+		// The lane's operations name the socket by its slot in the shared
+		// ring's file table, when the ring has one; release empties the
+		// slot before the socket closes.
+		if err := k.lane.UseFile(fd); err != nil {
+			k.close()
+			unix.Close(fd)
+			return nil, fmt.Errorf("uring: register socket: %w", err)
+		}
+	}
 	c := &conn{pool: p, fd: fd, ring: k.ring, lane: k.lane, onLane: onLane, wait: wait, addr: addr, sa: rawSockaddr(addr, family), wbuf: k.wbuf, br: k.br, ctx: ctx}
 	if c.br == nil {
 		c.br = bufio.NewReaderSize(c, rbufSize)
@@ -516,6 +526,9 @@ func (c *conn) discard() { c.release(false) }
 func (c *conn) release(keep bool) {
 	c.disarm()
 	c.unwatch()
+	if c.lane != nil && c.lane.ReleaseFile() != nil {
+		keep = false // the slot may still hold the socket: never reuse the lane
+	}
 	if c.lane != nil && c.lane.Err() != nil {
 		closeLane(c.lane) // its ring died: never reused
 		c.lane = nil

@@ -102,7 +102,7 @@ func (g *sharedGroup) lane() (*ring.Lane, error) {
 // options are the group's ring options: a holding group's reaper takes
 // its P-holding waits from the process's budget (holding, holdLimit).
 func (g *sharedGroup) options() ring.SharedOptions {
-	opts := ring.SharedOptions{Lanes: sharedLanes}
+	opts := ring.SharedOptions{Lanes: sharedLanes, FixedFiles: true}
 	if g.hold {
 		limit := holdLimit()
 		opts.Hold = func() bool {
