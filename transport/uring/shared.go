@@ -19,7 +19,9 @@ import (
 // io_uring_enter, waits in that call, reaps the completions in bulk and
 // wakes their goroutines. With many requests in flight, one system call
 // serves many of them, and the process holds a few rings instead of one
-// per connection.
+// per connection. Each connection's socket sits in its lane's slot of the
+// ring's registered file table while it is open (Lane.UseFile), so its
+// operations skip the kernel's descriptor lookup.
 //
 // It is not the default: measured at 64 and 256 connections against
 // versitygw, MinIO and RustFS it made a third to a half of the system calls
