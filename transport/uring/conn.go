@@ -111,7 +111,7 @@ func dial(ctx context.Context, p *hostPool, addr netip.AddrPort) (*conn, error) 
 		unix.Close(fd)
 		return nil, fmt.Errorf("uring: TCP_NODELAY: %w", err)
 	}
-	if k.lane != nil {
+	if onLane {
 		// The lane's operations name the socket by its slot in the shared
 		// ring's file table, when the ring has one; release empties the
 		// slot before the socket closes.
@@ -526,7 +526,7 @@ func (c *conn) discard() { c.release(false) }
 func (c *conn) release(keep bool) {
 	c.disarm()
 	c.unwatch()
-	if c.lane != nil && c.lane.ReleaseFile() != nil {
+	if c.onLane && c.lane.ReleaseFile() != nil {
 		keep = false // the slot may still hold the socket: never reuse the lane
 	}
 	if c.lane != nil && c.lane.Err() != nil {
