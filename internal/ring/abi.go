@@ -55,7 +55,22 @@ const (
 )
 
 // io_uring_register opcodes.
-const registerProbe = 8
+const (
+	registerFiles       = 2 // IORING_REGISTER_FILES
+	registerFilesUpdate = 6 // IORING_REGISTER_FILES_UPDATE
+	registerProbe       = 8
+)
+
+// flagFixedFile is IOSQE_FIXED_FILE: the SQE's Fd is an index into the
+// ring's registered file table.
+const flagFixedFile uint8 = 1 << 0
+
+// filesUpdate is struct io_uring_files_update.
+type filesUpdate struct {
+	offset uint32
+	resv   uint32
+	fds    uint64 // pointer to an array of int32
+}
 
 // probeOpSupported is IO_URING_OP_SUPPORTED in io_uring_probe_op.flags.
 const probeOpSupported = 1 << 0

@@ -3,7 +3,6 @@ package ring
 import (
 	"errors"
 	"io"
-	"net"
 	"os"
 	"runtime"
 	"slices"
@@ -18,54 +17,6 @@ import (
 
 	"github.com/nordisk/katbench/internal/testenv"
 )
-
-// newTestRing returns a ring closed at cleanup, or skips (fails in CI) when
-// io_uring is unavailable here.
-func newTestRing(t *testing.T, entries uint32) *Ring {
-	t.Helper()
-	testenv.Need(t, "io_uring", Probe())
-	r, err := New(entries)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := r.Close(); err != nil && !errors.Is(err, ErrClosed) {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return r
-}
-
-// socketPair returns a connected TCP socket pair on loopback as raw
-// descriptors: a is ours (for the ring), b the peer's net.Conn.
-func socketPair(t *testing.T) (int, net.Conn) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	peer, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := client.(*net.TCPConn).File() // dup'd, blocking descriptor
-	client.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fd, err := unix.Dup(int(f.Fd()))
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { unix.Close(fd); peer.Close() })
-	return fd, peer
-}
 
 func TestRingSetupFeatures(t *testing.T) {
 	r := newTestRing(t, 4)
@@ -183,11 +134,7 @@ func TestRingEINTRRetrySeam(t *testing.T) {
 // with signals; the wait must still return exactly the awaited completion.
 func TestRingEINTRRealSignal(t *testing.T) {
 	r := newTestRing(t, 4)
-	fd, peer := socketPair(t)
-	buf := make([]byte, 16)
-	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
-		t.Fatal(err)
-	}
+	_, peer, buf := prepRecvPair(t, r, 16)
 	tid := make(chan int, 1)
 	type result struct {
 		cqe CQE
@@ -234,11 +181,7 @@ func TestRingCloseWhileInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fd, peer := socketPair(t)
-	buf := make([]byte, 64)
-	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
-		t.Fatal(err)
-	}
+	fd, peer, buf := prepRecvPair(t, r, 64)
 	if err := r.Submit(); err != nil {
 		t.Fatal(err)
 	}
@@ -352,11 +295,7 @@ func TestRingSendRecvAndClose(t *testing.T) {
 
 func TestRingAsyncCancel(t *testing.T) {
 	r := newTestRing(t, 4)
-	fd, _ := socketPair(t)
-	buf := make([]byte, 8)
-	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
-		t.Fatal(err)
-	}
+	prepRecvPair(t, r, 8)
 	if err := r.Submit(); err != nil {
 		t.Fatal(err)
 	}
@@ -397,11 +336,7 @@ func TestRingSubmitAndPoll(t *testing.T) {
 
 func TestRingInterrupt(t *testing.T) {
 	r := newTestRing(t, 4)
-	fd, _ := socketPair(t) // the peer never writes
-	buf := make([]byte, 8)
-	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
-		t.Fatal(err)
-	}
+	prepRecvPair(t, r, 8) // the peer never writes
 	time.AfterFunc(50*time.Millisecond, func() {
 		if err := r.Interrupt(); err != nil {
 			t.Errorf("Interrupt: %v", err)
@@ -458,11 +393,7 @@ func TestRingInterrupt(t *testing.T) {
 // submission withdraws them and cancels what was already in flight.
 func TestRingInterruptDuringPreparation(t *testing.T) {
 	r := newTestRing(t, 4)
-	fd, _ := socketPair(t)
-	buf := make([]byte, 8)
-	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
-		t.Fatal(err)
-	}
+	prepRecvPair(t, r, 8)
 	if err := r.Submit(); err != nil {
 		t.Fatal(err)
 	}
@@ -605,11 +536,7 @@ func TestInterruptSubmittingOwnersEntries(t *testing.T) {
 	}{{"wait", (*Ring).SubmitAndWait}, {"poll", (*Ring).SubmitAndPoll}} {
 		t.Run(wait.name, func(t *testing.T) {
 			r := newTestRing(t, 4)
-			fd, _ := socketPair(t)
-			buf := make([]byte, 8)
-			if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
-				t.Fatal(err)
-			}
+			prepRecvPair(t, r, 8)
 			var inHook, fired atomic.Bool
 			hook := func(r *Ring, toSubmit uint32) error {
 				if toSubmit == 0 || inHook.Load() || fired.Swap(true) {
@@ -648,11 +575,7 @@ func TestHoldingWaitLetsTheRuntimeStopTheWorld(t *testing.T) {
 		t.Skip("a P-holding wait needs a second P to run the collection")
 	}
 	r := newTestRing(t, 4)
-	fd, peer := socketPair(t)
-	buf := make([]byte, 16)
-	if _, err := r.PrepRecv(1, fd, buf, false); err != nil {
-		t.Fatal(err)
-	}
+	_, peer, _ := prepRecvPair(t, r, 16)
 	done := make(chan error, 1)
 	go func() { done <- r.SubmitAndWaitHolding(1) }()
 	time.Sleep(50 * time.Millisecond) // let the wait start

@@ -28,10 +28,11 @@ import (
 // concurrent use. The other Lane methods belong to the lane's owner, one
 // goroutine at a time.
 type Shared struct {
-	r    *Ring
-	opts SharedOptions
-	kick chan struct{} // wakes an idle reaper; capacity 1
-	done chan struct{} // closed when the reaper has returned
+	r     *Ring
+	opts  SharedOptions
+	fixed bool          // a file table of opts.Lanes slots is registered
+	kick  chan struct{} // wakes an idle reaper; capacity 1
+	done  chan struct{} // closed when the reaper has returned
 
 	mu     sync.Mutex
 	lanes  []*Lane  // by lane id; nil where free
@@ -55,6 +56,7 @@ type SharedStats struct {
 	Reaped      atomic.Uint64 // completions the reaper consumed
 	SelfSubmits atomic.Uint64 // submissions a lane made itself while the reaper waited
 	Kicks       atomic.Uint64 // times a lane woke the idle reaper
+	FileUpdates atomic.Uint64 // io_uring_register calls of UseFile and ReleaseFile
 }
 
 // reaperState is where the reaper is, which decides who submits newly
@@ -79,6 +81,11 @@ type SharedOptions struct {
 	// Release is called after each wait Hold allowed. Nil means never.
 	Hold    func() bool
 	Release func()
+	// FixedFiles registers a file table of one slot per lane, so a lane's
+	// operations on the socket it registered (Lane.UseFile) name the slot
+	// (IOSQE_FIXED_FILE). When the kernel refuses the table the ring works
+	// without one (Shared.FixedFiles says which).
+	FixedFiles bool
 }
 
 // LaneOps is the number of operations a Lane can have staged or in flight
@@ -109,9 +116,16 @@ func NewShared(opts SharedOptions) (*Shared, error) {
 		return nil, err
 	}
 	s := &Shared{r: r, opts: opts, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	if opts.FixedFiles {
+		s.fixed = r.registerFileTable(opts.Lanes) == nil
+	}
 	go s.run()
 	return s, nil
 }
+
+// FixedFiles reports whether the ring has a registered file table (see
+// SharedOptions.FixedFiles).
+func (s *Shared) FixedFiles() bool { return s.fixed }
 
 // Ring returns the ring underneath, for its Stats and Entries. Its other
 // methods must not be called.
@@ -137,7 +151,7 @@ func (s *Shared) NewLane() (*Lane, error) {
 	case s.nlanes >= s.opts.Lanes:
 		return nil, ErrBusy
 	}
-	l := &Lane{s: s, wake: make(chan struct{}, 1)}
+	l := &Lane{s: s, wake: make(chan struct{}, 1), file: -1}
 	if n := len(s.free); n > 0 {
 		l.id = s.free[n-1]
 		s.free = s.free[:n-1]
@@ -346,6 +360,7 @@ type Lane struct {
 	n      int // ops staged or in flight
 	out    [LaneOps]CQE
 	closed bool
+	file   int // the descriptor in the lane's file slot (UseFile); -1 when none
 
 	// Guarded by s.mu.
 	flying  uint8 // bit i: op i published, its completion not reaped
@@ -391,6 +406,7 @@ func (l *Lane) PrepConnect(userData uint64, fd int, sa []byte) (*SQE, error) {
 	sqe, err := l.stage(userData, bytesPtr(sa))
 	if err == nil {
 		sqe.setConnect(fd, sa)
+		l.fixFile(sqe)
 	}
 	return sqe, err
 }
@@ -400,6 +416,7 @@ func (l *Lane) PrepSend(userData uint64, fd int, p []byte, waitAll bool) (*SQE, 
 	sqe, err := l.stage(userData, bytesPtr(p))
 	if err == nil {
 		sqe.setSend(fd, p, waitAll)
+		l.fixFile(sqe)
 	}
 	return sqe, err
 }
@@ -409,6 +426,7 @@ func (l *Lane) PrepRecv(userData uint64, fd int, p []byte, waitAll bool) (*SQE, 
 	sqe, err := l.stage(userData, bytesPtr(p))
 	if err == nil {
 		sqe.setRecv(fd, p, waitAll)
+		l.fixFile(sqe)
 	}
 	return sqe, err
 }
@@ -583,6 +601,9 @@ func (l *Lane) Close() error {
 	defer s.mu.Unlock()
 	if l.flying != 0 || l.cancels != 0 {
 		return errors.New("ring: close lane with operations in flight")
+	}
+	if err := l.ReleaseFile(); err != nil && s.err == nil {
+		return err
 	}
 	l.closed = true
 	s.lanes[l.id] = nil

@@ -4,49 +4,16 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"sync"
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/nordisk/katbench/internal/testenv"
 )
-
-// newTestShared returns a shared ring closed at cleanup (after its lanes),
-// or skips (fails in CI) when io_uring is unavailable here.
-func newTestShared(t *testing.T, opts SharedOptions) *Shared {
-	t.Helper()
-	testenv.Need(t, "io_uring", Probe())
-	s, err := NewShared(opts)
-	if err != nil {
-		t.Fatalf("NewShared: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil && !errors.Is(err, ErrClosed) {
-			t.Errorf("Close: %v", err)
-		}
-		select {
-		case <-s.done:
-		default:
-			t.Error("the reaper still runs after Close")
-		}
-	})
-	return s
-}
-
-func newTestLane(t *testing.T, s *Shared) *Lane {
-	t.Helper()
-	l, err := s.NewLane()
-	if err != nil {
-		t.Fatalf("NewLane: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := l.Close(); err != nil && !errors.Is(err, ErrClosed) {
-			t.Errorf("lane Close: %v", err)
-		}
-	})
-	return l
-}
 
 // TestSharedLanesKeepTheirOwnResults: many goroutines, each with a lane,
 // exchange bytes over their own sockets through one ring; every lane gets
@@ -183,25 +150,13 @@ func TestSharedInterrupt(t *testing.T) {
 	if _, err := l.PrepRecv(2, fd, buf, false); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := l.SubmitAndWait()
-		done <- err
-	}()
+	done := submitInBackground(l)
 	// Interrupt once the send completed and the receive waits.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	waitFor(t, "the receive to be the lane's only op in flight", func() bool {
 		s.mu.Lock()
-		f := l.flying
-		s.mu.Unlock()
-		if f == 1<<1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the receive never became the lane's only op in flight (flying %b)", f)
-		}
-		runtime.Gosched()
-	}
+		defer s.mu.Unlock()
+		return l.flying == 1<<1
+	})
 	if _, err := other.PrepNop(7); err != nil {
 		t.Fatal(err)
 	}
@@ -293,23 +248,9 @@ func TestSharedHoldingReaperLetsTheWorldStop(t *testing.T) {
 		Release: func() { mu.Lock(); released++; mu.Unlock() },
 	})
 	l := newTestLane(t, s)
-	fd, peer := socketPair(t)
-	buf := make([]byte, 4)
-	if _, err := l.PrepRecv(1, fd, buf, false); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := l.SubmitAndWait()
-		done <- err
-	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for s.r.Stats.Submits.Load() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the receive was never submitted")
-		}
-		runtime.Gosched()
-	}
+	_, peer, _ := prepRecvPair(t, l, 4)
+	done := submitInBackground(l)
+	waitFor(t, "the receive to be submitted", func() bool { return s.r.Stats.Submits.Load() > 0 })
 	runtime.GC() // returns only if the stop-the-world got the reaper's P
 	if _, err := peer.Write([]byte("x")); err != nil {
 		t.Fatal(err)
@@ -377,4 +318,58 @@ func BenchmarkHandoff(b *testing.B) {
 		c.Broadcast()
 		mu.Unlock()
 	})
+}
+
+// TestSharedFixedFiles: on a ring with a file table, a lane's operations on
+// the socket it registered name its slot, the exchange works through the
+// slot, and once the slot is released, closing the descriptor closes the
+// socket (the peer reads EOF) while the ring stays open.
+func TestSharedFixedFiles(t *testing.T) {
+	s := newTestShared(t, SharedOptions{Lanes: 4, FixedFiles: true})
+	if !s.FixedFiles() {
+		t.Fatal("the kernel refused a file table of 4 slots")
+	}
+	l := newTestLane(t, s)
+	fd, peer := ownedSocketPair(t)
+	if err := l.UseFile(fd); err != nil {
+		t.Fatal(err)
+	}
+	sqe, err := l.PrepSend(1, fd, []byte("ping"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sqe.Flags&flagFixedFile == 0 || sqe.Fd != int32(l.id) {
+		t.Fatalf("send on the registered socket: flags %#x fd %d, want the fixed-file flag and slot %d", sqe.Flags, sqe.Fd, l.id)
+	}
+	if _, err := l.SubmitAndWait(); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 4)
+	if _, err := io.ReadFull(peer, got); err != nil || string(got) != "ping" {
+		t.Fatalf("peer read %q, %v", got, err)
+	}
+	if _, err := peer.Write([]byte("pong")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4)
+	if _, err := l.PrepRecv(2, fd, buf, true); err != nil {
+		t.Fatal(err)
+	}
+	if cqes, err := l.SubmitAndWait(); err != nil || cqes[0].Res != 4 || string(buf) != "pong" {
+		t.Fatalf("recv through the slot: %+v %v %q", cqes, err, buf)
+	}
+	if err := l.ReleaseFile(); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Close(fd); err != nil {
+		t.Fatal(err)
+	}
+	// Only the file table could still hold the socket open now.
+	peer.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := peer.Read(got); n != 0 || err != io.EOF {
+		t.Fatalf("peer read after the release and close: %d bytes, %v; want EOF", n, err)
+	}
+	if n := s.Stats.FileUpdates.Load(); n != 2 {
+		t.Errorf("%d file table updates, want 2 (register, release)", n)
+	}
 }

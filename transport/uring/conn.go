@@ -111,6 +111,16 @@ func dial(ctx context.Context, p *hostPool, addr netip.AddrPort) (*conn, error) 
 		unix.Close(fd)
 		return nil, fmt.Errorf("uring: TCP_NODELAY: %w", err)
 	}
+	if onLane {
+		// The lane's operations name the socket by its slot in the shared
+		// ring's file table, when the ring has one; release empties the
+		// slot before the socket closes.
+		if err := k.lane.UseFile(fd); err != nil {
+			k.close()
+			unix.Close(fd)
+			return nil, fmt.Errorf("uring: register socket: %w", err)
+		}
+	}
 	c := &conn{pool: p, fd: fd, ring: k.ring, lane: k.lane, onLane: onLane, wait: wait, addr: addr, sa: rawSockaddr(addr, family), wbuf: k.wbuf, br: k.br, ctx: ctx}
 	if c.br == nil {
 		c.br = bufio.NewReaderSize(c, rbufSize)
@@ -245,24 +255,7 @@ func (c *conn) stepOnce(kind stepKind, p []byte) (int, error) {
 		return c.stepLane(kind, p)
 	}
 	r := c.ring
-	sendLen := 0
-	if (kind == stepRecv || kind == stepRecvAll) && len(c.wbuf) > 0 {
-		sqe, err := r.PrepSend(udSend, c.fd, c.wbuf, true)
-		if err != nil {
-			return 0, c.abort(kind, err)
-		}
-		sqe.Flags |= ring.FlagLink
-		sendLen = len(c.wbuf)
-	}
-	var err error
-	switch kind {
-	case stepConnect:
-		_, err = r.PrepConnect(udMain, c.fd, c.sa)
-	case stepSend:
-		_, err = r.PrepSend(udMain, c.fd, p, true)
-	case stepRecv, stepRecvAll:
-		_, err = r.PrepRecv(udMain, c.fd, p, kind == stepRecvAll)
-	}
+	sendLen, err := c.prepStep(r, kind, p)
 	if err != nil {
 		return 0, c.abort(kind, err)
 	}
@@ -305,6 +298,37 @@ func (c *conn) stepOnce(kind stepKind, p []byte) (int, error) {
 		return 0, c.abort(kind, ring.ErrInterrupted)
 	}
 	return c.result(kind, p, sendLen, sendRes, mainRes)
+}
+
+// preparer stages operations: a private Ring or a shared ring's Lane.
+type preparer interface {
+	PrepConnect(userData uint64, fd int, sa []byte) (*ring.SQE, error)
+	PrepSend(userData uint64, fd int, p []byte, waitAll bool) (*ring.SQE, error)
+	PrepRecv(userData uint64, fd int, p []byte, waitAll bool) (*ring.SQE, error)
+}
+
+// prepStep stages a step's operations on pr: for a recv, the queued
+// request bytes as a send linked ahead of it (sendLen is their length, 0
+// when there are none), then the step's own operation (udMain). On an
+// error the caller withdraws whatever was staged.
+func (c *conn) prepStep(pr preparer, kind stepKind, p []byte) (sendLen int, err error) {
+	if (kind == stepRecv || kind == stepRecvAll) && len(c.wbuf) > 0 {
+		sqe, err := pr.PrepSend(udSend, c.fd, c.wbuf, true)
+		if err != nil {
+			return 0, err
+		}
+		sqe.Flags |= ring.FlagLink
+		sendLen = len(c.wbuf)
+	}
+	switch kind {
+	case stepConnect:
+		_, err = pr.PrepConnect(udMain, c.fd, c.sa)
+	case stepSend:
+		_, err = pr.PrepSend(udMain, c.fd, p, true)
+	case stepRecv, stepRecvAll:
+		_, err = pr.PrepRecv(udMain, c.fd, p, kind == stepRecvAll)
+	}
+	return sendLen, err
 }
 
 // result turns a step's completions into its outcome: the bytes the main
@@ -502,6 +526,9 @@ func (c *conn) discard() { c.release(false) }
 func (c *conn) release(keep bool) {
 	c.disarm()
 	c.unwatch()
+	if c.onLane && c.lane.ReleaseFile() != nil {
+		keep = false // the slot may still hold the socket: never reuse the lane
+	}
 	if c.lane != nil && c.lane.Err() != nil {
 		closeLane(c.lane) // its ring died: never reused
 		c.lane = nil

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -24,7 +26,7 @@ func TestSharedWaitPutsConnectionsOnOneRing(t *testing.T) {
 	var arrived sync.WaitGroup
 	arrived.Add(conc)
 	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Hold every request until all are in flight, so the pool has
 		// conc connections busy at once.
 		arrived.Done()
@@ -34,6 +36,13 @@ func TestSharedWaitPutsConnectionsOnOneRing(t *testing.T) {
 		}
 		fmt.Fprintf(w, "hello %s", r.URL.Path)
 	}))
+	var closed atomic.Int32 // connections the server saw closed
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateClosed {
+			closed.Add(1)
+		}
+	}
+	srv.Start()
 	t.Cleanup(srv.Close)
 	tr := newTestTransportMode(t, conc, waitShared)
 	client := &http.Client{Transport: tr}
@@ -68,13 +77,16 @@ func TestSharedWaitPutsConnectionsOnOneRing(t *testing.T) {
 	p := tr.pool(strings.TrimPrefix(srv.URL, "http://"))
 	p.mu.Lock()
 	rings := map[*ring.Shared]bool{}
-	private := 0
+	private, unfixed := 0, 0
 	for _, c := range p.idle {
 		if c.ring != nil || !c.onLane || c.lane == nil {
 			private++
 			continue
 		}
 		rings[c.lane.Shared()] = true
+		if !c.lane.Shared().FixedFiles() {
+			unfixed++
+		}
 	}
 	idle := len(p.idle)
 	p.mu.Unlock()
@@ -82,7 +94,18 @@ func TestSharedWaitPutsConnectionsOnOneRing(t *testing.T) {
 		t.Fatalf("after %d requests at once: %d idle connections, %d not on a lane, %d shared rings; want %d, 0, %d",
 			conc, idle, private, len(rings), conc, sharedRingsWanted())
 	}
+	if unfixed != 0 {
+		t.Errorf("%d connections on a shared ring without a registered file table", unfixed)
+	}
 	tr.CloseIdleConnections()
+	// The sockets close for real: the rings' file tables let them go.
+	deadline := time.Now().Add(10 * time.Second)
+	for closed.Load() < conc && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := closed.Load(); n != conc {
+		t.Errorf("the server saw %d of %d connections closed after CloseIdleConnections", n, conc)
+	}
 	for _, g := range []*sharedGroup{sharedHolding, sharedParking} {
 		g.mu.Lock()
 		n := len(g.rings)
