@@ -263,3 +263,48 @@ func countSeq[T any](seq iter.Seq[T]) int {
 	}
 	return n
 }
+
+// TestCreateAnswerRevalidates: the answer to a create is the new version's
+// load answer, with its ETag: a load revalidated with that tag is 304, and
+// the create body names the location a load names.
+func TestCreateAnswerRevalidates(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		wrap func(icecatalog.Catalog) icecatalog.Catalog
+	}{
+		{"spliced", func(c icecatalog.Catalog) icecatalog.Catalog { return c }},
+		{"generic", func(c icecatalog.Catalog) icecatalog.Catalog { return plainCatalog{c} }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cat := newEmbedded(t)
+			_, base := startServer(t, c.wrap(cat), Options{})
+			if err := cat.CreateNamespace(context.Background(), table.Identifier{"db"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			body := `{"name":"t","schema":{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","type":"long","required":true}]}}`
+			resp, err := http.Post(base+"/v1/namespaces/db/tables", "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var created struct {
+				Location string `json:"metadata-location"`
+			}
+			err = json.NewDecoder(resp.Body).Decode(&created)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || err != nil || created.Location == "" {
+				t.Fatalf("create: %d, %v, location %q", resp.StatusCode, err, created.Location)
+			}
+			tag := resp.Header.Get("ETag")
+			code, loadTag, _ := getURL(t, base+tablePath, "")
+			if code != http.StatusOK || loadTag != tableETag(created.Location) {
+				t.Fatalf("load: %d, tag %q; want 200 with the tag of %s", code, loadTag, created.Location)
+			}
+			if tag != loadTag {
+				t.Errorf("create answered tag %q, load %q", tag, loadTag)
+			}
+			if code, _, _ := getURL(t, base+tablePath, loadTag); code != http.StatusNotModified {
+				t.Errorf("load revalidated with the created version's tag: %d, want 304", code)
+			}
+		})
+	}
+}

@@ -106,6 +106,21 @@ func (s *Server) handleCreateTable(w http.ResponseWriter, r *http.Request, rt ro
 		s.writeError(w, r, about(fmt.Errorf("create table %v: %w", ident, viewTaken(err)), ident, ns, ident))
 		return
 	}
+	if s.fastLoad != nil {
+		// The create answer is the new version's load answer: encoded
+		// once, sent, and kept for the first load (a crawl's, say).
+		if loc, raw, err := s.fastLoad(r.Context(), ident); err == nil && loc == tbl.MetadataLocation() {
+			if a, err := s.encodeAnswer(loc, raw, nil, false); err == nil {
+				s.answers.put(answerKey{loc, false}, a)
+				w.Header()["Etag"] = []string{a.etag}
+				writeRaw(w, http.StatusOK, a.body)
+				return
+			}
+		}
+	}
+	if loc := tbl.MetadataLocation(); loc != "" {
+		w.Header()["Etag"] = []string{tableETag(loc)}
+	}
 	s.writeJSON(w, http.StatusOK, loadTableResponse{
 		MetadataLocation: tbl.MetadataLocation(),
 		Metadata:         tbl.Metadata(),
