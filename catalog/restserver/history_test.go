@@ -19,6 +19,16 @@ import (
 	katcatalog "github.com/nordisk/katbench/catalog"
 )
 
+// frontPaths are the two load paths of the front: the embedded catalog's
+// stored JSON spliced, and a generic catalog's metadata encoded.
+var frontPaths = []struct {
+	name string
+	wrap func(icecatalog.Catalog) icecatalog.Catalog
+}{
+	{"spliced", func(c icecatalog.Catalog) icecatalog.Catalog { return c }},
+	{"generic", func(c icecatalog.Catalog) icecatalog.Catalog { return plainCatalog{c} }},
+}
+
 // historyRef is a ref historyTable sets.
 type historyRef struct {
 	id  int64
@@ -121,13 +131,7 @@ func historyTable(t testing.TB, cat *katcatalog.Catalog, name string, n int) *ta
 // generic path.
 func TestLoadTableRefsLongHistory(t *testing.T) {
 	const n = 300
-	for _, c := range []struct {
-		name string
-		wrap func(icecatalog.Catalog) icecatalog.Catalog
-	}{
-		{"spliced", func(c icecatalog.Catalog) icecatalog.Catalog { return c }},
-		{"generic", func(c icecatalog.Catalog) icecatalog.Catalog { return plainCatalog{c} }},
-	} {
+	for _, c := range frontPaths {
 		t.Run(c.name, func(t *testing.T) {
 			cat := newEmbedded(t)
 			_, base := startServer(t, c.wrap(cat), Options{})
@@ -179,13 +183,7 @@ func TestLoadTableRefsLongHistory(t *testing.T) {
 // the catalog behind its back) a load in either mode answers the new
 // snapshot, with a new ETag; the old tag no longer revalidates.
 func TestLoadAfterCommitShowsNewVersion(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		wrap func(icecatalog.Catalog) icecatalog.Catalog
-	}{
-		{"spliced", func(c icecatalog.Catalog) icecatalog.Catalog { return c }},
-		{"generic", func(c icecatalog.Catalog) icecatalog.Catalog { return plainCatalog{c} }},
-	} {
+	for _, c := range frontPaths {
 		t.Run(c.name, func(t *testing.T) {
 			cat := newEmbedded(t)
 			_, base := startServer(t, c.wrap(cat), Options{})
@@ -268,13 +266,7 @@ func countSeq[T any](seq iter.Seq[T]) int {
 // load answer, with its ETag: a load revalidated with that tag is 304, and
 // the create body names the location a load names.
 func TestCreateAnswerRevalidates(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		wrap func(icecatalog.Catalog) icecatalog.Catalog
-	}{
-		{"spliced", func(c icecatalog.Catalog) icecatalog.Catalog { return c }},
-		{"generic", func(c icecatalog.Catalog) icecatalog.Catalog { return plainCatalog{c} }},
-	} {
+	for _, c := range frontPaths {
 		t.Run(c.name, func(t *testing.T) {
 			cat := newEmbedded(t)
 			_, base := startServer(t, c.wrap(cat), Options{})
