@@ -2,6 +2,7 @@ package restserver
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"testing"
@@ -162,3 +163,72 @@ type discardWriter struct {
 func (w *discardWriter) Header() http.Header         { return w.h }
 func (w *discardWriter) WriteHeader(code int)        { w.code = code }
 func (w *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+
+// BenchmarkLoadHistory is a raw GET of the load-table route (the answer
+// read whole, not decoded: the server's and the wire's cost) of tables of
+// 0, 100 and 1,000 snapshots, in each snapshots mode, and the 304 of a
+// revalidation, so the front's growth with history is visible; and the
+// same loads through the handler alone (handler-*), without a network.
+func BenchmarkLoadHistory(b *testing.B) {
+	emb := newEmbedded(b)
+	srv, base := startServer(b, emb, Options{})
+	tr := &http.Transport{MaxIdleConnsPerHost: 16}
+	b.Cleanup(tr.CloseIdleConnections)
+	client := &http.Client{Transport: tr}
+	for _, n := range []int{0, 100, 1000} {
+		name := fmt.Sprintf("h%d", n)
+		historyTable(b, emb, name, n)
+		u := base + "/v1/namespaces/db/tables/" + name
+		for _, c := range []struct {
+			name, query string
+			revalidate  bool
+		}{{"all", "?snapshots=all", false}, {"refs", "?snapshots=refs", false}, {"304", "", true}} {
+			b.Run(fmt.Sprintf("snapshots=%d/%s", n, c.name), func(b *testing.B) {
+				req, err := http.NewRequest(http.MethodGet, u+c.query, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if c.revalidate {
+					resp, err := client.Do(req)
+					if err != nil {
+						b.Fatal(err)
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					req.Header.Set("If-None-Match", resp.Header.Get("ETag"))
+				}
+				b.ReportAllocs()
+				var bytes int64
+				for b.Loop() {
+					resp, err := client.Do(req)
+					if err != nil {
+						b.Fatal(err)
+					}
+					n, _ := io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					bytes += n
+					if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNotModified {
+						b.Fatalf("status %d", resp.StatusCode)
+					}
+				}
+				b.ReportMetric(float64(bytes)/float64(b.N), "body-B/op")
+			})
+			b.Run(fmt.Sprintf("snapshots=%d/handler-%s", n, c.name), func(b *testing.B) {
+				req, _ := http.NewRequest(http.MethodGet, "/v1/namespaces/db/tables/"+name+c.query, nil)
+				w := &discardWriter{h: http.Header{}}
+				if c.revalidate {
+					srv.ServeHTTP(w, req)
+					req.Header.Set("If-None-Match", w.h.Get("ETag"))
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					clear(w.h)
+					srv.ServeHTTP(w, req)
+					if w.code != http.StatusOK && w.code != http.StatusNotModified {
+						b.Fatalf("status %d", w.code)
+					}
+				}
+			})
+		}
+	}
+}

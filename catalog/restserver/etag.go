@@ -49,19 +49,10 @@ func etagListed(header, etag string) bool {
 	return false
 }
 
-// notModified stamps the ETag derived from key (a metadata location, see
-// etagKey) on w and, when r's If-None-Match lists it, answers 304 with no
-// body and reports true: the caller then writes nothing more.
-func notModified(w http.ResponseWriter, r *http.Request, key string) bool {
-	if key == "" {
-		return false
-	}
-	etag := tableETag(key)
-	w.Header()["Etag"] = []string{etag}
-	inm := r.Header["If-None-Match"]
-	for _, v := range inm {
+// inmLists reports whether r's If-None-Match lists etag.
+func inmLists(r *http.Request, etag string) bool {
+	for _, v := range r.Header["If-None-Match"] {
 		if etagListed(v, etag) {
-			w.WriteHeader(http.StatusNotModified)
 			return true
 		}
 	}

@@ -68,7 +68,8 @@ func testServeRestBadFlags(t *testing.T, bin string) {
 
 // testPyIcebergInterop drives `katbench serve rest` with pyiceberg, a REST
 // client nobody here wrote: namespaces, create, load, list, commit, a stale
-// commit rejected with CommitFailedException, register, views (create,
+// commit rejected with CommitFailedException, register, a snapshots=refs
+// load of a registered history, views (create,
 // load, list, exists, drop), a listing paged by rest-page-size, rename and
 // drop — with authentication on.
 func testPyIcebergInterop(t *testing.T, bin string) {
@@ -81,7 +82,7 @@ func testPyIcebergInterop(t *testing.T, bin string) {
 	if err != nil {
 		t.Fatalf("pyiceberg script failed: %v\n%s", err, out)
 	}
-	for _, step := range []string{"connect", "namespaces", "create_table", "load_table", "list_tables", "commit", "failed_commit", "namespace_not_empty", "register_table", "views", "paging", "rename_table", "drop"} {
+	for _, step := range []string{"connect", "namespaces", "create_table", "load_table", "list_tables", "commit", "failed_commit", "namespace_not_empty", "register_table", "snapshots_refs", "views", "paging", "rename_table", "drop"} {
 		if !bytes.Contains(out, []byte("ok "+step+"\n")) {
 			t.Errorf("step %s did not pass:\n%s", step, out)
 		}

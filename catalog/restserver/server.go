@@ -97,7 +97,7 @@ type Server struct {
 	storageConfig     map[string]string // vended to clients; nil for none
 	storageConfigJSON []byte            // the same, encoded once ("{}" for none)
 
-	refs refsCache // snapshots=refs answers by metadata location (snapshots.go)
+	answers answerCache // encoded load answers by metadata location and mode (snapshots.go)
 
 	mu       sync.Mutex
 	srvs     []*http.Server

@@ -11,10 +11,11 @@ import (
 
 // The spec's snapshot loading modes. LoadTable takes ?snapshots=all (the
 // default: every snapshot the metadata holds) or ?snapshots=refs: only the
-// snapshots a branch or tag points at, so a table with a long history is
-// answered with a body the size of its live state. Everything else in the
-// metadata (schemas, specs, the snapshot and metadata logs, the refs
-// themselves) is sent as stored. The two answers of one version differ, so
+// snapshots a branch or tag points at. The mode selects the "snapshots"
+// field only: everything else in the metadata (schemas, specs, the refs
+// themselves, and the snapshot and metadata logs, which the spec keeps
+// whole in either mode) is sent as stored, so a refs answer of a long
+// history still carries one snapshot-log entry per snapshot. The two answers of one version differ, so
 // they carry different ETags (see etag.go): the tag of a refs answer is
 // derived from the metadata location and the mode.
 
@@ -39,102 +40,104 @@ func etagKey(loc string, refs bool) string {
 	return loc
 }
 
-// loadAnswer handles the conditional and mode parts of a fast-path load
-// of the version at loc whose stored JSON is raw: a bad mode is answered
-// 400, a matching If-None-Match 304; otherwise it returns the metadata
-// JSON to send (raw, or raw reduced to referenced snapshots) and true.
-func (s *Server) loadAnswer(w http.ResponseWriter, r *http.Request, ident table.Identifier, loc string, raw []byte) ([]byte, bool) {
-	refs, err := refsMode(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return nil, false
-	}
-	if notModified(w, r, etagKey(loc, refs)) {
-		return nil, false
-	}
-	if !refs {
-		return raw, true
-	}
-	if out, ok := s.refs.get(loc); ok {
-		return out, true
-	}
-	out, err := referencedOnly(raw)
-	if err != nil {
-		s.writeError(w, r, fmt.Errorf("load table %v: snapshots=refs: %w", ident, err))
-		return nil, false
-	}
-	s.refs.put(loc, out)
-	return out, true
+// answerKey names one load answer: the version at a metadata location, in
+// one snapshots mode.
+type answerKey struct {
+	loc  string
+	refs bool
 }
 
-// refsCacheBytes bounds the reduced answers a server keeps.
-const refsCacheBytes = 64 << 20
+// encodedAnswer is a whole LoadTableResult body, encoded once, and the
+// ETag it is sent with.
+type encodedAnswer struct {
+	body []byte
+	etag string
+}
 
-// refsCache keeps the snapshots=refs answers of recently loaded versions
-// by metadata location, which names one immutable version: an entry never
-// goes stale, so a table with a long history is reduced once per version,
-// not once per load. When the bytes held would pass refsCacheBytes, the
-// oldest entries go first. The zero value is empty and ready; safe for
-// concurrent use.
-type refsCache struct {
-	mu    sync.Mutex
-	m     map[string][]byte
-	order []string // insertion order, oldest first
+// encodeAnswer builds the load answer of the version at loc: raw is its
+// metadata JSON (nil: meta is encoded), reduced to the referenced
+// snapshots for a refs answer, and spliced with the location and the
+// vended config into the LoadTableResult body. An empty loc gets no ETag.
+func (s *Server) encodeAnswer(loc string, raw []byte, meta table.Metadata, refs bool) (encodedAnswer, error) {
+	if raw == nil {
+		b, err := json.Marshal(meta)
+		if err != nil {
+			return encodedAnswer{}, fmt.Errorf("encode metadata: %w", err)
+		}
+		raw = b
+	}
+	if refs {
+		b, err := referencedOnly(raw)
+		if err != nil {
+			return encodedAnswer{}, fmt.Errorf("snapshots=refs: %w", err)
+		}
+		raw = b
+	}
+	a := encodedAnswer{body: s.appendSpliced(make([]byte, 0, len(raw)+len(loc)+len(s.storageConfigJSON)+48), loc, raw, true)}
+	if loc != "" {
+		a.etag = tableETag(etagKey(loc, refs))
+	}
+	return a, nil
+}
+
+// serveAnswer sends a: 304 with its ETag when r's If-None-Match lists
+// it, else 200 with the body as encoded.
+func serveAnswer(w http.ResponseWriter, r *http.Request, a encodedAnswer) {
+	if a.etag != "" {
+		w.Header()["Etag"] = []string{a.etag}
+		if inmLists(r, a.etag) {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	}
+	writeRaw(w, http.StatusOK, a.body)
+}
+
+// answerCacheBytes bounds the encoded answers a server keeps.
+const answerCacheBytes = 64 << 20
+
+// answerCache keeps the encoded load answers of recently loaded versions by
+// metadata location and mode. A location names one immutable version, so
+// an entry never goes stale: a commit writes a new location, which misses
+// and is encoded once, and a table with a long history costs one encoding
+// per version and mode, not one per load. When the bytes held would pass
+// answerCacheBytes, the oldest entries go first. The zero value is empty
+// and ready; safe for concurrent use.
+type answerCache struct {
+	mu    sync.RWMutex
+	m     map[answerKey]encodedAnswer
+	order []answerKey // insertion order, oldest first
 	bytes int
 }
 
-func (c *refsCache) get(loc string) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	b, ok := c.m[loc]
-	return b, ok
+func (c *answerCache) get(k answerKey) (encodedAnswer, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	a, ok := c.m[k]
+	return a, ok
 }
 
-func (c *refsCache) put(loc string, b []byte) {
-	if len(b) > refsCacheBytes/4 {
-		return // one answer must not push out everything else
+func (c *answerCache) put(k answerKey, a encodedAnswer) {
+	if k.loc == "" || len(a.body) > answerCacheBytes/4 {
+		return // no version to key it by; or one answer would push out everything else
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = map[string][]byte{}
+		c.m = map[answerKey]encodedAnswer{}
 	}
-	if _, ok := c.m[loc]; ok {
+	if _, ok := c.m[k]; ok {
 		return
 	}
-	for c.bytes+len(b) > refsCacheBytes && len(c.order) > 0 {
+	for c.bytes+len(a.body) > answerCacheBytes && len(c.order) > 0 {
 		old := c.order[0]
 		c.order = c.order[1:]
-		c.bytes -= len(c.m[old])
+		c.bytes -= len(c.m[old].body)
 		delete(c.m, old)
 	}
-	c.m[loc] = b
-	c.order = append(c.order, loc)
-	c.bytes += len(b)
-}
-
-// answerLoaded handles the generic path's load of tbl the same way: it
-// reports true when it answered (400, 304, or a refs answer), false when
-// the caller is to send the full answer.
-func (s *Server) answerLoaded(w http.ResponseWriter, r *http.Request, tbl *table.Table) bool {
-	refs, err := refsMode(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return true
-	}
-	if !refs {
-		return notModified(w, r, tbl.MetadataLocation())
-	}
-	raw, err := json.Marshal(tbl.Metadata())
-	if err == nil {
-		var ok bool
-		if raw, ok = s.loadAnswer(w, r, tbl.Identifier(), tbl.MetadataLocation(), raw); ok {
-			s.writeSpliced(w, tbl.MetadataLocation(), raw, true)
-		}
-		return true
-	}
-	s.writeError(w, r, fmt.Errorf("load table %v: encode metadata: %w", tbl.Identifier(), err))
-	return true
+	c.m[k] = a
+	c.order = append(c.order, k)
+	c.bytes += len(a.body)
 }
 
 // referencedOnly returns the metadata JSON raw with its snapshots reduced

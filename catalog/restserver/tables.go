@@ -106,6 +106,21 @@ func (s *Server) handleCreateTable(w http.ResponseWriter, r *http.Request, rt ro
 		s.writeError(w, r, about(fmt.Errorf("create table %v: %w", ident, viewTaken(err)), ident, ns, ident))
 		return
 	}
+	if s.fastLoad != nil {
+		// The create answer is the new version's load answer: encoded
+		// once, sent, and kept for the first load (a crawl's, say).
+		if loc, raw, err := s.fastLoad(r.Context(), ident); err == nil && loc == tbl.MetadataLocation() {
+			if a, err := s.encodeAnswer(loc, raw, nil, false); err == nil {
+				s.answers.put(answerKey{loc, false}, a)
+				w.Header()["Etag"] = []string{a.etag}
+				writeRaw(w, http.StatusOK, a.body)
+				return
+			}
+		}
+	}
+	if loc := tbl.MetadataLocation(); loc != "" {
+		w.Header()["Etag"] = []string{tableETag(loc)}
+	}
 	s.writeJSON(w, http.StatusOK, loadTableResponse{
 		MetadataLocation: tbl.MetadataLocation(),
 		Metadata:         tbl.Metadata(),
@@ -144,44 +159,64 @@ func (s *Server) handleTable(w http.ResponseWriter, r *http.Request, rt route) {
 	}
 }
 
-// bufPool recycles response buffers of the load-table fast path.
+// bufPool recycles response buffers of the spliced answers that are not
+// kept (commit and view answers).
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
 
-// loadTable answers GET of a table. With a catalog that keeps its metadata
-// JSON, the stored bytes are spliced into the response as they are; any
-// other catalog's metadata is encoded with encoding/json.
+// loadTable answers GET of a table. The answer of a version is encoded
+// once per snapshots mode and kept by its metadata location (answerCache),
+// so a load is the catalog's lookup of the current location, a map lookup
+// and a write. With a catalog that keeps its metadata JSON, the stored
+// bytes are spliced into the answer as they are; any other catalog's
+// metadata is encoded with encoding/json.
 func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, ident table.Identifier) {
-	if s.fastLoad != nil {
-		loc, raw, err := s.fastLoad(r.Context(), ident)
-		if err != nil {
-			s.writeError(w, r, about(fmt.Errorf("load table %v: %w", ident, err), ident, ident[:len(ident)-1], nil))
-			return
-		}
-		if raw, ok := s.loadAnswer(w, r, ident, loc, raw); ok {
-			s.writeSpliced(w, loc, raw, true)
-		}
+	refs, err := refsMode(r)
+	if err != nil {
+		s.writeError(w, r, err)
 		return
 	}
-	tbl, err := s.cat.LoadTable(r.Context(), ident)
+	var (
+		loc  string
+		raw  []byte
+		meta table.Metadata
+	)
+	if s.fastLoad != nil {
+		loc, raw, err = s.fastLoad(r.Context(), ident)
+	} else {
+		var tbl *table.Table
+		if tbl, err = s.cat.LoadTable(r.Context(), ident); err == nil {
+			loc, meta = tbl.MetadataLocation(), tbl.Metadata()
+		}
+	}
 	if err != nil {
 		s.writeError(w, r, about(fmt.Errorf("load table %v: %w", ident, err), ident, ident[:len(ident)-1], nil))
 		return
 	}
-	if s.answerLoaded(w, r, tbl) {
-		return
+	key := answerKey{loc, refs}
+	a, ok := s.answers.get(key)
+	if !ok {
+		if a, err = s.encodeAnswer(loc, raw, meta, refs); err != nil {
+			s.writeError(w, r, fmt.Errorf("load table %v: %w", ident, err))
+			return
+		}
+		s.answers.put(key, a)
 	}
-	s.writeJSON(w, http.StatusOK, loadTableResponse{
-		MetadataLocation: tbl.MetadataLocation(),
-		Metadata:         tbl.Metadata(),
-		Config:           s.tableConfig(),
-	})
+	serveAnswer(w, r, a)
 }
 
 // writeSpliced sends a LoadTableResult (withConfig) or CommitTableResponse
 // built around raw, the stored metadata JSON, without decoding it.
 func (s *Server) writeSpliced(w http.ResponseWriter, loc string, raw []byte, withConfig bool) {
 	bp := bufPool.Get().(*[]byte)
-	b := append((*bp)[:0], `{"metadata-location":`...)
+	b := s.appendSpliced((*bp)[:0], loc, raw, withConfig)
+	writeRaw(w, http.StatusOK, b)
+	*bp = b
+	bufPool.Put(bp)
+}
+
+// appendSpliced appends the answer writeSpliced sends to b.
+func (s *Server) appendSpliced(b []byte, loc string, raw []byte, withConfig bool) []byte {
+	b = append(b, `{"metadata-location":`...)
 	b = appendJSONString(b, loc)
 	b = append(b, `,"metadata":`...)
 	b = append(b, raw...)
@@ -189,10 +224,7 @@ func (s *Server) writeSpliced(w http.ResponseWriter, loc string, raw []byte, wit
 		b = append(b, `,"config":`...)
 		b = append(b, s.storageConfigJSON...)
 	}
-	b = append(b, '}')
-	writeRaw(w, http.StatusOK, b)
-	*bp = b
-	bufPool.Put(bp)
+	return append(b, '}')
 }
 
 // appendJSONString appends s as a JSON string. Plain printable ASCII — every
@@ -238,6 +270,10 @@ func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, ident table
 		// landed in between, which the location tells.
 		if sloc, raw, err := s.fastLoad(ctx, ident); err == nil && sloc == loc {
 			s.writeSpliced(w, loc, raw, false)
+			// The next load of the new version is then a lookup.
+			if a, err := s.encodeAnswer(loc, raw, nil, false); err == nil {
+				s.answers.put(answerKey{loc, false}, a)
+			}
 			return
 		}
 	}

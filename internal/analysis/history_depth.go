@@ -170,6 +170,11 @@ func historyTable(run []Line) (string, error) {
 			meta = FormatNum(m.Value/1024) + " KiB"
 		}
 		built := fmt.Sprint(last.line.Params["history_built"])
+		if note, ok := last.line.Params["history_note"].(string); ok && note != "" {
+			// The level is not the history asked for (a catalog that
+			// keeps fewer snapshots): the row must not read as one.
+			built += " — " + note
+		}
 		build := "—"
 		if m, ok := last.line.Measure("history_build_s"); ok {
 			build = FormatNum(m.Value) + " s"

@@ -26,12 +26,14 @@ func TestHistoryDepthTableAndChart(t *testing.T) {
 		depthLine("rest", "load_table.latency", 1000, 2000, ""),
 		depthLine("rest", "load_table.direct.latency", 0, 50, "refs"),
 		depthLine("rest", "load_table.direct.latency", 1000, 55, "refs"),
+		depthLine("nessie", "load_table.latency", 0, 900, ""),
+		noted(depthLine("nessie", "load_table.latency", 1000, 910, ""), "the catalog serves 1 of the 1000 snapshots committed"),
 		// Without a level: not part of any series.
 		{Record: results.Record{RunID: "r1", Target: "rest", Scenario: "load_table.latency", Ops: 10}, P50US: ptr(90.0)},
 	}
 	order, by := depthSeries(lines)
-	if len(order) != 2 || len(by[order[0]]) != 3 || len(by[order[1]]) != 2 {
-		t.Fatalf("series %v: want load_table.latency with 3 levels and the refs series with 2", order)
+	if len(order) != 3 || len(by[order[0]]) != 3 || len(by[order[1]]) != 2 {
+		t.Fatalf("series %v: want load_table.latency with 3 levels, the refs series with 2 and nessie's", order)
 	}
 	s, ok := depthSlope(by[order[0]])
 	if !ok || math.Abs(s-1) > 1e-9 {
@@ -48,6 +50,8 @@ func TestHistoryDepthTableAndChart(t *testing.T) {
 		"| 0 snapshots | 100 snapshots | 1,000 snapshots |",
 		"| rest | `load_table.latency` (µs p50) | — | 100.0 | 200.0 | 2,000 | 20.00× | 10.00× (slope 1.00) | 2,002 KiB | register | 1.500 s |",
 		"| rest | `load_table.direct.latency` (µs p50) | refs | 50.00 | — | 55.00 | 1.100× | — |",
+		// A level the catalog did not keep says so on its row.
+		"| register — the catalog serves 1 of the 1000 snapshots committed | 1.500 s |",
 	} {
 		if !strings.Contains(tbl, want) {
 			t.Errorf("table lacks %q:\n%s", want, tbl)
@@ -57,7 +61,13 @@ func TestHistoryDepthTableAndChart(t *testing.T) {
 	if len(charts) != 2 || !strings.Contains(string(charts[0].Chart), "rest · ×10.00/10×") || !strings.Contains(string(charts[1].Chart), "snapshots=refs") {
 		t.Errorf("charts: %d, want one per scenario naming the fitted factor and the mode", len(charts))
 	}
-	if _, err := historyTable(lines[5:]); err == nil {
+	if _, err := historyTable(lines[len(lines)-1:]); err == nil {
 		t.Error("a run without history levels made a table")
 	}
+}
+
+// noted is l with a history_note.
+func noted(l Line, note string) Line {
+	l.Params["history_note"] = note
+	return l
 }

@@ -5,6 +5,7 @@ Usage: python pyiceberg_interop.py URI [CREDENTIAL]
 Prints one "ok <step>" line per passed step and exits 0; any failure raises
 (exit 1) with the step in the traceback.
 """
+import json
 import sys
 
 from pyiceberg.catalog.rest import RestCatalog
@@ -92,6 +93,40 @@ def main():
     assert reg.metadata_location == meta_loc, reg.metadata_location
     assert [f.name for f in cat.load_table("interop.registered").schema().fields] == ["id", "data", "x"]
     step("register_table")
+
+    # snapshots=refs: a history of 5 snapshots (main at the last, a tag on
+    # the first) registered from a metadata file written beside t1's; a
+    # client in refs mode gets the two referenced snapshots and the whole
+    # snapshot log, and parses the answer.
+    path = meta_loc.removeprefix("file://")
+    with open(path) as f:
+        meta = json.load(f)
+    base = meta["last-updated-ms"]
+    ids = [9_100 + k for k in range(5)]
+    meta["snapshots"] = [
+        dict({"snapshot-id": sid, "sequence-number": k + 1, "timestamp-ms": base + k + 1,
+              "manifest-list": meta["location"] + f"/metadata/snap-{sid}.avro", "schema-id": meta["current-schema-id"],
+              "summary": {"operation": "append"}}, **({"parent-snapshot-id": ids[k - 1]} if k else {}))
+        for k, sid in enumerate(ids)
+    ]
+    meta["snapshot-log"] = [{"timestamp-ms": base + k + 1, "snapshot-id": sid} for k, sid in enumerate(ids)]
+    meta["refs"] = {"main": {"snapshot-id": ids[-1], "type": "branch"}, "first": {"snapshot-id": ids[0], "type": "tag"}}
+    meta["current-snapshot-id"] = ids[-1]
+    meta["last-sequence-number"] = len(ids)
+    meta["last-updated-ms"] = base + len(ids)
+    hist_path = path.rsplit("/", 1)[0] + "/99999-history.metadata.json"
+    with open(hist_path, "w") as f:
+        json.dump(meta, f)
+    cat.register_table("interop.history", "file://" + hist_path)
+    refs_cat = RestCatalog("katbench-refs", **dict(props, **{"snapshot-loading-mode": "refs"}))
+    hist = refs_cat.load_table("interop.history")
+    got = sorted(s.snapshot_id for s in hist.metadata.snapshots)
+    assert got == [ids[0], ids[-1]], got
+    assert hist.current_snapshot().snapshot_id == ids[-1], hist.current_snapshot()
+    assert len(hist.metadata.snapshot_log) == len(ids), hist.metadata.snapshot_log
+    assert len(cat.load_table("interop.history").metadata.snapshots) == len(ids)
+    cat.drop_table("interop.history")
+    step("snapshots_refs")
 
     # views: create, load, list, exists, drop.
     version = ViewVersion(
