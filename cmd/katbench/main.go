@@ -50,6 +50,14 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+// usage makes err (unless nil) a usage error.
+func usage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return usageError{err}
+}
+
 // usageArgs makes every command's argument check a usage error (exit 2).
 func usageArgs(c *cobra.Command) {
 	if check := c.Args; check != nil {
