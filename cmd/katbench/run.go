@@ -13,6 +13,7 @@ import (
 
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/workspace"
 	"github.com/nordisk/katbench/scenarios"
 )
 
@@ -27,7 +28,7 @@ type benchFlags struct {
 	format    string
 	allowErrs bool
 	props     []string
-	storage   storageFlags
+	storage   workspace.StorageSettings
 	bgio      backgroundIOFlags
 	snaps     historyFlags
 }
@@ -55,7 +56,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&s.Rounds, "rounds", 1, "measure each scenario this many times per target, interleaved round by round (A B C, C B A, …); lines keep per-round p50 and ops/s")
 	fl.IntVar(&s.ViewsPerLeaf, "views-per-leaf", 0, "views per leaf namespace made for the view scenarios (default 2 with --quick, 10 otherwise)")
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable; adds to BENCH_REST_PROPS)")
-	f.storage.register(fl)
+	f.storage.RegisterFlags(fl)
 	registerShard(fl, &s.Shard)
 	registerRate(fl, s)
 	registerMix(fl, &s.Mix)
@@ -134,7 +135,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 	prog := newProgress(stderr, useBars(stderr, cmd.OutOrStdout(), format))
 	opts.Log = prog
 	opts.Progress = prog.update
-	st, err := f.storage.resolve(cmd.Context(), prog)
+	st, err := f.storage.Resolve(cmd.Context(), os.Getenv, transportSettings, prog)
 	if err != nil {
 		return err
 	}
@@ -169,7 +170,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 		}
 		targets[i] = scenarios.Target{Factory: factories[i], Config: competitors.Config{
 			Args: s.args, Dir: cdir, Durability: opts.Durability, Props: props, Log: prog,
-			Storage: st.forCompetitor(sub), Env: competitors.ReadEnv(s.name, os.Getenv),
+			Storage: st.ForCompetitor(sub), Env: competitors.ReadEnv(s.name, os.Getenv),
 		}}
 	}
 

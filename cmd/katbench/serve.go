@@ -12,12 +12,13 @@ import (
 
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/internal/serve"
+	"github.com/nordisk/katbench/internal/workspace"
 )
 
 // frontFlags are the flags both `katbench serve` fronts take.
 type frontFlags struct {
 	addr, dir, durability string
-	storage               storageFlags
+	storage               workspace.StorageSettings
 	allowedLocations      []string
 }
 
@@ -26,7 +27,7 @@ func (f *frontFlags) register(fl *pflag.FlagSet, addr string) {
 	fl.StringVar(&f.dir, "dir", "", "catalog directory (default: a temp dir removed on exit)")
 	fl.StringVar(&f.durability, "durability", os.Getenv("BENCH_DURABILITY"), "immediate|eventual|none; env BENCH_DURABILITY")
 	fl.StringArrayVar(&f.allowedLocations, "allowed-location", nil, "absolute URI under which table and view locations may lie besides the warehouse (repeatable)")
-	f.storage.register(fl)
+	f.storage.RegisterFlags(fl)
 }
 
 // check validates the shared flags before anything is created.
@@ -51,7 +52,7 @@ func (f *frontFlags) check() (catalog.Durability, error) {
 type frontRun struct {
 	name, banner string // "rest"; "serving Iceberg REST at http://%s"
 	auth         bool
-	prepare      func(st storage)                                 // options that need the resolved storage
+	prepare      func(st workspace.Storage)                       // options that need the resolved storage
 	server       func(cat *catalog.Catalog) (serve.Server, error) // the front over cat
 }
 
@@ -61,7 +62,7 @@ func serveFront(cmd *cobra.Command, f *frontFlags, dur catalog.Durability, fr fr
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stderr := cmd.ErrOrStderr()
-	st, err := f.storage.resolve(ctx, stderr)
+	st, err := f.storage.Resolve(ctx, os.Getenv, transportSettings, stderr)
 	if err != nil {
 		return err
 	}
@@ -73,9 +74,9 @@ func serveFront(cmd *cobra.Command, f *frontFlags, dur catalog.Durability, fr fr
 		auth = "bearer token"
 	}
 	return serve.Run(ctx, serve.Front{Name: fr.name, Addr: f.addr, Auth: fr.auth, New: fr.server, Log: stderr,
-		Catalog: catalog.Options{Dir: f.dir, Durability: dur, Warehouse: st.warehouse, IOProps: st.ioProps, AllowedLocations: f.allowedLocations},
+		Catalog: catalog.Options{Dir: f.dir, Durability: dur, Warehouse: st.Warehouse, IOProps: st.IOProps, AllowedLocations: f.allowedLocations},
 		Banner: func(addr net.Addr, dir string) string {
-			return fmt.Sprintf("katbench: "+fr.banner+" (catalog %s, warehouse %s, durability %s, auth %s)", addr, dir, st.describe(dir), dur, auth)
+			return fmt.Sprintf("katbench: "+fr.banner+" (catalog %s, warehouse %s, durability %s, auth %s)", addr, dir, st.Describe(dir), dur, auth)
 		}})
 }
 
