@@ -11,9 +11,6 @@ import (
 // search measures the harness's worker pool instead of the server.
 const capacityWorkers = 64
 
-// capacityUnused are the run flags a capacity search does not use.
-var capacityUnused = []string{"rate", "scenario", "threads", "duration", "full", "snapshots", "history-tables", "history-build", "page-size"}
-
 func init() {
 	var f benchFlags
 	var cf scenarios.CapacitySettings
@@ -48,11 +45,11 @@ a line saying so and the run exit 1.`,
 		},
 	}
 	f.register(cmd)
-	registerCapacity(cmd.Flags(), &cf)
+	cf.RegisterFlags(cmd.Flags())
 	// The search chooses the rates and runs the mix, not the scenarios:
-	// these flags of a run do not shape it (--rate and --scenario are
-	// refused), so its help leaves them out.
-	for _, name := range capacityUnused {
+	// these flags of a run do not shape it (they are refused), so its
+	// help leaves them out.
+	for _, name := range scenarios.CapacityUnused {
 		_ = cmd.Flags().MarkHidden(name) // registered above: never an error
 	}
 	rootCmd.AddCommand(cmd)

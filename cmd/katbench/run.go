@@ -19,75 +19,48 @@ import (
 
 // benchFlags are the flags every benchmark command shares: the run's
 // scenarios.Settings and what cmd itself handles (output, directories,
-// client properties).
+// client properties, storage).
 type benchFlags struct {
-	s         scenarios.Settings
-	dir       string
-	history   string
-	label     string
-	format    string
-	allowErrs bool
-	props     []string
-	storage   workspace.StorageSettings
-	bgio      backgroundIOFlags
-	snaps     historyFlags
+	s                           scenarios.Settings
+	dir, history, label, format string
+	allowErrs                   bool
+	props                       []string
+	storage                     workspace.StorageSettings
 }
 
 func (f *benchFlags) register(cmd *cobra.Command) {
-	fl, s := cmd.Flags(), &f.s
-	fl.BoolVar(&s.Quick, "quick", os.Getenv("BENCH_QUICK") == "1", "smoke run: small dataset (200 tables), short phases, threads 1,4, no durability throughput sweep; env BENCH_QUICK=1")
-	fl.BoolVar(&s.Full, "full", false, "with --quick: still run every thread level (1..32) and the durability throughput sweep")
-	fl.IntVar(&s.Tables, "tables", 0, "tables in the dataset (default 200 with --quick, 10000 otherwise)")
-	fl.DurationVar(&s.Duration, "duration", 0, "measured time per throughput level (default 500ms with --quick, 5s otherwise)")
-	fl.DurationVar(&s.Warmup, "warmup", 0, "unrecorded warm-up before each scenario (default 200ms with --quick, 2s otherwise; JVM servers ask for more)")
-	fl.StringVar(&s.ServerWarmup, "server-warmup", "auto", "one-time warm-up of each server before its first scenario; 'auto' = what the competitor asks for (30s for JVM servers: Nessie, Polaris, the fixture; 0 otherwise)")
-	fl.StringVar(&s.Threads, "threads", "", "throughput levels, comma-separated (default 1,4 with --quick and no --scenario, 1,2,4,8,16,32 otherwise)")
-	fl.StringVar(&s.Durability, "durability", os.Getenv("BENCH_DURABILITY"), "embedded catalog durability: immediate|eventual|none; env BENCH_DURABILITY")
+	fl := cmd.Flags()
+	f.s.RegisterFlags(fl, os.Getenv)
+	f.storage.RegisterFlags(fl)
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
-	fl.StringVar(&s.Scenario, "scenario", "", "run only scenarios matching these globs, comma-separated (e.g. 'load_table.*')")
 	fl.StringVar(&f.history, "history", "", "also append result lines to this file (none by default; the README's runs are recorded with --history bench_history.jsonl)")
 	registerLabel(fl, &f.label)
 	fl.BoolVar(&f.allowErrs, "allow-errors", false, "exit 0 even when operations failed (recorded on every line as allow_errors)")
 	fl.StringVar(&f.format, "format", "auto", formatHelp)
-	fl.StringVar(&s.Namespace, "namespace", "", "root namespace of the dataset (default katbench_<run id>)")
-	fl.IntVar(&s.LatencyOps, "ops", 0, "recorded operations per latency scenario (default 1000 with --quick, 20000 otherwise)")
-	fl.IntVar(&s.CreateOps, "create-ops", 0, "recorded creates and commits per scenario (default 100 with --quick, 1000 otherwise)")
-	fl.IntVar(&s.Parallel, "setup-parallel", 4, "workers creating and dropping the dataset (fewer where the competitor asks for fewer)")
-	fl.IntVar(&s.Rounds, "rounds", 1, "measure each scenario this many times per target, interleaved round by round (A B C, C B A, …); lines keep per-round p50 and ops/s")
-	fl.IntVar(&s.ViewsPerLeaf, "views-per-leaf", 0, "views per leaf namespace made for the view scenarios (default 2 with --quick, 10 otherwise)")
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable; adds to BENCH_REST_PROPS)")
-	f.storage.RegisterFlags(fl)
-	registerShard(fl, &s.Shard)
-	registerRate(fl, s)
-	registerMix(fl, &s.Mix)
-	f.bgio.register(fl)
-	f.snaps.register(fl)
 }
 
 // options turns flags (and the environment's KATBENCH_TEST_DELAY_US and
-// JOB_COMPLETION_INDEX) into runner options, rejecting bad values before
-// anything is created.
-func (f *benchFlags) options(cmd *cobra.Command, run *results.Run) (scenarios.Options, error) {
+// JOB_COMPLETION_INDEX) into runner options and the neighbour's config,
+// rejecting bad values before anything is created.
+func (f *benchFlags) options(cmd *cobra.Command, run *results.Run) (scenarios.Options, scenarios.NeighbourConfig, error) {
 	if err := checkFormat(f.format); err != nil {
-		return scenarios.Options{}, err
+		return scenarios.Options{}, scenarios.NeighbourConfig{}, err
 	}
 	s := f.s
-	fl := cmd.Flags()
-	s.NamespaceSet, s.ThreadsSet, s.ScenarioSet = fl.Changed("namespace"), s.Threads != "", s.Scenario != ""
+	s.FromFlags(cmd.Flags())
 	s.Shard.JobIndex = os.Getenv("JOB_COMPLETION_INDEX")
 	d, err := scenarios.ParseTestDelay(os.Getenv(envTestDelay))
 	if err != nil {
-		return scenarios.Options{}, usagef("%s=%v", envTestDelay, err)
+		return scenarios.Options{}, scenarios.NeighbourConfig{}, usagef("%s=%v", envTestDelay, err)
 	}
 	s.Delay = d
 	o, err := s.Options(run.ID)
 	if err != nil {
-		return o, usageError{err}
+		return o, scenarios.NeighbourConfig{}, err
 	}
-	if err := f.snaps.apply(&o, fl.Changed); err != nil {
-		return o, err
-	}
-	return o, f.bgio.apply()
+	nb, err := s.Background.Config()
+	return o, nb, err
 }
 
 // targetSpec is one command-line target: a name and its positional args.
@@ -107,7 +80,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 	run := results.NewRun()
 	run.Command = commandLine()
 	run.AllowErrors = f.allowErrs
-	opts, err := f.options(cmd, run)
+	opts, neighbour, err := f.options(cmd, run)
 	if err != nil {
 		return err
 	}
@@ -122,7 +95,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 		}
 		factories[i] = fac
 	}
-	if err := checkDisk(opts, f.dir, len(specs)); err != nil {
+	if err := scenarios.CheckDisk(opts, f.dir, len(specs)); err != nil {
 		return err
 	}
 	specs, factories = withFloors(specs, factories, opts)
@@ -182,7 +155,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var lines results.Collector
-	sink, stopNeighbour, err := f.bgio.start(ctx, dir, results.Tee{out.Sink(), &lines})
+	sink, stopNeighbour, err := scenarios.WithNeighbour(ctx, neighbour, dir, results.Tee{out.Sink(), &lines})
 	if err != nil {
 		return errors.Join(err, out.Close())
 	}
