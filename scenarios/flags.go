@@ -36,7 +36,7 @@ func (s *Settings) RegisterFlags(fl *pflag.FlagSet, getenv func(string) string) 
 }
 
 // FromFlags records, after fl is parsed, which flags were given: an
-// explicit --namespace ” is an error, and flags that shape nothing given
+// explicit empty --namespace is an error, and flags that shape nothing given
 // are refused (see Settings.Given).
 func (s *Settings) FromFlags(fl *pflag.FlagSet) {
 	s.Given = fl.Changed
