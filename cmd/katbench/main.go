@@ -13,6 +13,7 @@ import (
 
 	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/serve"
 	"github.com/nordisk/katbench/internal/workspace"
 	"github.com/nordisk/katbench/scenarios"
 	"github.com/spf13/cobra"
@@ -55,7 +56,7 @@ func usagef(format string, args ...any) error {
 
 // usageErrs are the errors of the packages cmd calls that are always the
 // user's input (exit 2 wherever they come from).
-var usageErrs = []error{scenarios.ErrSettings, output.ErrFormat, workspace.ErrSettings}
+var usageErrs = []error{scenarios.ErrSettings, output.ErrFormat, workspace.ErrSettings, serve.ErrSettings}
 
 // isUsage reports whether err is a usage error (exit 2).
 func isUsage(err error) bool {

@@ -57,11 +57,11 @@ to ` + restserver.DefaultBodyBudgetWait.String() + `, then gets 503 with Retry-A
 
 // serveRest validates every flag before creating anything, then serves.
 func serveRest(cmd *cobra.Command, f serveRestFlags) error {
-	dur, err := f.check()
+	dur, err := f.Check()
 	if err != nil {
 		return err
 	}
-	if err := errors.Join(byteLimit("max-body-bytes", f.maxBodyBytes), byteLimit("max-inflight-body-bytes", f.maxInflightBodyBytes)); err != nil {
+	if err := errors.Join(serve.CheckByteLimit("max-body-bytes", f.maxBodyBytes), serve.CheckByteLimit("max-inflight-body-bytes", f.maxInflightBodyBytes)); err != nil {
 		return err
 	}
 	opts := restserver.Options{Credential: f.credential, RequiredScope: f.scope, Prefix: f.prefix,
