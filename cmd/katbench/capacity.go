@@ -37,11 +37,7 @@ a line saying so and the run exit 1.`,
 				f.s.RateWorkers = capacityWorkers
 			}
 			f.s.Mix.Capacity = &cf
-			specs := make([]targetSpec, len(args))
-			for i, a := range args {
-				specs[i] = parseTarget(a)
-			}
-			return runBench(cmd, &f, specs)
+			return runBench(cmd, &f, parseTargets(args))
 		},
 	}
 	f.register(cmd)

@@ -2,10 +2,8 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -69,50 +67,48 @@ type targetSpec struct {
 	args []string
 }
 
-// parseTarget reads `name` or `name=URL[@WAREHOUSE]` (competitors.ParseTarget).
+// parseTarget reads `name` or `name=URL[@WAREHOUSE]` (scenarios.ParseTargetSpec).
 func parseTarget(s string) targetSpec {
-	name, args := competitors.ParseTarget(s)
-	return targetSpec{name: name, args: args}
+	t := scenarios.ParseTargetSpec(s)
+	return targetSpec{name: t.Name, args: t.Args}
+}
+
+// parseTargets parses every argument of a multi-target command.
+func parseTargets(args []string) []scenarios.TargetSpec {
+	specs := make([]scenarios.TargetSpec, len(args))
+	for i, a := range args {
+		specs[i] = scenarios.ParseTargetSpec(a)
+	}
+	return specs
 }
 
 // runBench is the body of `katbench run` and of every single-target command.
-func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error) {
+func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (err error) {
 	run := results.NewRun()
-	run.Command = commandLine()
-	run.AllowErrors = f.allowErrs
+	run.Command, run.AllowErrors = commandLine(), f.allowErrs
 	opts, neighbour, err := f.options(cmd, run)
 	if err != nil {
 		return err
 	}
-	factories := make([]competitors.Factory, len(specs))
-	for i, s := range specs {
-		fac, err := competitors.Lookup(s.name)
-		if err != nil {
-			return usageError{err}
-		}
-		if err := fac.Check(s.args); err != nil {
-			return usageError{err}
-		}
-		factories[i] = fac
-	}
-	if err := scenarios.CheckDisk(opts, f.dir, len(specs)); err != nil {
+	specs, factories, err := scenarios.LookupTargets(given, opts)
+	if err != nil {
 		return err
 	}
-	specs, factories = withFloors(specs, factories, opts)
+	if err := scenarios.CheckDisk(opts, f.dir, len(given)); err != nil {
+		return err
+	}
 	props, err := parseProps(f.props)
 	if err != nil {
 		return err
 	}
-	stderr := cmd.ErrOrStderr()
-	format := resolveFormat(f.format, cmd.OutOrStdout())
-	prog := newProgress(stderr, useBars(stderr, cmd.OutOrStdout(), format))
-	opts.Log = prog
-	opts.Progress = prog.update
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	format := resolveFormat(f.format, stdout)
+	prog := newProgress(stderr, useBars(stderr, stdout, format))
+	opts.Log, opts.Progress = prog, prog.update
 	st, err := f.storage.Resolve(cmd.Context(), os.Getenv, transportSettings, prog)
 	if err != nil {
 		return err
 	}
-
 	dir, removeDir, err := workDir(f.dir)
 	if err != nil {
 		return err
@@ -124,30 +120,18 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 			return nil
 		}
 		removeDir = false
-		return removeTree(dir, prog.update)
+		return workspace.RemoveTree(dir, prog.update)
 	}
 	defer func() {
 		err = errors.Join(err, cleanDir())
 		prog.Close()
 	}()
-	targets := make([]scenarios.Target, len(specs))
-	seen := map[string]int{}
-	for i, s := range specs {
-		sub := s.name
-		if seen[s.name]++; seen[s.name] > 1 {
-			sub = fmt.Sprintf("%s-%d", s.name, seen[s.name])
-		}
-		cdir := filepath.Join(dir, sub)
-		if err := os.MkdirAll(cdir, 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", cdir, err)
-		}
-		targets[i] = scenarios.Target{Factory: factories[i], Config: competitors.Config{
-			Args: s.args, Dir: cdir, Durability: opts.Durability, Props: props, Log: prog,
-			Storage: st.ForCompetitor(sub), Env: competitors.ReadEnv(s.name, os.Getenv),
-		}}
+	base := competitors.Config{Durability: opts.Durability, Props: props, Log: prog}
+	targets, err := scenarios.NewTargets(specs, factories, dir, base, st.ForCompetitor, os.Getenv)
+	if err != nil {
+		return err
 	}
-
-	out, err := newOutput(format, f.history, cmd.OutOrStdout(), stderr)
+	out, err := newOutput(format, f.history, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -165,14 +149,6 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 	prog.Close() // the last bar is drawn before any table
 	// A line with failed operations turns the run red (exit 1).
 	return errors.Join(err, out.Close(), results.CheckErrors(lines.Snapshot()))
-}
-
-// hideUnused hides fac.UnusedFlags from c's help; they still parse, so old
-// command lines keep working.
-func hideUnused(c *cobra.Command, fac competitors.Factory) {
-	for _, name := range fac.UnusedFlags() {
-		_ = c.Flags().MarkHidden(name) // registered above: never an error
-	}
 }
 
 // parseProps reads repeated k=v flags (competitors.ParseProps).
@@ -199,13 +175,7 @@ endpoint: name=URL or name=URL@WAREHOUSE (e.g. nessie=http://localhost:19120/ice
   katbench run embedded rest grpc --quick --format table
   eval "$(containers/nessie_up.sh)"; katbench run rest nessie --quick`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			specs := make([]targetSpec, len(args))
-			for i, a := range args {
-				specs[i] = parseTarget(a)
-			}
-			return runBench(cmd, &f, specs)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runBench(cmd, &f, parseTargets(args)) },
 	}
 	f.register(runCmd)
 	rootCmd.AddCommand(runCmd)
@@ -226,16 +196,18 @@ endpoint: name=URL or name=URL@WAREHOUSE (e.g. nessie=http://localhost:19120/ice
 					return usagef("--warehouse is the embedded catalog's warehouse URI and does not apply to %s; "+
 						"its server's warehouse is the argument after the URL: katbench %s", name, strings.TrimSpace(name+" "+fac.Usage))
 				}
-				specs := []targetSpec{{name: name, args: args}}
+				specs := []scenarios.TargetSpec{{Name: name, Args: args}}
 				if peer != "" && peer != name {
-					specs = append(specs, targetSpec{name: peer})
+					specs = append(specs, scenarios.TargetSpec{Name: peer})
 				}
 				return runBench(cmd, &ff, specs)
 			},
 		}
 		ff.register(c)
 		c.Flags().StringVar(&peer, "peer", fac.Peer, "competitor run beside this one for comparison ('' for none)")
-		hideUnused(c, fac)
+		for _, name := range fac.UnusedFlags() { // hidden from help; they still parse, so old command lines keep working
+			_ = c.Flags().MarkHidden(name) // registered above: never an error
+		}
 		rootCmd.AddCommand(c)
 	}
 	rootCmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
