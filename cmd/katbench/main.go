@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/nordisk/katbench/internal/analysis"
 	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/serve"
@@ -56,7 +57,7 @@ func usagef(format string, args ...any) error {
 
 // usageErrs are the errors of the packages cmd calls that are always the
 // user's input (exit 2 wherever they come from).
-var usageErrs = []error{scenarios.ErrSettings, output.ErrFormat, workspace.ErrSettings, serve.ErrSettings}
+var usageErrs = []error{scenarios.ErrSettings, output.ErrFormat, workspace.ErrSettings, serve.ErrSettings, analysis.ErrNoCommonCells}
 
 // isUsage reports whether err is a usage error (exit 2).
 func isUsage(err error) bool {
