@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -62,10 +61,7 @@ failed run, 2 on bad input, 0 otherwise.`,
 			defer stop()
 			logw := cmd.ErrOrStderr()
 			sum, err := s.Run(ctx, logw)
-			if errors.Is(err, ab.ErrBadOptions) {
-				return usageError{err}
-			}
-			if err != nil {
+			if err != nil { // ab.ErrBadOptions is a usage error
 				return err
 			}
 			fmt.Fprintln(logw, sum.Describe(s.Runs, s.MaxLoad, s.Out))

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/nordisk/katbench/internal/ab"
 	"github.com/nordisk/katbench/internal/analysis"
 	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
@@ -57,7 +58,7 @@ func usagef(format string, args ...any) error {
 
 // usageErrs are the errors of the packages cmd calls that are always the
 // user's input (exit 2 wherever they come from).
-var usageErrs = []error{scenarios.ErrSettings, output.ErrFormat, workspace.ErrSettings, serve.ErrSettings, analysis.ErrNoCommonCells}
+var usageErrs = []error{scenarios.ErrSettings, output.ErrFormat, workspace.ErrSettings, serve.ErrSettings, analysis.ErrNoCommonCells, ab.ErrBadOptions}
 
 // isUsage reports whether err is a usage error (exit 2).
 func isUsage(err error) bool {
@@ -84,12 +85,7 @@ func usage(err error) error {
 // usageArgs makes every command's argument check a usage error (exit 2).
 func usageArgs(c *cobra.Command) {
 	if check := c.Args; check != nil {
-		c.Args = func(cmd *cobra.Command, args []string) error {
-			if err := check(cmd, args); err != nil {
-				return usageError{err}
-			}
-			return nil
-		}
+		c.Args = func(cmd *cobra.Command, args []string) error { return usage(check(cmd, args)) }
 	}
 	for _, sub := range c.Commands() {
 		usageArgs(sub)
