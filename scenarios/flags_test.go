@@ -149,6 +149,13 @@ func TestCapacityRefusesUnusedFlags(t *testing.T) {
 	if _, err := s.Options("r1"); err == nil || !strings.Contains(err.Error(), "the search chooses the rates") {
 		t.Errorf("capacity --rate 100: %v; want the rate's own message", err)
 	}
+	for args, want := range map[string]int{"": CapacityWorkers, "--rate-workers=8": 8} {
+		s := parseFlags(t, nil, append(base, strings.Fields(args)...)...)
+		s.Mix.Capacity = &CapacitySettings{SLO: "p99<=1s", Start: 10, MaxRate: 100, Factor: 2, Bisect: 2, Precision: 0.1, Keep: 0.9, StepOps: -1}
+		if o, err := s.Options("r1"); err != nil || o.OpenWorkers != want {
+			t.Errorf("capacity %q: workers %d, %v; want %d", args, o.OpenWorkers, err, want)
+		}
+	}
 	s = parseFlags(t, nil, append(base, "--threads", "4")...)
 	if _, err := s.Options("r1"); err != nil {
 		t.Errorf("run --mix --threads 4: %v; want it accepted", err)

@@ -49,6 +49,11 @@ type Settings struct {
 	Given func(flag string) bool
 }
 
+// CapacityWorkers is the default --rate-workers of a capacity search: a
+// slow server at a high rate needs many operations in flight, or the
+// search measures the harness's worker pool instead of the server.
+const CapacityWorkers = 64
+
 // CapacityUnused are the run flags a capacity search does not use: it
 // chooses the rates and runs the mix, not the scenarios. Options refuses
 // each of them given with a capacity search.
@@ -197,6 +202,9 @@ func (s Settings) Options(runID string) (Options, error) {
 		given = func(string) bool { return false }
 	}
 	if s.Mix.Capacity != nil {
+		if !given("rate-workers") {
+			o.OpenWorkers = CapacityWorkers
+		}
 		for _, name := range CapacityUnused {
 			if given(name) {
 				return o, settingsf("--%s with capacity: the search runs --mix at the rates it chooses, each step --step-duration long; "+

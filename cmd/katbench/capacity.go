@@ -6,11 +6,6 @@ import (
 	"github.com/nordisk/katbench/scenarios"
 )
 
-// capacityWorkers is the default --rate-workers of a capacity search: a
-// slow server at a high rate needs many operations in flight, or the
-// search measures the harness's worker pool instead of the server.
-const capacityWorkers = 64
-
 func init() {
 	var f benchFlags
 	var cf scenarios.CapacitySettings
@@ -33,9 +28,6 @@ a line saying so and the run exit 1.`,
   katbench capacity embedded --mix 'load_table=90,commit_table=10' --keys zipf:1.2 --slo 'p99<=5ms,errors<=0.001'`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !cmd.Flags().Changed("rate-workers") {
-				f.s.RateWorkers = capacityWorkers
-			}
 			f.s.Mix.Capacity = &cf
 			return runBench(cmd, &f, parseTargets(args))
 		},
