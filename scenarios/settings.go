@@ -41,8 +41,23 @@ type Settings struct {
 	Rate                    float64
 	RateWorkers             int
 	Mix                     MixSettings
-	ThreadsSet, ScenarioSet bool // --threads, --scenario were given
+	History                 HistorySettings
+	Background              NeighbourSettings // checked by its Config, not by Options
+	ThreadsSet, ScenarioSet bool              // --threads, --scenario were given
+	// Given reports whether the flag of that name was given (FromFlags
+	// sets it); nil means none was.
+	Given func(flag string) bool
 }
+
+// CapacityWorkers is the default --rate-workers of a capacity search: a
+// slow server at a high rate needs many operations in flight, or the
+// search measures the harness's worker pool instead of the server.
+const CapacityWorkers = 64
+
+// CapacityUnused are the run flags a capacity search does not use: it
+// chooses the rates and runs the mix, not the scenarios. Options refuses
+// each of them given with a capacity search.
+var CapacityUnused = []string{"rate", "scenario", "threads", "duration", "full", "snapshots", "history-tables", "history-build", "page-size"}
 
 // ShardSettings make one process one of N identical workers of a
 // distributed run: worker I builds and reads its own 1/N of the dataset and
@@ -180,6 +195,24 @@ func (s Settings) Options(runID string) (Options, error) {
 	}
 	o.Rate, o.OpenWorkers = s.Rate, s.RateWorkers
 	if err := s.Mix.apply(&o, s.ThreadsSet, s.ScenarioSet); err != nil {
+		return o, err
+	}
+	given := s.Given
+	if given == nil {
+		given = func(string) bool { return false }
+	}
+	if s.Mix.Capacity != nil {
+		if !given("rate-workers") {
+			o.OpenWorkers = CapacityWorkers
+		}
+		for _, name := range CapacityUnused {
+			if given(name) {
+				return o, settingsf("--%s with capacity: the search runs --mix at the rates it chooses, each step --step-duration long; "+
+					"--%s does not shape it, leave it out", name, name)
+			}
+		}
+	}
+	if err := s.History.apply(&o, given); err != nil {
 		return o, err
 	}
 	return o, nil

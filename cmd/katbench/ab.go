@@ -3,11 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
 	"syscall"
 	"time"
 
@@ -63,10 +61,7 @@ failed run, 2 on bad input, 0 otherwise.`,
 			defer stop()
 			logw := cmd.ErrOrStderr()
 			sum, err := s.Run(ctx, logw)
-			if errors.Is(err, ab.ErrBadOptions) {
-				return usageError{err}
-			}
-			if err != nil {
+			if err != nil { // ab.ErrBadOptions is a usage error
 				return err
 			}
 			fmt.Fprintln(logw, sum.Describe(s.Runs, s.MaxLoad, s.Out))
@@ -75,24 +70,14 @@ failed run, 2 on bad input, 0 otherwise.`,
 				return err
 			}
 			var buf bytes.Buffer
-			err = f.report(&buf, old, nw, co)
+			err = f.Report(&buf, old, nw, co)
 			if _, werr := cmd.OutOrStdout().Write(buf.Bytes()); werr != nil && err == nil {
 				err = werr
 			}
 			return err
 		},
 	}
-	f.register(cmd)
-	fl := cmd.Flags()
-	fl.StringVar(&s.OldRef, "old", "", "the baseline: a katbench binary or a git revision (built from a clean checkout)")
-	fl.StringVar(&s.NewRef, "new", "", "the candidate: a katbench binary or a git revision")
-	fl.IntVar(&s.Runs, "runs", 10, "runs per side (each a fresh process); at least 4")
-	fl.DurationVar(&s.Cooldown, "cooldown", 2*time.Second, "pause before each run")
-	fl.Float64Var(&s.MaxLoad, "max-load", float64(runtime.NumCPU()), "one-minute load average a run waits for (0: no limit)")
-	fl.DurationVar(&s.LoadWait, "load-wait", 30*time.Second, "longest wait for the load to drop; a run that starts above it is recorded so")
-	fl.StringVar(&s.Out, "out", "", "file for every run's lines (default ab-<UTC time>.jsonl; never overwritten)")
-	fl.StringVar(&s.Repo, "repo", ".", "git repository that revisions are built from")
-	fl.StringArrayVar(&s.OldEnv, "old-env", nil, "NAME=VALUE added to the old side's environment (repeatable)")
-	fl.StringArrayVar(&s.NewEnv, "new-env", nil, "NAME=VALUE added to the new side's environment (repeatable), e.g. "+envTestDelay+"=rest:40 to inject a slowdown")
+	f.RegisterFlags(cmd.Flags())
+	s.RegisterFlags(cmd.Flags())
 	rootCmd.AddCommand(cmd)
 }

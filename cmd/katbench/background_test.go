@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -26,20 +23,7 @@ func TestBackgroundIOBadValuesExitTwo(t *testing.T) {
 		{"negative rate", []string{"--background-io", "1GiB", "--background-io-rate", "-5MiB"}, "--background-io-rate"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			args := append([]string{"run", "embedded", "--dir", filepath.Join(dir, "work")}, c.args...)
-			stdout, stderr, code := katbench(t, dir, args...)
-			if code != 2 || !strings.Contains(stderr, c.want) {
-				t.Fatalf("exit %d, stderr %q; want exit 2 mentioning %q", code, stderr, c.want)
-			}
-			if stdout != "" {
-				t.Errorf("stdout = %q, want nothing", stdout)
-			}
-			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-				t.Errorf("bad input wrote %v", entries)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { wantUsageError(t, nil, append([]string{"run", "embedded"}, c.args...), c.want) })
 	}
 }
 
@@ -55,18 +39,7 @@ func TestBackgroundIORun(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var n int
-	sc := bufio.NewScanner(strings.NewReader(stdout))
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var l struct {
-			Target   string                     `json:"target"`
-			Skipped  string                     `json:"skipped"`
-			Params   map[string]any             `json:"params"`
-			Measures map[string]json.RawMessage `json:"measures"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatal(err)
-		}
+	for _, l := range parseLines(t, stdout) {
 		if l.Skipped != "" {
 			continue
 		}
@@ -74,9 +47,8 @@ func TestBackgroundIORun(t *testing.T) {
 		if l.Params["background_io_bytes"] != float64(2<<20) || l.Params["background_io_rate_b"] != float64(0) {
 			t.Errorf("%s: params %v; want the neighbour's size and rate", l.Target, l.Params)
 		}
-		var w struct{ Value float64 }
-		if err := json.Unmarshal(l.Measures["background_io_written"], &w); err != nil || w.Value <= 0 {
-			t.Errorf("%s: background_io_written %s; want the bytes the neighbour wrote", l.Target, l.Measures["background_io_written"])
+		if w, ok := l.MeasureValue("background_io_written"); !ok || w <= 0 {
+			t.Errorf("%s: background_io_written %v (%v); want the bytes the neighbour wrote", l.Target, w, ok)
 		}
 	}
 	if n < 2 { // the catalog and its floor

@@ -6,14 +6,6 @@ import (
 	"github.com/nordisk/katbench/scenarios"
 )
 
-// capacityWorkers is the default --rate-workers of a capacity search: a
-// slow server at a high rate needs many operations in flight, or the
-// search measures the harness's worker pool instead of the server.
-const capacityWorkers = 64
-
-// capacityUnused are the run flags a capacity search does not use.
-var capacityUnused = []string{"rate", "scenario", "threads", "duration", "full", "snapshots", "history-tables", "history-build", "page-size"}
-
 func init() {
 	var f benchFlags
 	var cf scenarios.CapacitySettings
@@ -36,23 +28,16 @@ a line saying so and the run exit 1.`,
   katbench capacity embedded --mix 'load_table=90,commit_table=10' --keys zipf:1.2 --slo 'p99<=5ms,errors<=0.001'`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !cmd.Flags().Changed("rate-workers") {
-				f.s.RateWorkers = capacityWorkers
-			}
 			f.s.Mix.Capacity = &cf
-			specs := make([]targetSpec, len(args))
-			for i, a := range args {
-				specs[i] = parseTarget(a)
-			}
-			return runBench(cmd, &f, specs)
+			return runBench(cmd, &f, parseTargets(args))
 		},
 	}
 	f.register(cmd)
-	registerCapacity(cmd.Flags(), &cf)
+	cf.RegisterFlags(cmd.Flags())
 	// The search chooses the rates and runs the mix, not the scenarios:
-	// these flags of a run do not shape it (--rate and --scenario are
-	// refused), so its help leaves them out.
-	for _, name := range capacityUnused {
+	// these flags of a run do not shape it (they are refused), so its
+	// help leaves them out.
+	for _, name := range scenarios.CapacityUnused {
 		_ = cmd.Flags().MarkHidden(name) // registered above: never an error
 	}
 	rootCmd.AddCommand(cmd)

@@ -1,52 +1,18 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"io"
-
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/internal/analysis"
 )
 
-// errRegression makes compare exit 1 without being a usage error.
-var errRegression = errors.New("regression")
-
 // compareFlags are the flags compare and ab share.
-type compareFlags struct{ s analysis.CompareSettings }
-
-func (f *compareFlags) register(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.StringVar(&f.s.Metric, "metric", "auto", "what to compare: p50, p99, p999, ops_sec, a counter (allocs, alloc_bytes, read_syscalls, write_syscalls, instructions, cycles), or auto (each line's headline metric — ops_sec for throughput scenarios, p50 otherwise — and every counter both sides carry)")
-	fl.Float64Var(&f.s.Threshold, "threshold", 0, "slowdown in percent a significant change must exceed to fail (default 25 for wall-clock metrics, 10 for deterministic counters)")
-	fl.StringVar(&f.s.Margin, "margin", "", "equivalence margin, e.g. 5%: a cell whose delta interval lies inside ±5 % reads 'same within ±5 %'")
-	fl.BoolVar(&f.s.CrossHost, "cross-host", false, "match cells measured on different hosts (every row says so)")
-	fl.StringVar(&f.s.Format, "format", "text", "output: text or jsonl")
-}
+type compareFlags struct{ analysis.CompareSettings }
 
 // options checks the flags and turns them into compare options.
 func (f *compareFlags) options() (analysis.CompareOptions, error) {
-	o, err := f.s.Options()
-	if err != nil {
-		return o, usageError{err}
-	}
-	return o, nil
-}
-
-// report compares, prints and returns errRegression on a regression.
-func (f *compareFlags) report(w io.Writer, old, nw []analysis.Line, o analysis.CompareOptions) error {
-	c, err := analysis.Compare(old, nw, o)
-	if err != nil {
-		return usageError{err}
-	}
-	if err := c.Write(w, f.s.Format); err != nil {
-		return err
-	}
-	if n := c.Regressions(); n > 0 {
-		return fmt.Errorf("%w: %d of %d cells", errRegression, n, len(c.Rows))
-	}
-	return nil
+	o, err := f.Options()
+	return o, usage(err)
 }
 
 func init() {
@@ -105,10 +71,10 @@ threshold, 0 otherwise (also when cells need more runs), 2 on bad input
 					return usagef("NEW: %v", err)
 				}
 			}
-			return f.report(cmd.OutOrStdout(), old, nw, o)
+			return f.Report(cmd.OutOrStdout(), old, nw, o)
 		},
 	}
-	f.register(cmd)
+	f.RegisterFlags(cmd.Flags())
 	fl := cmd.Flags()
 	fl.StringVar(&history, "history", "bench_history.jsonl", "history file where run ids and commits are looked up")
 	fl.StringVar(&abFile, "ab", "", "compare the two sides of a 'katbench ab' output file")

@@ -58,11 +58,7 @@ func runInProcess(t *testing.T, args ...string) (string, error) {
 	cmd.SetOut(&out)
 	cmd.SetErr(&errb)
 	cmd.SetContext(context.Background())
-	var specs []targetSpec
-	for _, a := range cmd.Flags().Args() {
-		specs = append(specs, parseTarget(a))
-	}
-	err := runBench(cmd, &f, specs)
+	err := runBench(cmd, &f, parseTargets(cmd.Flags().Args()))
 	return out.String(), err
 }
 

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -32,27 +29,6 @@ func TestHistoryBadInputExitsTwo(t *testing.T) {
 		{"page size negative", []string{"embedded", "--page-size", "-3"}, "--page-size -3"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			stdout, stderr, code := katbench(t, dir, append(c.args, "--dir", filepath.Join(dir, "work"))...)
-			if code != 2 || !strings.Contains(stderr, c.want) {
-				t.Fatalf("exit %d, stderr %q; want exit 2 mentioning %q", code, stderr, c.want)
-			}
-			if stdout != "" {
-				t.Errorf("stdout = %q, want nothing", stdout)
-			}
-			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-				t.Errorf("bad input wrote %v", entries)
-			}
-		})
-	}
-}
-
-// TestByteSize formats estimates in binary units.
-func TestByteSize(t *testing.T) {
-	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 3 << 30: "3.0 GiB", 5 << 40: "5.0 TiB"} {
-		if got := byteSize(n); got != want {
-			t.Errorf("byteSize(%d) = %q, want %q", n, got, want)
-		}
+		t.Run(c.name, func(t *testing.T) { wantUsageError(t, nil, c.args, c.want) })
 	}
 }

@@ -9,6 +9,3 @@ var invocation []string
 
 // commandLine is the invocation as a line's command (results.CommandLine).
 func commandLine() []string { return results.CommandLine("katbench", invocation) }
-
-// shellQuote returns s as one POSIX shell word (results.ShellQuote).
-func shellQuote(s string) string { return results.ShellQuote(s) }

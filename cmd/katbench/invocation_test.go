@@ -6,25 +6,6 @@ import (
 	"testing"
 )
 
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"embedded":             "embedded",
-		"--rows=2M":            "--rows=2M",
-		"s3://bucket/wh":       "s3://bucket/wh",
-		"load_table.*":         "'load_table.*'",
-		"a b":                  "'a b'",
-		"it's":                 `'it'\''s'`,
-		"":                     "''",
-		"create_table.t{1,8}":  "'create_table.t{1,8}'",
-		"$HOME":                "'$HOME'",
-		"127.0.0.1:9000,x@y+z": "127.0.0.1:9000,x@y+z",
-	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 // TestLinesRecordTheirCommand checks every line of a run names the command
 // that produced it, quoted so it can be pasted into a shell.
 func TestLinesRecordTheirCommand(t *testing.T) {

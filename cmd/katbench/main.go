@@ -11,7 +11,13 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/nordisk/katbench/internal/ab"
+	"github.com/nordisk/katbench/internal/analysis"
+	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/serve"
+	"github.com/nordisk/katbench/internal/workspace"
+	"github.com/nordisk/katbench/scenarios"
 	"github.com/spf13/cobra"
 )
 
@@ -50,15 +56,36 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+// usageErrs are the errors of the packages cmd calls that are always the
+// user's input (exit 2 wherever they come from).
+var usageErrs = []error{scenarios.ErrSettings, output.ErrFormat, workspace.ErrSettings, serve.ErrSettings, analysis.ErrNoCommonCells, ab.ErrBadOptions}
+
+// isUsage reports whether err is a usage error (exit 2).
+func isUsage(err error) bool {
+	var ue usageError
+	if errors.As(err, &ue) {
+		return true
+	}
+	for _, u := range usageErrs {
+		if errors.Is(err, u) {
+			return true
+		}
+	}
+	return false
+}
+
+// usage makes err (unless nil) a usage error.
+func usage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return usageError{err}
+}
+
 // usageArgs makes every command's argument check a usage error (exit 2).
 func usageArgs(c *cobra.Command) {
 	if check := c.Args; check != nil {
-		c.Args = func(cmd *cobra.Command, args []string) error {
-			if err := check(cmd, args); err != nil {
-				return usageError{err}
-			}
-			return nil
-		}
+		c.Args = func(cmd *cobra.Command, args []string) error { return usage(check(cmd, args)) }
 	}
 	for _, sub := range c.Commands() {
 		usageArgs(sub)
@@ -74,8 +101,7 @@ func main() {
 	usageArgs(rootCmd)
 	if err := rootCmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "katbench:", results.RedactText(err.Error()))
-		var ue usageError
-		if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
+		if isUsage(err) || strings.HasPrefix(err.Error(), "unknown command") {
 			os.Exit(2)
 		}
 		os.Exit(1)

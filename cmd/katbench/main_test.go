@@ -31,9 +31,15 @@ func TestMain(m *testing.M) {
 // katbench runs the binary in dir and returns stdout, stderr, exit code.
 func katbench(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
+	return katbenchEnv(t, dir, nil, args...)
+}
+
+// katbenchEnv runs the binary in dir with env overriding the environment.
+func katbenchEnv(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "BENCH_QUICK=", "BENCH_DURABILITY=")
+	cmd.Env = append(append(os.Environ(), "BENCH_QUICK=", "BENCH_DURABILITY="), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -44,6 +50,40 @@ func katbench(t *testing.T, dir string, args ...string) (string, string, int) {
 		t.Fatal(err)
 	}
 	return out.String(), errb.String(), code
+}
+
+// wantUsageError runs katbench with args and --dir under a fresh temp dir
+// (env overriding the environment) and checks that it exits 2 with a
+// message mentioning want, prints nothing on stdout and writes nothing.
+func wantUsageError(t *testing.T, env []string, args []string, want string) {
+	t.Helper()
+	dir := t.TempDir()
+	stdout, stderr, code := katbenchEnv(t, dir, env, append(args, "--dir", filepath.Join(dir, "work"))...)
+	if code != 2 || !strings.Contains(stderr, want) {
+		t.Fatalf("exit %d, stderr %q; want exit 2 mentioning %q", code, stderr, want)
+	}
+	if stdout != "" {
+		t.Errorf("stdout = %q, want nothing", stdout)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("bad input wrote %v", entries)
+	}
+}
+
+// jsonLines parses stdout's result lines.
+func jsonLines(t *testing.T, stdout string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var rec map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("stdout line is not JSON: %q", sc.Text())
+		}
+		out = append(out, rec)
+	}
+	return out
 }
 
 func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
@@ -63,19 +103,7 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		{"unknown flag", []string{"embedded", "--nosuch"}, "unknown flag"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			stdout, stderr, code := katbench(t, dir, append(c.args, "--dir", filepath.Join(dir, "work"))...)
-			if code != 2 || !strings.Contains(stderr, c.want) {
-				t.Fatalf("exit %d, stderr %q; want exit 2 mentioning %q", code, stderr, c.want)
-			}
-			if stdout != "" {
-				t.Errorf("stdout = %q, want nothing", stdout)
-			}
-			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-				t.Errorf("bad input wrote %v", entries)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { wantUsageError(t, nil, c.args, c.want) })
 	}
 }
 
@@ -101,17 +129,11 @@ func TestEmbeddedQuickRunAppendsHistory(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	lines := 0
-	sc := bufio.NewScanner(strings.NewReader(stdout))
-	sc.Buffer(nil, 1<<20)
+	recs := jsonLines(t, stdout)
+	lines := len(recs)
 	targets := map[string]int{}
-	for sc.Scan() {
-		var rec map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatalf("stdout line is not JSON: %q", sc.Text())
-		}
+	for _, rec := range recs {
 		targets[rec["target"].(string)]++
-		lines++
 	}
 	if targets["embedded"] == 0 || targets["embedded"] != targets["sql"] {
 		t.Fatalf("lines per target = %v, want the same non-zero count for both", targets)

@@ -1,29 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// jsonLines parses stdout's result lines.
-func jsonLines(t *testing.T, stdout string) []map[string]any {
-	t.Helper()
-	var out []map[string]any
-	sc := bufio.NewScanner(strings.NewReader(stdout))
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var rec map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatalf("stdout line is not JSON: %q", sc.Text())
-		}
-		out = append(out, rec)
-	}
-	return out
-}
 
 // TestRunMixOpenLoop is `katbench run embedded rest --quick --mix
 // read-heavy --rate 2000`, shortened: per target one line per operation
@@ -128,22 +108,12 @@ func TestMixBadInputExitsTwo(t *testing.T) {
 		{"slo error rate", []string{"capacity", "embedded", "--mix", "read-heavy", "--slo", "p99<=1s,errors<=3"}, "errors<=3"},
 		{"capacity factor", []string{"capacity", "embedded", "--mix", "read-heavy", "--slo", "p99<=1s", "--factor", "1"}, "factor"},
 		{"capacity rates", []string{"capacity", "embedded", "--mix", "read-heavy", "--slo", "p99<=1s", "--start-rate", "-5"}, "rates"},
+		{"capacity snapshots", []string{"capacity", "embedded", "--mix", "read-heavy", "--slo", "p99<=1s", "--snapshots", "0,10"}, "--snapshots with capacity"},
+		{"capacity threads", []string{"capacity", "embedded", "--mix", "read-heavy", "--slo", "p99<=1s", "--threads", "4"}, "--threads does not shape it"},
 		{"capacity unknown target", []string{"capacity", "nosuch", "--mix", "read-heavy", "--slo", "p99<=1s"}, "nosuch"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			stdout, stderr, code := katbench(t, dir, append(c.args, "--dir", filepath.Join(dir, "work"))...)
-			if code != 2 || !strings.Contains(stderr, c.want) {
-				t.Fatalf("exit %d, stderr %q; want exit 2 naming %q", code, stderr, c.want)
-			}
-			if stdout != "" {
-				t.Errorf("stdout = %q, want nothing", stdout)
-			}
-			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-				t.Errorf("bad input wrote %v", entries)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { wantUsageError(t, nil, c.args, c.want) })
 	}
 }
 

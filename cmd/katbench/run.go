@@ -2,10 +2,8 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -13,80 +11,54 @@ import (
 
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/workspace"
 	"github.com/nordisk/katbench/scenarios"
 )
 
 // benchFlags are the flags every benchmark command shares: the run's
 // scenarios.Settings and what cmd itself handles (output, directories,
-// client properties).
+// client properties, storage).
 type benchFlags struct {
-	s         scenarios.Settings
-	dir       string
-	history   string
-	label     string
-	format    string
-	allowErrs bool
-	props     []string
-	storage   storageFlags
-	bgio      backgroundIOFlags
-	snaps     historyFlags
+	s                           scenarios.Settings
+	dir, history, label, format string
+	allowErrs                   bool
+	props                       []string
+	storage                     workspace.StorageSettings
 }
 
 func (f *benchFlags) register(cmd *cobra.Command) {
-	fl, s := cmd.Flags(), &f.s
-	fl.BoolVar(&s.Quick, "quick", os.Getenv("BENCH_QUICK") == "1", "smoke run: small dataset (200 tables), short phases, threads 1,4, no durability throughput sweep; env BENCH_QUICK=1")
-	fl.BoolVar(&s.Full, "full", false, "with --quick: still run every thread level (1..32) and the durability throughput sweep")
-	fl.IntVar(&s.Tables, "tables", 0, "tables in the dataset (default 200 with --quick, 10000 otherwise)")
-	fl.DurationVar(&s.Duration, "duration", 0, "measured time per throughput level (default 500ms with --quick, 5s otherwise)")
-	fl.DurationVar(&s.Warmup, "warmup", 0, "unrecorded warm-up before each scenario (default 200ms with --quick, 2s otherwise; JVM servers ask for more)")
-	fl.StringVar(&s.ServerWarmup, "server-warmup", "auto", "one-time warm-up of each server before its first scenario; 'auto' = what the competitor asks for (30s for JVM servers: Nessie, Polaris, the fixture; 0 otherwise)")
-	fl.StringVar(&s.Threads, "threads", "", "throughput levels, comma-separated (default 1,4 with --quick and no --scenario, 1,2,4,8,16,32 otherwise)")
-	fl.StringVar(&s.Durability, "durability", os.Getenv("BENCH_DURABILITY"), "embedded catalog durability: immediate|eventual|none; env BENCH_DURABILITY")
+	fl := cmd.Flags()
+	f.s.RegisterFlags(fl, os.Getenv)
+	f.storage.RegisterFlags(fl)
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
-	fl.StringVar(&s.Scenario, "scenario", "", "run only scenarios matching these globs, comma-separated (e.g. 'load_table.*')")
 	fl.StringVar(&f.history, "history", "", "also append result lines to this file (none by default; the README's runs are recorded with --history bench_history.jsonl)")
 	registerLabel(fl, &f.label)
 	fl.BoolVar(&f.allowErrs, "allow-errors", false, "exit 0 even when operations failed (recorded on every line as allow_errors)")
 	fl.StringVar(&f.format, "format", "auto", formatHelp)
-	fl.StringVar(&s.Namespace, "namespace", "", "root namespace of the dataset (default katbench_<run id>)")
-	fl.IntVar(&s.LatencyOps, "ops", 0, "recorded operations per latency scenario (default 1000 with --quick, 20000 otherwise)")
-	fl.IntVar(&s.CreateOps, "create-ops", 0, "recorded creates and commits per scenario (default 100 with --quick, 1000 otherwise)")
-	fl.IntVar(&s.Parallel, "setup-parallel", 4, "workers creating and dropping the dataset (fewer where the competitor asks for fewer)")
-	fl.IntVar(&s.Rounds, "rounds", 1, "measure each scenario this many times per target, interleaved round by round (A B C, C B A, …); lines keep per-round p50 and ops/s")
-	fl.IntVar(&s.ViewsPerLeaf, "views-per-leaf", 0, "views per leaf namespace made for the view scenarios (default 2 with --quick, 10 otherwise)")
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable; adds to BENCH_REST_PROPS)")
-	f.storage.register(fl)
-	registerShard(fl, &s.Shard)
-	registerRate(fl, s)
-	registerMix(fl, &s.Mix)
-	f.bgio.register(fl)
-	f.snaps.register(fl)
 }
 
 // options turns flags (and the environment's KATBENCH_TEST_DELAY_US and
-// JOB_COMPLETION_INDEX) into runner options, rejecting bad values before
-// anything is created.
-func (f *benchFlags) options(cmd *cobra.Command, run *results.Run) (scenarios.Options, error) {
+// JOB_COMPLETION_INDEX) into runner options and the neighbour's config,
+// rejecting bad values before anything is created.
+func (f *benchFlags) options(cmd *cobra.Command, run *results.Run) (scenarios.Options, scenarios.NeighbourConfig, error) {
 	if err := checkFormat(f.format); err != nil {
-		return scenarios.Options{}, err
+		return scenarios.Options{}, scenarios.NeighbourConfig{}, err
 	}
 	s := f.s
-	fl := cmd.Flags()
-	s.NamespaceSet, s.ThreadsSet, s.ScenarioSet = fl.Changed("namespace"), s.Threads != "", s.Scenario != ""
+	s.FromFlags(cmd.Flags())
 	s.Shard.JobIndex = os.Getenv("JOB_COMPLETION_INDEX")
 	d, err := scenarios.ParseTestDelay(os.Getenv(envTestDelay))
 	if err != nil {
-		return scenarios.Options{}, usagef("%s=%v", envTestDelay, err)
+		return scenarios.Options{}, scenarios.NeighbourConfig{}, usagef("%s=%v", envTestDelay, err)
 	}
 	s.Delay = d
 	o, err := s.Options(run.ID)
 	if err != nil {
-		return o, usageError{err}
+		return o, scenarios.NeighbourConfig{}, err
 	}
-	if err := f.snaps.apply(&o, fl.Changed); err != nil {
-		return o, err
-	}
-	return o, f.bgio.apply()
+	nb, err := s.Background.Config()
+	return o, nb, err
 }
 
 // targetSpec is one command-line target: a name and its positional args.
@@ -95,50 +67,48 @@ type targetSpec struct {
 	args []string
 }
 
-// parseTarget reads `name` or `name=URL[@WAREHOUSE]` (competitors.ParseTarget).
+// parseTarget reads `name` or `name=URL[@WAREHOUSE]` (scenarios.ParseTargetSpec).
 func parseTarget(s string) targetSpec {
-	name, args := competitors.ParseTarget(s)
-	return targetSpec{name: name, args: args}
+	t := scenarios.ParseTargetSpec(s)
+	return targetSpec{name: t.Name, args: t.Args}
+}
+
+// parseTargets parses every argument of a multi-target command.
+func parseTargets(args []string) []scenarios.TargetSpec {
+	specs := make([]scenarios.TargetSpec, len(args))
+	for i, a := range args {
+		specs[i] = scenarios.ParseTargetSpec(a)
+	}
+	return specs
 }
 
 // runBench is the body of `katbench run` and of every single-target command.
-func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error) {
+func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (err error) {
 	run := results.NewRun()
-	run.Command = commandLine()
-	run.AllowErrors = f.allowErrs
-	opts, err := f.options(cmd, run)
+	run.Command, run.AllowErrors = commandLine(), f.allowErrs
+	opts, neighbour, err := f.options(cmd, run)
 	if err != nil {
 		return err
 	}
-	factories := make([]competitors.Factory, len(specs))
-	for i, s := range specs {
-		fac, err := competitors.Lookup(s.name)
-		if err != nil {
-			return usageError{err}
-		}
-		if err := fac.Check(s.args); err != nil {
-			return usageError{err}
-		}
-		factories[i] = fac
-	}
-	if err := checkDisk(opts, f.dir, len(specs)); err != nil {
+	specs, factories, err := scenarios.LookupTargets(given, opts)
+	if err != nil {
 		return err
 	}
-	specs, factories = withFloors(specs, factories, opts)
+	if err := scenarios.CheckDisk(opts, f.dir, len(given)); err != nil {
+		return err
+	}
 	props, err := parseProps(f.props)
 	if err != nil {
 		return err
 	}
-	stderr := cmd.ErrOrStderr()
-	format := resolveFormat(f.format, cmd.OutOrStdout())
-	prog := newProgress(stderr, useBars(stderr, cmd.OutOrStdout(), format))
-	opts.Log = prog
-	opts.Progress = prog.update
-	st, err := f.storage.resolve(cmd.Context(), prog)
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	format := resolveFormat(f.format, stdout)
+	prog := newProgress(stderr, useBars(stderr, stdout, format))
+	opts.Log, opts.Progress = prog, prog.update
+	st, err := f.storage.Resolve(cmd.Context(), os.Getenv, transportSettings, prog)
 	if err != nil {
 		return err
 	}
-
 	dir, removeDir, err := workDir(f.dir)
 	if err != nil {
 		return err
@@ -150,30 +120,18 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 			return nil
 		}
 		removeDir = false
-		return removeTree(dir, prog.update)
+		return workspace.RemoveTree(dir, prog.update)
 	}
 	defer func() {
 		err = errors.Join(err, cleanDir())
 		prog.Close()
 	}()
-	targets := make([]scenarios.Target, len(specs))
-	seen := map[string]int{}
-	for i, s := range specs {
-		sub := s.name
-		if seen[s.name]++; seen[s.name] > 1 {
-			sub = fmt.Sprintf("%s-%d", s.name, seen[s.name])
-		}
-		cdir := filepath.Join(dir, sub)
-		if err := os.MkdirAll(cdir, 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", cdir, err)
-		}
-		targets[i] = scenarios.Target{Factory: factories[i], Config: competitors.Config{
-			Args: s.args, Dir: cdir, Durability: opts.Durability, Props: props, Log: prog,
-			Storage: st.forCompetitor(sub), Env: competitors.ReadEnv(s.name, os.Getenv),
-		}}
+	base := competitors.Config{Durability: opts.Durability, Props: props, Log: prog}
+	targets, err := scenarios.NewTargets(specs, factories, dir, base, st.ForCompetitor, os.Getenv)
+	if err != nil {
+		return err
 	}
-
-	out, err := newOutput(format, f.history, cmd.OutOrStdout(), stderr)
+	out, err := newOutput(format, f.history, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -181,7 +139,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var lines results.Collector
-	sink, stopNeighbour, err := f.bgio.start(ctx, dir, results.Tee{out.Sink(), &lines})
+	sink, stopNeighbour, err := scenarios.WithNeighbour(ctx, neighbour, dir, results.Tee{out.Sink(), &lines})
 	if err != nil {
 		return errors.Join(err, out.Close())
 	}
@@ -191,14 +149,6 @@ func runBench(cmd *cobra.Command, f *benchFlags, specs []targetSpec) (err error)
 	prog.Close() // the last bar is drawn before any table
 	// A line with failed operations turns the run red (exit 1).
 	return errors.Join(err, out.Close(), results.CheckErrors(lines.Snapshot()))
-}
-
-// hideUnused hides fac.UnusedFlags from c's help; they still parse, so old
-// command lines keep working.
-func hideUnused(c *cobra.Command, fac competitors.Factory) {
-	for _, name := range fac.UnusedFlags() {
-		_ = c.Flags().MarkHidden(name) // registered above: never an error
-	}
 }
 
 // parseProps reads repeated k=v flags (competitors.ParseProps).
@@ -225,13 +175,7 @@ endpoint: name=URL or name=URL@WAREHOUSE (e.g. nessie=http://localhost:19120/ice
   katbench run embedded rest grpc --quick --format table
   eval "$(containers/nessie_up.sh)"; katbench run rest nessie --quick`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			specs := make([]targetSpec, len(args))
-			for i, a := range args {
-				specs[i] = parseTarget(a)
-			}
-			return runBench(cmd, &f, specs)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runBench(cmd, &f, parseTargets(args)) },
 	}
 	f.register(runCmd)
 	rootCmd.AddCommand(runCmd)
@@ -252,16 +196,18 @@ endpoint: name=URL or name=URL@WAREHOUSE (e.g. nessie=http://localhost:19120/ice
 					return usagef("--warehouse is the embedded catalog's warehouse URI and does not apply to %s; "+
 						"its server's warehouse is the argument after the URL: katbench %s", name, strings.TrimSpace(name+" "+fac.Usage))
 				}
-				specs := []targetSpec{{name: name, args: args}}
+				specs := []scenarios.TargetSpec{{Name: name, Args: args}}
 				if peer != "" && peer != name {
-					specs = append(specs, targetSpec{name: peer})
+					specs = append(specs, scenarios.TargetSpec{Name: peer})
 				}
 				return runBench(cmd, &ff, specs)
 			},
 		}
 		ff.register(c)
 		c.Flags().StringVar(&peer, "peer", fac.Peer, "competitor run beside this one for comparison ('' for none)")
-		hideUnused(c, fac)
+		for _, name := range fac.UnusedFlags() { // hidden from help; they still parse, so old command lines keep working
+			_ = c.Flags().MarkHidden(name) // registered above: never an error
+		}
 		rootCmd.AddCommand(c)
 	}
 	rootCmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

@@ -54,11 +54,11 @@ calls are in flight.
 
 // serveGRPC validates every flag before creating anything, then serves.
 func serveGRPC(cmd *cobra.Command, f serveGRPCFlags) error {
-	dur, err := f.check()
+	dur, err := f.Check()
 	if err != nil {
 		return err
 	}
-	if err := byteLimit("max-message-bytes", f.maxMessageBytes); err != nil {
+	if err := serve.CheckByteLimit("max-message-bytes", f.maxMessageBytes); err != nil {
 		return err
 	}
 	if f.maxMessageBytes > math.MaxInt32 {

@@ -9,6 +9,7 @@ import (
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/catalog/restserver"
 	"github.com/nordisk/katbench/internal/serve"
+	"github.com/nordisk/katbench/internal/workspace"
 )
 
 // serveRestFlags are the flags of `katbench serve rest`.
@@ -56,11 +57,11 @@ to ` + restserver.DefaultBodyBudgetWait.String() + `, then gets 503 with Retry-A
 
 // serveRest validates every flag before creating anything, then serves.
 func serveRest(cmd *cobra.Command, f serveRestFlags) error {
-	dur, err := f.check()
+	dur, err := f.Check()
 	if err != nil {
 		return err
 	}
-	if err := errors.Join(byteLimit("max-body-bytes", f.maxBodyBytes), byteLimit("max-inflight-body-bytes", f.maxInflightBodyBytes)); err != nil {
+	if err := errors.Join(serve.CheckByteLimit("max-body-bytes", f.maxBodyBytes), serve.CheckByteLimit("max-inflight-body-bytes", f.maxInflightBodyBytes)); err != nil {
 		return err
 	}
 	opts := restserver.Options{Credential: f.credential, RequiredScope: f.scope, Prefix: f.prefix,
@@ -68,15 +69,15 @@ func serveRest(cmd *cobra.Command, f serveRestFlags) error {
 	if err := opts.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	if f.vend && !isS3Warehouse(f.storage.warehouse) {
+	if f.vend && !workspace.IsS3(f.storage.Warehouse) {
 		return usagef("--vend-storage-credentials needs an s3:// --warehouse (a file:// warehouse has nothing to vend)")
 	}
 	return serveFront(cmd, &f.frontFlags, dur, frontRun{
 		name: "rest", banner: "serving Iceberg REST at http://%s", auth: f.credential != "",
-		prepare: func(st storage) {
-			opts.Warehouse = st.warehouse // a client naming a warehouse must name this one
+		prepare: func(st workspace.Storage) {
+			opts.Warehouse = st.Warehouse // a client naming a warehouse must name this one
 			if f.vend {
-				opts.StorageConfig = st.vendedConfig()
+				opts.StorageConfig = st.VendedConfig()
 			}
 		},
 		server: func(cat *catalog.Catalog) (serve.Server, error) { return restserver.New(cat, opts) },

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,24 +26,6 @@ import (
 	"github.com/nordisk/katbench/internal/testenv"
 	"github.com/nordisk/katbench/transport/s3"
 )
-
-// katbenchEnv runs the binary in dir with env overriding the environment.
-func katbenchEnv(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "BENCH_QUICK=", "BENCH_DURABILITY="), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
-}
 
 // s3Env is an environment with an endpoint and keys, for flag tests that
 // must fail before any request.
@@ -73,20 +54,7 @@ func TestStorageBadInputExitsTwo(t *testing.T) {
 		{"vend without s3", nil, []string{"serve", "rest", "--addr", "127.0.0.1:0", "--vend-storage-credentials"}, "needs an s3:// --warehouse"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			env := append(append([]string{}, s3Env...), c.env...)
-			stdout, stderr, code := katbenchEnv(t, dir, env, append(c.args, "--dir", filepath.Join(dir, "work"))...)
-			if code != 2 || !strings.Contains(stderr, c.want) {
-				t.Fatalf("exit %d, stderr %q; want exit 2 mentioning %q", code, stderr, c.want)
-			}
-			if stdout != "" {
-				t.Errorf("stdout = %q, want nothing", stdout)
-			}
-			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-				t.Errorf("bad input wrote %v", entries)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { wantUsageError(t, append(append([]string{}, s3Env...), c.env...), c.args, c.want) })
 	}
 }
 

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
 // Settings are a session's settings as a command line gives them (each
@@ -20,6 +23,21 @@ type Settings struct {
 	Out            string   // must not exist
 	OldEnv, NewEnv []string // NAME=VALUE
 	Args           []string // the katbench command of every run
+}
+
+// RegisterFlags adds the session's flags to fl, each filling the field of
+// its name (Args come after --, not from a flag).
+func (s *Settings) RegisterFlags(fl *pflag.FlagSet) {
+	fl.StringVar(&s.OldRef, "old", "", "the baseline: a katbench binary or a git revision (built from a clean checkout)")
+	fl.StringVar(&s.NewRef, "new", "", "the candidate: a katbench binary or a git revision")
+	fl.IntVar(&s.Runs, "runs", 10, "runs per side (each a fresh process); at least 4")
+	fl.DurationVar(&s.Cooldown, "cooldown", 2*time.Second, "pause before each run")
+	fl.Float64Var(&s.MaxLoad, "max-load", float64(runtime.NumCPU()), "one-minute load average a run waits for (0: no limit)")
+	fl.DurationVar(&s.LoadWait, "load-wait", 30*time.Second, "longest wait for the load to drop; a run that starts above it is recorded so")
+	fl.StringVar(&s.Out, "out", "", "file for every run's lines (default ab-<UTC time>.jsonl; never overwritten)")
+	fl.StringVar(&s.Repo, "repo", ".", "git repository that revisions are built from")
+	fl.StringArrayVar(&s.OldEnv, "old-env", nil, "NAME=VALUE added to the old side's environment (repeatable)")
+	fl.StringArrayVar(&s.NewEnv, "new-env", nil, "NAME=VALUE added to the new side's environment (repeatable), e.g. KATBENCH_TEST_DELAY_US=rest:40 to inject a slowdown")
 }
 
 // Check reports the first bad setting (wrapping ErrBadOptions), before

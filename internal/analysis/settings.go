@@ -1,10 +1,13 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/spf13/pflag"
 )
 
 // CompareSettings are compare's settings as a command line gives them
@@ -15,6 +18,38 @@ type CompareSettings struct {
 	Margin    string  // "" or a percentage like "5%"
 	CrossHost bool
 	Format    string // text or jsonl
+}
+
+// RegisterFlags adds compare's flags (which ab shares) to fl, each
+// filling the field of its name.
+func (s *CompareSettings) RegisterFlags(fl *pflag.FlagSet) {
+	fl.StringVar(&s.Metric, "metric", "auto", "what to compare: p50, p99, p999, ops_sec, a counter (allocs, alloc_bytes, read_syscalls, write_syscalls, instructions, cycles), or auto (each line's headline metric — ops_sec for throughput scenarios, p50 otherwise — and every counter both sides carry)")
+	fl.Float64Var(&s.Threshold, "threshold", 0, "slowdown in percent a significant change must exceed to fail (default 25 for wall-clock metrics, 10 for deterministic counters)")
+	fl.StringVar(&s.Margin, "margin", "", "equivalence margin, e.g. 5%: a cell whose delta interval lies inside ±5 % reads 'same within ±5 %'")
+	fl.BoolVar(&s.CrossHost, "cross-host", false, "match cells measured on different hosts (every row says so)")
+	fl.StringVar(&s.Format, "format", "text", "output: text or jsonl")
+}
+
+// ErrRegression is wrapped by Report's error when a cell is
+// significantly slower by more than the threshold.
+var ErrRegression = errors.New("regression")
+
+// Report compares old with nw under o (from s.Options), writes the
+// comparison to w in s.Format and returns an error wrapping ErrRegression
+// when a cell regressed. Compare's own error (ErrNoCommonCells) is
+// returned as it is, before anything is written.
+func (s CompareSettings) Report(w io.Writer, old, nw []Line, o CompareOptions) error {
+	c, err := Compare(old, nw, o)
+	if err != nil {
+		return err
+	}
+	if err := c.Write(w, s.Format); err != nil {
+		return err
+	}
+	if n := c.Regressions(); n > 0 {
+		return fmt.Errorf("%w: %d of %d cells", ErrRegression, n, len(c.Rows))
+	}
+	return nil
 }
 
 // Options checks s and returns the comparison's options. Every error is

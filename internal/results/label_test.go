@@ -1,9 +1,12 @@
 package results
 
 import (
+	"io"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 func TestCheckLabel(t *testing.T) {
@@ -43,5 +46,20 @@ func TestCommandLine(t *testing.T) {
 	}
 	if !strings.Contains(Version(), "katbench ") {
 		t.Errorf("Version() = %q", Version())
+	}
+}
+
+// TestLabelFlag: a good label parses into the string, a bad one is the
+// flag's parse error and leaves it as it was.
+func TestLabelFlag(t *testing.T) {
+	var label string
+	fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	RegisterLabelFlag(fl, &label)
+	if err := fl.Parse([]string{"--label", "nightly-1"}); err != nil || label != "nightly-1" {
+		t.Fatalf("--label nightly-1: %q, %v", label, err)
+	}
+	if err := fl.Parse([]string{"--label", "Bad Label"}); err == nil || !strings.Contains(err.Error(), "a label is") || label != "nightly-1" {
+		t.Fatalf("--label 'Bad Label': %q, %v; want the label's error", label, err)
 	}
 }

@@ -1,23 +1,21 @@
-package main
+package output
 
 import (
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
-	"golang.org/x/sys/unix"
 )
 
-// progress reports long work (dataset creation and removal, server
+// Progress reports long work (dataset creation and removal, server
 // warm-up) on stderr: progress bars (github.com/vbauerster/mpb) when stderr
 // is a terminal that no result line shares, plain lines at every tenth
 // otherwise, so logs stay readable. Status lines written to it (it is the
 // runner's Log) appear above the bars. Safe for concurrent use.
-type progress struct {
+type Progress struct {
 	mu     sync.Mutex
 	w      io.Writer
 	bars   bool
@@ -29,36 +27,23 @@ type progress struct {
 	closed bool
 }
 
-// newProgress reports on w, with bars when bars is true (see useBars).
-func newProgress(w io.Writer, bars bool) *progress {
-	return &progress{w: w, bars: bars, active: map[string]*mpb.Bar{}, steps: map[string]int{},
+// NewProgress reports on w, with bars when bars is true (see UseBars).
+func NewProgress(w io.Writer, bars bool) *Progress {
+	return &Progress{w: w, bars: bars, active: map[string]*mpb.Bar{}, steps: map[string]int{},
 		start: map[string]time.Time{}, now: time.Now}
 }
 
-// useBars decides whether progress may draw bars on stderr: only on a
+// UseBars decides whether progress may draw bars on stderr: only on a
 // terminal, and not while JSONL results stream to that same terminal on
 // stdout (redrawn bars would tear the result lines apart).
-func useBars(stderr, stdout io.Writer, format string) bool {
-	return terminalWidth(stderr) > 0 && !(format == "jsonl" && isTerminal(stdout))
+func UseBars(stderr, stdout io.Writer, format string) bool {
+	return TerminalWidth(stderr) > 0 && !(format == "jsonl" && IsTerminal(stdout))
 }
 
-// terminalWidth returns w's width in columns, 0 when w is no terminal or one
-// without a size (a bare pseudo-terminal, where bars would draw nothing).
-func terminalWidth(w io.Writer) int {
-	f, ok := w.(*os.File)
-	if !ok {
-		return 0
-	}
-	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
-	if err != nil {
-		return 0
-	}
-	return int(ws.Col)
-}
-
-// update reports done of total for the task what. A task is finished when
-// done reaches total; reporting it again starts it anew.
-func (p *progress) update(what string, done, total int) {
+// Update reports done of total for the task what. A task is finished when
+// done reaches total; reporting it again starts it anew. Update is a
+// scenarios.Progress.
+func (p *Progress) Update(what string, done, total int) {
 	if total <= 0 {
 		return
 	}
@@ -99,7 +84,7 @@ func (p *progress) update(what string, done, total int) {
 
 // plainLine prints what's progress when it enters a new tenth (and at the
 // end). Called with p.mu held.
-func (p *progress) plainLine(what string, done, total int) {
+func (p *Progress) plainLine(what string, done, total int) {
 	step := done * 10 / total
 	last, seen := p.steps[what]
 	if seen && step <= last {
@@ -114,7 +99,7 @@ func (p *progress) plainLine(what string, done, total int) {
 
 // eta is ", 12s elapsed, about 1m10s left" (see pace) for plain lines.
 // Called with p.mu held.
-func (p *progress) eta(what string, done, total int) string {
+func (p *Progress) eta(what string, done, total int) string {
 	start, ok := p.start[what]
 	if !ok || done == total {
 		return ""
@@ -127,7 +112,7 @@ func (p *progress) eta(what string, done, total int) string {
 
 // paceDecor draws a bar's pace (see pace) as time goes by, so a bar
 // whose count stands still still moves.
-func (p *progress) paceDecor(start time.Time) decor.DecorFunc {
+func (p *Progress) paceDecor(start time.Time) decor.DecorFunc {
 	return func(st decor.Statistics) string {
 		if st.Completed || st.Aborted {
 			return ""
@@ -152,7 +137,7 @@ func pace(took time.Duration, done, total int64) string {
 }
 
 // Write prints status lines: above the bars while there are any.
-func (p *progress) Write(b []byte) (int, error) {
+func (p *Progress) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.p != nil {
@@ -165,7 +150,7 @@ func (p *progress) Write(b []byte) (int, error) {
 // until the bars are drawn for the last time, so nothing written to the
 // terminal afterwards (the result table) mixes with them. Later updates are
 // ignored; later writes go straight to the output. Idempotent.
-func (p *progress) Close() {
+func (p *Progress) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {

@@ -1,0 +1,74 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/nordisk/katbench/internal/results"
+)
+
+// NeighbourSettings are --background-io and --background-io-rate as
+// given: a neighbour writing to the run's file system while it runs (see
+// Neighbour). The zero Size is none.
+type NeighbourSettings struct {
+	Size, Rate string
+}
+
+// Config checks b (ErrSettings); a zero Size in the result is no
+// neighbour.
+func (b NeighbourSettings) Config() (NeighbourConfig, error) {
+	if strings.TrimSpace(b.Size) == "" {
+		return NeighbourConfig{}, nil
+	}
+	size, err := parseBytes(b.Size)
+	if err != nil || size < 1<<20 {
+		return NeighbourConfig{}, settingsf("--background-io %q: want a size of at least 1MiB, e.g. 1GiB", b.Size)
+	}
+	rate, err := parseBytes(b.Rate)
+	if err != nil {
+		return NeighbourConfig{}, settingsf("--background-io-rate %q: want bytes per second, e.g. 128MiB (0 = unthrottled)", b.Rate)
+	}
+	return NeighbourConfig{Size: size, Rate: rate}, nil
+}
+
+// WithNeighbour starts the neighbour cfg in dir/background-io when
+// cfg.Size is not 0, and returns next wrapped so that every line says what
+// the neighbour did, and the function that stops it and removes its file
+// (also when ctx is cancelled by a signal). With a zero Size it returns
+// next and a no-op.
+func WithNeighbour(ctx context.Context, cfg NeighbourConfig, dir string, next results.Sink) (results.Sink, func() error, error) {
+	if cfg.Size == 0 {
+		return next, func() error { return nil }, nil
+	}
+	cfg.Dir = filepath.Join(dir, "background-io")
+	n, err := StartNeighbour(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return n.Sink(next), n.Stop, nil
+}
+
+// parseBytes reads a byte count such as "1GiB", "128MiB", "4KiB" or
+// "1000" (binary units, case-insensitive) up to 1 TiB. (s3bench.ParseSize
+// is bounded by the largest object size, far below a neighbour's file.)
+func parseBytes(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"gib", 1 << 30}, {"mib", 1 << 20}, {"kib", 1 << 10}, {"b", 1}} {
+		if num, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(num), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 || n > (1<<40)/mult {
+		return 0, errors.New("want a byte count up to 1TiB")
+	}
+	return n * mult, nil
+}
