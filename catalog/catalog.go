@@ -118,6 +118,9 @@ type Catalog struct {
 	commits *commitLocks
 
 	syncer *syncer // Eventual mode only
+	// ahead writes the bbolt file's free pages ahead of use (Immediate
+	// mode; see prefiller); only under wmu.
+	ahead *prefiller
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -215,6 +218,10 @@ func Open(ctx context.Context, opts Options) (*Catalog, error) {
 	if durability == Eventual {
 		c.syncer = newSyncer(db, opts.SyncInterval)
 	}
+	c.ahead = &prefiller{}
+	if durability == Immediate {
+		c.ahead = newPrefiller(path, db)
+	}
 	return c, nil
 }
 
@@ -279,6 +286,7 @@ func (c *Catalog) Close() error {
 				errs = append(errs, err)
 			}
 		}
+		c.ahead.stop()
 		if err := c.db.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close %s: %w", c.path, err))
 		}

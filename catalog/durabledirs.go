@@ -26,7 +26,22 @@ import (
 type dirTracker struct {
 	mu      sync.Mutex
 	pending map[string]*dirPlan // directory -> the plan that created it
+	// known are directories seen to exist and not pending, so durable,
+	// with their device: a plan that reaches one stops there without a
+	// stat. The catalog never removes a directory; one removed behind its
+	// back makes the file's create fail with ErrNotExist, and the writer
+	// forgets what is known and plans again (see createNew).
+	known map[string]knownDir
 }
+
+// knownDir is a durable directory's device (see statDev).
+type knownDir struct {
+	dev   uint64
+	devOK bool
+}
+
+// maxKnownDirs bounds dirTracker.known; past it the set starts over.
+const maxKnownDirs = 1 << 16
 
 // dirPlan is what one writer must make durable for a new file in a
 // directory.
@@ -54,10 +69,15 @@ func (t *dirTracker) plan(dir string) *dirPlan {
 	defer t.mu.Unlock()
 	for d := dir; ; {
 		if _, ok := t.pending[d]; !ok {
+			if k, ok := t.known[d]; ok {
+				p.dev, p.devOK = k.dev, k.devOK
+				return p
+			}
 			fi, err := os.Stat(d)
 			if !errors.Is(err, fs.ErrNotExist) {
 				if err == nil {
 					p.dev, p.devOK = statDev(fi)
+					t.remember(d, knownDir{p.dev, p.devOK})
 				}
 				return p
 			}
@@ -89,9 +109,63 @@ func (p *dirPlan) release(durable bool) {
 	for _, d := range p.created {
 		if p.t.pending[d] == p {
 			delete(p.t.pending, d)
+			p.t.remember(d, knownDir{p.dev, p.devOK})
 		}
 	}
 	p.t.mu.Unlock()
+}
+
+// remember records d as a durable directory; t.mu is held.
+func (t *dirTracker) remember(d string, k knownDir) {
+	if t.known == nil || len(t.known) >= maxKnownDirs {
+		t.known = make(map[string]knownDir)
+	}
+	t.known[d] = k
+}
+
+// forget drops every known directory: the next plans stat again.
+func (t *dirTracker) forget() {
+	t.mu.Lock()
+	t.known = nil
+	t.mu.Unlock()
+}
+
+// mkdirs creates the directories of p's path that were missing or
+// pending when it was planned, outermost first, each with one mkdir (one
+// a concurrent writer created already is fine). It stats nothing: the
+// plan knows which directories are there.
+func (p *dirPlan) mkdirs() error {
+	for i := len(p.sync) - 2; i >= 0; i-- {
+		if err := os.Mkdir(p.sync[i], 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// createNew creates the new file path, with the directories its path
+// lacks, and returns it open for writing with the plan of the
+// directories its durability needs (Immediate mode; the caller releases
+// the plan, see fileSync). A directory the tracker knew as durable that
+// is gone makes it forget what it knew and plan once more, so a directory
+// removed behind the catalog's back is created and synced again.
+func (t *dirTracker) createNew(path string) (*os.File, *dirPlan, error) {
+	for attempt := 0; ; attempt++ {
+		plan := t.plan(filepath.Dir(path))
+		err := plan.mkdirs()
+		var f *os.File
+		if err == nil {
+			f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		}
+		if err == nil {
+			return f, plan, nil
+		}
+		plan.release(false)
+		if attempt > 0 || !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, err
+		}
+		t.forget()
+	}
 }
 
 // dirsToSync returns dir and every ancestor up to and including the first

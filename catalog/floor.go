@@ -100,17 +100,12 @@ func (f *Floor) Write(path string, data, record []byte) (err error) {
 	if f.closed.Load() {
 		return ErrClosed
 	}
-	dir := filepath.Dir(path)
-	fsy := &fileSync{path: path, plan: f.dirs.plan(dir)}
-	defer fsy.release()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("floor: %w", err)
-	}
-	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	file, plan, err := f.dirs.createNew(path)
 	if err != nil {
 		return fmt.Errorf("floor: %w", err)
 	}
-	fsy.f = file
+	fsy := &fileSync{path: path, plan: plan, f: file}
+	defer fsy.release()
 	if _, err := file.Write(data); err != nil {
 		return fmt.Errorf("floor: write %s: %w", path, err)
 	}

@@ -202,6 +202,7 @@ func (c *Catalog) commitBatch(batch []*writeOp) {
 				op.publish()
 			}
 		}
+		c.ahead.after(c.db)
 		return
 	}
 }

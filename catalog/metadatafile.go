@@ -2,9 +2,11 @@ package catalog
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -101,7 +103,7 @@ func metadataVersion(loc string) int {
 // releases it once the commit returned; it is nil when there is nothing to
 // sync. In Eventual mode the paths are handed to the syncer. Non-local IOs
 // (S3) are durable when Close returns.
-func (c *Catalog) writeMetadata(ctx context.Context, loc string, raw []byte) (file *fileSync, err error) {
+func (c *Catalog) writeMetadata(ctx context.Context, loc string, raw []byte) (*fileSync, error) {
 	fsys, _, err := c.fsFor(loc)
 	if err != nil {
 		return nil, err
@@ -112,17 +114,11 @@ func (c *Catalog) writeMetadata(ctx context.Context, loc string, raw []byte) (fi
 	}
 
 	local, isLocal := localPath(loc)
+	if isLocal && c.durability == Immediate {
+		return c.writeLocalDurable(loc, local, raw)
+	}
 	var noted []string // Eventual: directories whose entries will change
-	switch {
-	case isLocal && c.durability == Immediate:
-		file = &fileSync{path: local, plan: c.dirs.plan(filepath.Dir(local))}
-		defer func() {
-			if err != nil {
-				file.release()
-				file = nil
-			}
-		}()
-	case isLocal && c.durability == Eventual:
+	if isLocal && c.durability == Eventual {
 		noted = dirsToSync(filepath.Dir(local))
 	}
 
@@ -134,19 +130,45 @@ func (c *Catalog) writeMetadata(ctx context.Context, loc string, raw []byte) (fi
 		_ = w.Close()
 		return nil, fmt.Errorf("write metadata %s: %w", loc, err)
 	}
-	if s, ok := w.(syncCloser); ok && file != nil {
-		// Kept open for a lone-file sync step, which fsyncs it without
-		// opening it again; release closes it.
-		file.f = s
-		return file, nil
-	}
 	if err := w.Close(); err != nil {
 		return nil, fmt.Errorf("write metadata %s: close: %w", loc, err)
 	}
 	if isLocal && c.durability == Eventual {
 		c.syncer.note(append(noted, local)...)
 	}
+	return nil, nil
+}
+
+// writeLocalDurable writes raw to the new local file path (loc's) in
+// Immediate mode, unsynced: the directories its path lacks are made with
+// one mkdir each and the file with one open (O_CREAT|O_EXCL: the name is
+// new) and one write, and the file stays open for the commit step, which
+// flushes it without opening it again (see fileSync; release closes it).
+// It is what iceberg-go's local IO writes, without its stat of every
+// directory on the path (the directory plan knows which ones exist).
+func (c *Catalog) writeLocalDurable(loc, path string, raw []byte) (*fileSync, error) {
+	f, plan, err := c.dirs.createNew(path)
+	if err != nil {
+		return nil, fmt.Errorf("write metadata %s: %w", loc, err)
+	}
+	file := &fileSync{path: path, plan: plan, f: f}
+	if _, err := f.Write(raw); err != nil {
+		file.release()
+		_ = os.Remove(path)
+		return nil, fmt.Errorf("write metadata %s: %w", loc, err)
+	}
 	return file, nil
+}
+
+// encodeMetadata returns meta's JSON, as json.Marshal would. iceberg-go's
+// metadata encodes itself (MarshalJSON, built on json.Marshal, so its
+// output is compact and escaped already); calling it directly skips
+// json.Marshal's second, validating pass over the bytes.
+func encodeMetadata(meta table.Metadata) ([]byte, error) {
+	if m, ok := meta.(json.Marshaler); ok {
+		return m.MarshalJSON()
+	}
+	return json.Marshal(meta)
 }
 
 // removeMetadata deletes a metadata file that will never be committed. It is

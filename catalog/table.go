@@ -3,7 +3,6 @@ package catalog
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"iter"
 
@@ -228,7 +227,7 @@ func (c *Catalog) stage(ctx context.Context, ident table.Identifier, base *table
 	if err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(meta)
+	raw, err := encodeMetadata(meta)
 	if err != nil {
 		return nil, fmt.Errorf("encode metadata: %w", err)
 	}

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	icecatalog "github.com/apache/iceberg-go/catalog"
@@ -102,7 +101,7 @@ func (c *Catalog) CommitTransaction(ctx context.Context, commits []table.TableCo
 			cleanup()
 			return fmt.Errorf("commit transaction: table %s: %w", name, err)
 		}
-		raw, err := json.Marshal(next)
+		raw, err := encodeMetadata(next)
 		if err != nil {
 			cleanup()
 			return fmt.Errorf("commit transaction: table %s: encode metadata: %w", name, err)

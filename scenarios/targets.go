@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/nordisk/katbench/competitors"
 )
@@ -26,6 +27,16 @@ func ParseTargetSpec(s string) TargetSpec {
 // name or bad arguments are ErrSettings), then adds after them the
 // file-system floors o runs beside them (Floors): their lines are the
 // floor of the catalogs' in the same run.
+//
+// A floor runs only the write scenarios it has (competitors.FloorRuns)
+// and gives every other scenario of the run a skipped line, so it is
+// added only when the run asked for write scenarios alone (--scenario
+// selecting only create_table.* and commit_table.* names, one of them the
+// floor's): then each of its lines is a write scenario, measured or
+// skipped saying why the floor cannot run it. A run of the default set
+// (no --scenario, e.g. `katbench embedded --quick`) or one that mixes
+// reads with writes has no floor, rather than a skipped floor line for
+// every scenario the floor has nothing to compare with.
 func LookupTargets(specs []TargetSpec, o Options) ([]TargetSpec, []competitors.Factory, error) {
 	facs := make([]competitors.Factory, len(specs))
 	names := make([]string, len(specs))
@@ -40,11 +51,34 @@ func LookupTargets(specs []TargetSpec, o Options) ([]TargetSpec, []competitors.F
 		facs[i], names[i] = fac, s.Name
 	}
 	specs = append([]TargetSpec(nil), specs...)
+	if !onlyWrites(o) {
+		return specs, facs, nil
+	}
 	for _, name := range Floors(names, o) {
 		fac, _ := competitors.Lookup(name) // Floors names registered ones only
 		specs, facs = append(specs, TargetSpec{Name: name}), append(facs, fac)
 	}
 	return specs, facs, nil
+}
+
+// onlyWrites reports whether o names its scenarios (--scenario) and every
+// one it selects is a write scenario.
+func onlyWrites(o Options) bool {
+	if len(o.Select) == 0 {
+		return false
+	}
+	for _, sc := range Plan(o.Threads) {
+		if o.Select.Selects(sc.Name) && !isWriteScenario(sc.Name) {
+			return false
+		}
+	}
+	return true
+}
+
+// isWriteScenario reports whether scenario writes tables (creates or
+// commits).
+func isWriteScenario(scenario string) bool {
+	return strings.HasPrefix(scenario, "create_table.") || strings.HasPrefix(scenario, "commit_table.")
 }
 
 // NewTargets makes each target's own directory under dir, named after it

@@ -15,6 +15,11 @@ import (
 // directory (name-2), made under the run's, with its own storage.
 func TestTargets(t *testing.T) {
 	o := Defaults(true)
+	sel, err := ParseSelector("create_table.throughput.*", o.Threads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Select = sel
 	if _, _, err := LookupTargets([]TargetSpec{{Name: "nosuch"}}, o); !errors.Is(err, ErrSettings) {
 		t.Fatalf("unknown target: %v; want ErrSettings", err)
 	}
@@ -28,7 +33,7 @@ func TestTargets(t *testing.T) {
 		names = append(names, s.Name)
 	}
 	want := append([]string{"embedded", "embedded"}, Floors([]string{"embedded", "embedded"}, o)...)
-	if !slices.Equal(names, want) || len(facs) != len(specs) {
+	if len(want) < 3 || !slices.Equal(names, want) || len(facs) != len(specs) {
 		t.Fatalf("targets %v (%d factories), want %v", names, len(facs), want)
 	}
 	dir := t.TempDir()
@@ -45,6 +50,45 @@ func TestTargets(t *testing.T) {
 		}
 		if fi, err := os.Stat(c.Dir); err != nil || !fi.IsDir() {
 			t.Errorf("target %d: %s not made: %v", i, c.Dir, err)
+		}
+	}
+}
+
+// TestFloorOnlyBesideWriteSelections: the floor joins the embedded
+// catalog when --scenario selects write scenarios only (one of them the
+// floor's), and not for the default set or a selection that mixes in
+// reads, where most of its lines would be skipped ones.
+func TestFloorOnlyBesideWriteSelections(t *testing.T) {
+	threads := []int{1, 8, 32}
+	for _, tc := range []struct {
+		globs string
+		floor bool
+	}{
+		{"", false},
+		{"create_table.throughput.*", true},
+		{"create_table.throughput.*,commit_table.throughput.*,create_table.flush.*,commit_table.flush.*", true},
+		{"create_table.*", true},
+		{"commit_table.contended.*", false},
+		{"load_table.*,create_table.throughput.*", false},
+	} {
+		sel, err := ParseSelector(tc.globs, threads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs, facs, err := LookupTargets([]TargetSpec{{Name: "embedded"}},
+			Options{Select: sel, Threads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, s := range specs {
+			names = append(names, s.Name)
+		}
+		if len(facs) != len(specs) {
+			t.Fatalf("%q: %d factories for %d targets", tc.globs, len(facs), len(specs))
+		}
+		if got := slices.Contains(names, competitors.FloorName); got != tc.floor {
+			t.Errorf("--scenario %q: targets %q, floor wanted %v", tc.globs, names, tc.floor)
 		}
 	}
 }
