@@ -107,7 +107,7 @@ func (o *overwriteRun) record(cfg Config, i int, l *laneState, name string) resu
 	p["overwrite_rows"] = overwriteRows(cfg)
 	var ms []measure
 	if st.rec.Count() > 0 && st.wall > 0 {
-		ms = append(ms, measure{"rows_s", float64(st.rows) / st.wall.Seconds(), results.UnitRowsPerSec, results.Higher})
+		ms = append(ms, measure{"rows_s", float64(st.rows) / st.wall.Seconds(), results.UnitRowsPerSec, results.Higher, nil})
 	}
 	p["hist_of"] = "one overwrite of the whole table end to end (Parquet PUT, manifests with the old files deleted, metadata, catalog commit)"
 	return l.line(cfg, name, st.rec, st.wall, p, st.first, ms)
