@@ -204,7 +204,7 @@ func (f *dataFlags) config(run *results.Run) (dataplane.Config, []transport.Kind
 	if _, err := dataplane.TableProps(f.compression, cfg.TargetFileSize); err != nil {
 		return cfg, nil, usagef("--compression %q: want %s", f.compression, strings.Join(dataplane.Compressions, ", "))
 	}
-	sel, err := scenarios.ParseSelectorOf(f.scenario, dataplane.Names(rowsOrDefault(cfg)))
+	sel, err := scenarios.ParseSelectorOf(f.scenario, dataplane.SelectNames(rowsOrDefault(cfg)))
 	if err != nil {
 		return cfg, nil, usagef("--scenario: %v", err)
 	}

@@ -6,8 +6,24 @@ import (
 	"sync"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/scenarios/s3bench"
 )
+
+// RawName is the raw-S3 baseline's name in a selection: its lines are
+// s3.put and s3.get at the appends' mean file size.
+const RawName = "data.raw"
+
+// rawNeeds is the key of the scenario the baseline is sized from.
+const rawNeeds = "append"
+
+func init() {
+	scenarios.RegisterBench(scenarios.Scenario{
+		Name: RawName, Bench: scenarios.BenchData, Order: 90, Dims: []scenarios.Dimension{scenarios.DimSize},
+		Needs: []scenarios.Requirement{scenarios.NeedS3Store, scenarios.NeedTransport, scenarios.NeedScenario("data.append")},
+		Doc:   "raw S3 PUT and GET (s3.put, s3.get, control lines) at the appends' mean Parquet file size, for the IO-efficiency ratios; s3:// warehouses, --raw",
+	})
+}
 
 // Baseline is the raw-S3 floor of a data run: plain S3 PUT and GET of one
 // object of the mean Parquet file size the appends wrote, on every

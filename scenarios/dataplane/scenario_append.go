@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 )
 
 // data.append.<rows>: each round appends Config.Rows generated rows to the
@@ -16,6 +17,7 @@ import (
 // write/commit/generation split and the process's peak RSS so far.
 func init() {
 	register(scenario{
+		doc: "one append of --rows rows per round: rows/s and Parquet MiB/s; histogram = the commit phase", stem: "data.append", dims: []scenarios.Dimension{scenarios.DimRows},
 		key: "append", order: 10, tables: []string{"events"}, raw: "put",
 		owns: func(name string) bool { return strings.HasPrefix(name, AppendPrefix) },
 		name: func(cfg Config) string { return AppendName(cfg.Rows) },

@@ -14,6 +14,7 @@ import (
 // afterwards.
 func init() {
 	register(scenario{
+		doc: "small appends (one small file each), end to end",
 		key: "commit", order: 30, tables: []string{"commits"},
 		name:  func(Config) string { return CommitLatency },
 		runs:  func(cfg Config) bool { return cfg.CommitOps > 0 },

@@ -21,6 +21,7 @@ const OverwriteName = "data.overwrite"
 // operation.
 func init() {
 	register(scenario{
+		doc: "whole-table overwrites, checksum verified",
 		key: "overwrite", order: 40, optIn: true, tables: []string{"overwrite"},
 		name:  func(Config) string { return OverwriteName },
 		start: func(_ Config, lanes int) measurement { return &overwriteRun{lanes: make([]overwriteLane, lanes)} },

@@ -13,6 +13,7 @@ import (
 // appends wrote, so they run whenever it does.
 func init() {
 	register(scenario{
+		doc: "one full scan per round back to Arrow, every column's checksum verified",
 		key: "scan", order: 20, needs: "append", tables: []string{"events"}, raw: "get",
 		name:  func(Config) string { return ScanName },
 		start: func(_ Config, lanes int) measurement { return &scanRun{lanes: make([]scanLane, lanes)} },
