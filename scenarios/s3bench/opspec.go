@@ -69,6 +69,15 @@ func registerOp(op Op, s *opSpec) {
 	})
 }
 
+// OpsDoc lists the registered operations with their docs, for --ops.
+func OpsDoc() string {
+	var w []string
+	for _, n := range opNames {
+		w = append(w, n+" ("+opSpecs[Op(n)].doc+")")
+	}
+	return strings.Join(w, ", ")
+}
+
 // spec returns op's spec; ops reach the bench through ParseOp, so an
 // unknown op here is a bug.
 func spec(op Op) *opSpec {
