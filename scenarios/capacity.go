@@ -239,7 +239,7 @@ func (r *Runner) runCapacity(ctx context.Context, states []*state) error {
 			so := o
 			so.Rate, so.Duration = rate, c.stepDuration(rate)
 			r.logf("%s: capacity %s step %d at %.0f ops/s for %v", s.c.Name(), wl.Mix.Name, step+1, rate, so.Duration)
-			m, split, params, err := measureMix(ctx, wl, so, prepared[i].space, ops, workers, step, true)
+			m, split, params, _, err := measureMix(ctx, wl, so, prepared[i].space, ops, workers, step, true)
 			if err != nil {
 				return fmt.Errorf("%s capacity %s: %w", s.c.Name(), wl.Mix.Name, err)
 			}

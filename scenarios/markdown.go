@@ -119,6 +119,11 @@ func WriteList(out io.Writer) error {
 		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\n", s.Name, s.Kind, s.Threads, s.Metric, s.Metric.Better(), s.Doc)
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, "SCENARIO\tCOMMAND\tDIMENSIONS\tNEEDS\tDESCRIPTION")
+	for _, s := range BenchScenarios(BenchRun) {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Bench, DimsText(s), NeedsText(s), s.Doc)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "MIX\tKEYS\tWEIGHTS\tDESCRIPTION")
 	for _, m := range Mixes() {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", m.Name, m.Keys, m, m.Doc)

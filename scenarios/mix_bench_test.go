@@ -55,7 +55,7 @@ func BenchmarkMixOpenLoop100k(b *testing.B) {
 					if rec.Errors > 0 {
 						b.Fatalf("%d errors: %s", rec.Errors, rec.FirstError)
 					}
-					achieved, _ := rec.Params["achieved_rate"].(float64)
+					achieved, _ := rec.MeasureValue("achieved_rate")
 					sched, _ = rec.Params["sched_p99_us"].(float64)
 					ratios = append(ratios, achieved/o.Rate)
 				}

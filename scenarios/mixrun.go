@@ -63,6 +63,9 @@ type mixCell struct {
 	roundOps []results.Samples
 	rounds   int
 	params   map[string]any
+	// measures are the last round's open-loop measures (achieved_rate),
+	// on every line of the mix.
+	measures map[string]results.Measure
 }
 
 // mixState is a mix's preparation on one competitor, made at its first
@@ -161,7 +164,7 @@ func (r *Runner) mixRound(ctx context.Context, s *state, ms *mixState, c *mixCel
 	} else {
 		r.logf("%s: mix %s", s.c.Name(), wl.Mix.Name)
 	}
-	m, byOp, params, err := measureMix(ctx, wl, o, ms.space, ops, level, round, false)
+	m, byOp, params, measures, err := measureMix(ctx, wl, o, ms.space, ops, level, round, false)
 	if err != nil {
 		return fmt.Errorf("%s mix %s: %w", s.c.Name(), wl.Mix.Name, err)
 	}
@@ -185,6 +188,9 @@ func (r *Runner) mixRound(ctx context.Context, s *state, ms *mixState, c *mixCel
 	c.rounds++
 	for k, v := range params {
 		c.params[k] = v
+	}
+	if measures != nil {
+		c.measures = measures
 	}
 	return nil
 }
@@ -256,11 +262,12 @@ type mixWorker struct {
 
 // measureMix runs ops in wl's proportions on level workers (closed loop)
 // or at o.Rate (open loop) for o.Duration after o.Warmup, and returns the
-// whole, each operation's share, and the params that shaped it. With
+// whole, each operation's share, the params that shaped it and its
+// open-loop measures (achieved_rate). With
 // halves (open loop only) the split has two entries per operation: those
 // due in the first half of the measured phase, then the rest (capacity's
 // settling check).
-func measureMix(ctx context.Context, wl *Workload, o Options, space *keySpace, ops []keyedOp, level, round int, halves bool) (Measurement, mixSplit, map[string]any, error) {
+func measureMix(ctx context.Context, wl *Workload, o Options, space *keySpace, ops []keyedOp, level, round int, halves bool) (Measurement, mixSplit, map[string]any, map[string]results.Measure, error) {
 	weights := wl.ops()
 	cum := make([]float64, len(weights))
 	var total float64
@@ -305,6 +312,7 @@ func measureMix(ctx context.Context, wl *Workload, o Options, space *keySpace, o
 		return k, err
 	}
 	params := map[string]any{}
+	var measures map[string]results.Measure
 	var m Measurement
 	if o.Rate > 0 {
 		arrivals := wl.Arrivals
@@ -314,19 +322,21 @@ func measureMix(ctx context.Context, wl *Workload, o Options, space *keySpace, o
 		res, err := pacer.RunClasses(ctx, pacer.Config{Rate: o.Rate, Duration: o.Duration, Warmup: o.Warmup, Workers: level,
 			Arrivals: arrivals, Seed: wl.Seed + uint64(round), Classes: classes}, run)
 		if err != nil && ctx.Err() == nil {
-			return m, split, nil, fmt.Errorf("open loop: %w", err)
+			return m, split, nil, nil, fmt.Errorf("open loop: %w", err)
 		}
 		m = Measurement{Rec: res.Rec, Elapsed: res.Elapsed, FirstErr: res.FirstErr, WarmupErrors: res.WarmupErrors}
 		split.recs = res.ByClass
-		for k, v := range openParams(res, o.Rate, level) {
+		open, ms := openParams(res, o.Rate, level)
+		for k, v := range open {
 			params[k] = v
 		}
+		measures = ms
 		params["arrivals"] = string(arrivals)
 	} else {
 		m, split.recs = throughputClasses(ctx, func(ctx context.Context, w, _ int) (int, error) { return run(ctx, w) },
 			classes, level, min(o.Warmup, o.Duration), o.Duration, int64(max(level, mixMinOps*len(ops))))
 	}
-	return m, split, params, nil
+	return m, split, params, measures, nil
 }
 
 // mixMinOps is the least operations per weighed operation a closed-loop
@@ -335,17 +345,18 @@ func measureMix(ctx context.Context, wl *Workload, o Options, space *keySpace, o
 const mixMinOps = 100
 
 // openParams are what an open-loop line says about its rate: asked,
-// achieved, kept, and the pacer's own scheduling error.
-func openParams(res pacer.Result, rate float64, workers int) map[string]any {
+// kept, and the pacer's own scheduling error, and as a measure what was
+// achieved.
+func openParams(res pacer.Result, rate float64, workers int) (map[string]any, map[string]results.Measure) {
 	achieved := res.Achieved()
 	p := map[string]any{
-		"rate": rate, "open_workers": workers, "achieved_rate": achieved, "rate_kept": res.Kept(rate),
+		"rate": rate, "open_workers": workers, "rate_kept": res.Kept(rate),
 		"sched_p50_us": float64(res.Sched.Percentile(50)) / 1e3, "sched_p99_us": float64(res.Sched.Percentile(99)) / 1e3,
 	}
 	if !res.Kept(rate) {
 		p["rate_note"] = fmt.Sprintf("target could not keep up: achieved %.0f of %.0f ops/s requested (< 95 %%); latencies include the queueing", achieved, rate)
 	}
-	return p
+	return p, map[string]results.Measure{"achieved_rate": {Value: achieved, Unit: results.UnitOpsPerSec, Better: results.Higher}}
 }
 
 // mixParams are the params every line of a mix carries.
@@ -396,6 +407,9 @@ func (r *Runner) emitMix(s *state, c *mixCell, level int) error {
 		line := r.Run.Result(s.c.Name(), name, loop, level, rec, c.elapsed, r.params(s, p))
 		line.Kind, line.Metric, line.Better = string(KindMix), metric, metric.Better()
 		line.Rounds, line.RoundP50US, line.RoundOpsSec, line.WarmupErrors = c.rounds, p50, ops, warm
+		for k, m := range c.measures {
+			line.SetMeasure(k, m.Value, m.Unit, m.Better)
+		}
 		if firstErr != nil {
 			line.FirstError = firstErr.Error()
 		}

@@ -62,6 +62,6 @@ func openLoop(ctx context.Context, env *Env, op Op) (Outcome, error) {
 	if err != nil && ctx.Err() == nil {
 		return Outcome{}, fmt.Errorf("open loop: %w", err)
 	}
-	params := openParams(res, o.Rate, workers)
-	return Outcome{M: Measurement{Rec: res.Rec, Elapsed: res.Elapsed, FirstErr: res.FirstErr, WarmupErrors: res.WarmupErrors}, Params: params}, nil
+	params, measures := openParams(res, o.Rate, workers)
+	return Outcome{M: Measurement{Rec: res.Rec, Elapsed: res.Elapsed, FirstErr: res.FirstErr, WarmupErrors: res.WarmupErrors}, Params: params, Measures: measures}, nil
 }

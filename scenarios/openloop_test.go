@@ -37,9 +37,9 @@ func TestOpenLoopLines(t *testing.T) {
 			t.Fatalf("%s: params %v", rec.Scenario, p)
 		}
 		kept, ok := p["rate_kept"].(bool)
-		achieved, ok2 := p["achieved_rate"].(float64)
-		if !ok || !ok2 || achieved <= 0 || kept != (achieved >= 0.95*2000) {
-			t.Fatalf("%s: achieved %v kept %v", rec.Scenario, p["achieved_rate"], p["rate_kept"])
+		achieved, ok2 := rec.MeasureValue("achieved_rate")
+		if !ok || !ok2 || achieved <= 0 || kept != (achieved >= 0.95*2000) || rec.Measures["achieved_rate"].Unit != results.UnitOpsPerSec {
+			t.Fatalf("%s: achieved %v kept %v", rec.Scenario, rec.Measures["achieved_rate"], p["rate_kept"])
 		}
 		if _, noted := p["rate_note"]; noted == kept {
 			t.Fatalf("%s: rate_note present = %v with rate_kept = %v", rec.Scenario, noted, kept)

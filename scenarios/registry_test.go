@@ -67,6 +67,32 @@ func TestRegisteredScenarioRunsWithItsData(t *testing.T) {
 	}
 }
 
+// TestRegisterBenchRejectsBadEntries: a storage bench's scenario needs a
+// name, its bench and a doc line, and no name twice.
+func TestRegisterBenchRejectsBadEntries(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		s    scenarios.Scenario
+	}{
+		{"no bench", scenarios.Scenario{Name: "x.nobench", Doc: "d"}},
+		{"no doc", scenarios.Scenario{Name: "x.nodoc", Bench: scenarios.BenchData}},
+		{"bad metric", scenarios.Scenario{Name: "x.benchmetric", Bench: scenarios.BenchData, Doc: "d", Metric: "p42"}},
+		{"duplicate", scenarios.Scenario{Name: "x.twice", Bench: scenarios.BenchData, Doc: "d"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "duplicate" {
+				scenarios.RegisterBench(c.s)
+			}
+			defer func() {
+				if recover() == nil {
+					t.Error("RegisterBench accepted it")
+				}
+			}()
+			scenarios.RegisterBench(c.s)
+		})
+	}
+}
+
 func TestRegisterRejectsBadEntries(t *testing.T) {
 	run := func(context.Context, *scenarios.Env) (scenarios.Outcome, error) { return scenarios.Outcome{}, nil }
 	for _, c := range []struct {

@@ -64,6 +64,12 @@ type Scenario struct {
 	// Levels expands the scenario once per thread level of
 	// Options.Threads; Threads and Name are set per level by [Plan].
 	Levels bool
+	// Bench is the command whose loop measures it: "" for a catalog
+	// scenario (Register), a storage bench's otherwise (RegisterBench).
+	Bench Bench
+	// Dims are the dimensions its levels vary along, in the order its
+	// name carries them (DimThreads for a levelled catalog scenario).
+	Dims []Dimension
 	// Sweep marks a scenario of the full sweeps (the durability modes at
 	// several worker counts): a quick run leaves it out unless
 	// Options.Full is set or Options.Select was given.
@@ -227,6 +233,9 @@ func Register(s Scenario) {
 	}
 	if s.Threads < 1 {
 		s.Threads = 1
+	}
+	if s.Levels && len(s.Dims) == 0 {
+		s.Dims = []Dimension{DimThreads}
 	}
 	regMu.Lock()
 	defer regMu.Unlock()

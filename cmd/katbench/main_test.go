@@ -155,7 +155,8 @@ func TestEmbeddedQuickRunAppendsHistory(t *testing.T) {
 func TestListNamesCompetitorsAndScenarios(t *testing.T) {
 	stdout, _, code := katbench(t, t.TempDir(), "list")
 	for _, want := range []string{"embedded", "sql", "load_table.throughput.t32", "create_table.durability.none",
-		"list_namespaces.latency", "catalog_crawl", "replace_view.latency", "load_table.revalidate.latency", "load_table.direct.latency"} {
+		"list_namespaces.latency", "catalog_crawl", "replace_view.latency", "load_table.revalidate.latency", "load_table.direct.latency",
+		"data.append", "data.raw", "s3.get", "s3.list", "size,concurrency,rate", "s3 store, transport"} {
 		if code != 0 || !strings.Contains(stdout, want) {
 			t.Fatalf("list (exit %d) lacks %q:\n%s", code, want, stdout)
 		}

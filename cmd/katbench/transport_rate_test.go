@@ -70,7 +70,7 @@ func TestTransportOpenLoop(t *testing.T) {
 		if r.Loop != results.Open {
 			continue
 		}
-		if r.Ops <= 0 || r.Errors != 0 || r.Params["rate_spec"] == nil || r.Params["achieved_rate"] == nil || r.Measures["cpu_us_per_op"].Unit == "" {
+		if r.Ops <= 0 || r.Errors != 0 || r.Params["rate_spec"] == nil || r.Measures["achieved_rate"].Unit == "" || r.Measures["cpu_us_per_op"].Unit == "" {
 			t.Errorf("%s: ops %d errors %d params %v", r.Scenario, r.Ops, r.Errors, r.Params)
 		}
 	}

@@ -25,6 +25,20 @@ var legacyMeasures = map[string]Measure{
 	"max_rate":      {Unit: UnitOpsPerSec, Better: Higher},
 }
 
+// legacyOpenMeasures are open-loop facts lines carried in params before
+// they were typed values, also on schema 3 lines.
+var legacyOpenMeasures = map[string]Measure{
+	"achieved_rate": {Unit: UnitOpsPerSec, Better: Higher},
+}
+
+// legacyRounds are the params lines carried a measurement's per-round
+// values under, before they were the measurement's Rounds, by the
+// measurement they belong to.
+var legacyRounds = map[string]string{
+	"rows_s_rounds":        "rows_s",
+	"cpu_us_per_op_rounds": "cpu_us_per_op",
+}
+
 // Decode reads one result line, of any schema katbench has written, into
 // the Record type its writer used, so reader and writer share one
 // description of the line. Fields the Record does not define are ignored
@@ -39,6 +53,10 @@ var legacyMeasures = map[string]Measure{
 //     rows_s, cpu_us_per_op, parquet_bytes, files, max_rate) become
 //     Measures — also on a schema 3 line that carries no measures at all
 //     (its writer had not moved them out of params yet);
+//   - the per-round lists kept in params (rows_s_rounds,
+//     cpu_us_per_op_rounds) become their measurement's Rounds, and an
+//     open loop's achieved_rate a Measure, on any schema; both leave
+//     params;
 //   - a line without a loop is closed-loop;
 //   - a command kept as one string of shell words becomes its words.
 //
@@ -71,7 +89,7 @@ func Decode(b []byte) (Record, error) {
 	if r.Schema < 3 {
 		r.Control = r.Control || r.Scenario == legacyControlScenario
 	}
-	if r.Skipped != "" || (r.Schema >= 3 && len(r.Measures) > 0) {
+	if r.Skipped != "" {
 		return r, nil
 	}
 	var p struct {
@@ -80,17 +98,44 @@ func Decode(b []byte) (Record, error) {
 	if err := json.Unmarshal(b, &p); err != nil {
 		return Record{}, fmt.Errorf("%w: params: %w", ErrBadLine, err)
 	}
-	for name, m := range legacyMeasures {
-		if _, ok := r.Measures[name]; ok {
+	if r.Schema < 3 || len(r.Measures) == 0 {
+		upgradeMeasures(&r, p.Params, legacyMeasures, false)
+	}
+	upgradeMeasures(&r, p.Params, legacyOpenMeasures, true)
+	for param, name := range legacyRounds {
+		raw, ok := p.Params[param]
+		if !ok {
 			continue
 		}
-		var v float64
-		if raw, ok := p.Params[name]; !ok || json.Unmarshal(raw, &v) != nil {
-			continue // absent, or not a number: no measurement
+		var rounds Samples
+		m, have := r.Measures[name]
+		if json.Unmarshal(raw, &rounds) != nil || !have {
+			continue // not numbers, or no measurement to carry them: left as they are
 		}
-		r.SetMeasure(name, v, m.Unit, m.Better)
+		if len(m.Rounds) == 0 {
+			m.Rounds = rounds
+			r.Measures[name] = m
+		}
+		delete(r.Params, param)
 	}
 	return r, nil
+}
+
+// upgradeMeasures makes the numeric params of legacy's names Measures
+// the line lacks; move drops them from params.
+func upgradeMeasures(r *Record, params map[string]json.RawMessage, legacy map[string]Measure, move bool) {
+	for name, m := range legacy {
+		var v float64
+		if raw, ok := params[name]; !ok || json.Unmarshal(raw, &v) != nil {
+			continue // absent, or not a number: no measurement
+		}
+		if _, ok := r.Measures[name]; !ok {
+			r.SetMeasure(name, v, m.Unit, m.Better)
+		}
+		if move {
+			delete(r.Params, name)
+		}
+	}
 }
 
 // decodeCommand reads a line's command: its words, or (on older lines) one

@@ -73,6 +73,41 @@ func TestDecodeUpgradesOldSchemas(t *testing.T) {
 	}
 }
 
+// TestDecodeUpgradesRoundLists: per-round lists and an open loop's
+// achieved rate kept in params (schema 2, and schema 3 lines written
+// before they were typed) become measures and leave params; a list with no
+// measurement to carry it stays where it was.
+func TestDecodeUpgradesRoundLists(t *testing.T) {
+	for _, line := range []string{
+		`{"schema":2,"run_id":"r","target":"uring","scenario":"data.scan","params":{"rows_s":100,"rows_s_rounds":[90,110],"achieved_rate":1990.5}}`,
+		`{"schema":3,"run_id":"r","target":"uring","scenario":"data.scan","params":{"rows_s_rounds":[90,110],"achieved_rate":1990.5},"measures":{"rows_s":{"value":100,"unit":"rows/s","better":"higher"}}}`,
+	} {
+		r, err := Decode([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.MeasureRounds("rows_s"); !slices.Equal(got, []float64{90, 110}) {
+			t.Errorf("%s: rows_s rounds %v, want [90 110]", line, got)
+		}
+		if m := r.Measures["achieved_rate"]; m.Value != 1990.5 || m.Unit != UnitOpsPerSec || m.Better != Higher {
+			t.Errorf("%s: achieved_rate %+v", line, m)
+		}
+		if _, ok := r.Params["rows_s_rounds"]; ok {
+			t.Errorf("%s: rows_s_rounds still in params", line)
+		}
+		if _, ok := r.Params["achieved_rate"]; ok {
+			t.Errorf("%s: achieved_rate still in params", line)
+		}
+	}
+	r, err := Decode([]byte(`{"schema":3,"run_id":"r","target":"http","scenario":"s3.get.4KiB.c1","params":{"cpu_us_per_op_rounds":[1,2]},"measures":{"mib_s":{"value":1,"unit":"MiB/s"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.Params["cpu_us_per_op_rounds"]; !ok || r.MeasureRounds("cpu_us_per_op") != nil {
+		t.Errorf("rounds without their measurement: params %v measures %v", r.Params, r.Measures)
+	}
+}
+
 func TestDecodeBadInput(t *testing.T) {
 	for name, in := range map[string]string{
 		"not json":      `not json`,

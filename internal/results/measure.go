@@ -13,6 +13,10 @@ type Measure struct {
 	// Better is the direction of an improvement; "" for a measurement that
 	// describes the cell rather than rates it (a byte count, a file count).
 	Better Better `json:"better,omitempty"`
+	// Rounds are the measurement's value in each interleaved round, in
+	// round order, so a ratio of two lines can carry its spread (see
+	// RoundSpread); absent when the line has no per-round values.
+	Rounds Samples `json:"rounds,omitempty"`
 }
 
 // The units of the measurements katbench writes.
@@ -33,6 +37,24 @@ func (r *Record) SetMeasure(name string, value float64, unit string, better Bett
 		r.Measures = map[string]Measure{}
 	}
 	r.Measures[name] = Measure{Value: value, Unit: unit, Better: better}
+}
+
+// SetMeasureRounds is SetMeasure with the measurement's value in each
+// round.
+func (r *Record) SetMeasureRounds(name string, value float64, unit string, better Better, rounds []float64) {
+	r.SetMeasure(name, value, unit, better)
+	m := r.Measures[name]
+	m.Rounds = append(Samples(nil), rounds...)
+	r.Measures[name] = m
+}
+
+// MeasureRounds returns the per-round values of the named measurement;
+// nil when the line has none.
+func (r Record) MeasureRounds(name string) []float64 {
+	if r.Skipped != "" {
+		return nil
+	}
+	return r.Measures[name].Rounds
 }
 
 // MeasureValue returns the value of the named measurement and whether the

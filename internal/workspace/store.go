@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	icebergio "github.com/apache/iceberg-go/io"
@@ -48,6 +49,29 @@ func NewStore(wh Warehouse, runID string, cfg s3.Config) *Store {
 		st.name = results.RedactText(cfg.Endpoint) // a label: stderr and params
 	}
 	return st
+}
+
+// ParseStore is the store of a run with id runID on the warehouse raw
+// (defaultRaw when blank), reached as cfg says (an empty cfg.Endpoint: the
+// in-process control store), validated without any I/O. The error names
+// the flag whose value is bad (--warehouse, --s3-endpoint).
+func ParseStore(raw, defaultRaw string, cfg s3.Config, runID string) (*Store, error) {
+	if strings.TrimSpace(raw) == "" {
+		raw = defaultRaw
+	}
+	w, err := Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("--warehouse: %w", err)
+	}
+	if w.S3 && cfg.Endpoint != "" {
+		if _, err := s3.ParseEndpoint(cfg.Endpoint); err != nil {
+			return nil, fmt.Errorf("--s3-endpoint: %w", err)
+		}
+		if cfg.AccessKey == "" || cfg.SecretKey == "" {
+			return nil, fmt.Errorf("--s3-endpoint %s needs S3 keys: set %s and %s", cfg.Endpoint, s3.EnvAccessKey, s3.EnvSecretKey)
+		}
+	}
+	return NewStore(w, runID, cfg), nil
 }
 
 // Open starts the control store when no endpoint was given and checks the

@@ -3,11 +3,30 @@ package dataplane
 import (
 	"context"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/workspace"
+	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/scenarios/s3bench"
+	"github.com/nordisk/katbench/transport"
 )
+
+// RawName is the raw-S3 baseline's name in a selection: its lines are
+// s3.put and s3.get at the appends' mean file size.
+const RawName = "data.raw"
+
+// rawNeeds is the key of the scenario the baseline is sized from.
+const rawNeeds = "append"
+
+func init() {
+	scenarios.RegisterBench(scenarios.Scenario{
+		Name: RawName, Bench: scenarios.BenchData, Order: 90, Dims: []scenarios.Dimension{scenarios.DimSize},
+		Needs: []scenarios.Requirement{scenarios.NeedS3Store, scenarios.NeedTransport, scenarios.NeedScenario("data.append")},
+		Doc:   "raw S3 PUT and GET (s3.put, s3.get, control lines) at the appends' mean Parquet file size, for the IO-efficiency ratios; s3:// warehouses, --raw",
+	})
+}
 
 // Baseline is the raw-S3 floor of a data run: plain S3 PUT and GET of one
 // object of the mean Parquet file size the appends wrote, on every
@@ -24,6 +43,22 @@ type Baseline struct {
 
 	mu           sync.Mutex
 	bytes, files int64
+}
+
+// NewBaseline is the raw baseline of a data run on an S3 store, over
+// every transport of kinds: iterations PUTs and GETs per transport in
+// rounds rounds, one retry per request; nil on a file:// store, which has
+// no S3 to measure.
+func NewBaseline(store *workspace.Store, kinds []transport.Kind, iterations, rounds int, run *results.Run, log io.Writer, quick bool) *Baseline {
+	if !store.Root.S3 {
+		return nil
+	}
+	b := &Baseline{Bench: s3bench.Config{
+		S3: store.S3, EndpointName: store.Name(), StoreInProcess: store.InProcess(), Transports: kinds,
+		Iterations: iterations, Rounds: rounds, Quick: quick, Run: run, Log: log,
+	}}
+	b.Bench.S3.MaxRetries = 1
+	return b
 }
 
 // add counts one lane's successful appends.

@@ -242,18 +242,20 @@ const (
 	unitMiB     = "MiB"
 )
 
-// measure is one typed measurement of a line (see results.Measure).
+// measure is one typed measurement of a line (see results.Measure), with
+// its per-round values when it has them.
 type measure struct {
 	name   string
 	value  float64
 	unit   string
 	better results.Better
+	rounds []float64
 }
 
 func (st *laneState) line(cfg Config, scenario string, rec *results.Recorder, wall time.Duration, p map[string]any, first error, ms []measure) results.Record {
 	r := cfg.Run.Result(st.Target, scenario, results.Closed, 1, rec, wall, p)
 	for _, m := range ms {
-		r.SetMeasure(m.name, m.value, m.unit, m.better)
+		r.SetMeasureRounds(m.name, m.value, m.unit, m.better, m.rounds)
 	}
 	r.Transport = st.Transport
 	r.TransportFallback = st.Fallback

@@ -133,8 +133,8 @@ func SkippedParams(store *workspace.Store, quick bool) map[string]any {
 }
 
 // RunAll runs cfg on every target in turn, each on one lane per
-// transport of kinds (OpenLanes), then cfg.Baseline when set: one data
-// run. A target that cannot start gets a skipped line per scenario saying
+// transport of kinds (OpenLanes), then cfg.Baseline when set and
+// selected (RawName): one data run. A target that cannot start gets a skipped line per scenario saying
 // why, and the others still run; every error is returned, joined.
 func RunAll(ctx context.Context, cfg Config, targets []Target, kinds []transport.Kind, store *workspace.Store, dir string, sink results.Sink) error {
 	var errs []error
@@ -154,7 +154,7 @@ func RunAll(ctx context.Context, cfg Config, targets []Target, kinds []transport
 		}
 		errs = append(errs, Run(ctx, cfg, lanes, sink), closeLanes())
 	}
-	if cfg.Baseline != nil && ctx.Err() == nil {
+	if cfg.Baseline != nil && cfg.selects(RawName) && ctx.Err() == nil {
 		errs = append(errs, cfg.Baseline.Measure(ctx, sink))
 	}
 	return errors.Join(errs...)

@@ -3,6 +3,8 @@ package dataplane
 import (
 	"runtime/debug"
 	"syscall"
+
+	"github.com/nordisk/katbench/internal/workspace"
 )
 
 // defaultTargetFileSize is iceberg-go's write.target-file-size-bytes
@@ -54,4 +56,16 @@ func peakRSS() int64 {
 		return 0
 	}
 	return int64(ru.Maxrss) * 1024 // KiB on Linux
+}
+
+// StoreMemoryLimit is Config.MemoryLimit of a run on store: none when the
+// user set the process's own limit (userLimit: GOMEMLIMIT wins) or when
+// the warehouse is on the in-process control store, whose objects are on
+// this process's heap: the live heap would outgrow a limit sized for the
+// append and the collector would run nearly continuously.
+func StoreMemoryLimit(targetFileSize int64, store *workspace.Store, userLimit bool) int64 {
+	if userLimit || store.InProcess() {
+		return 0
+	}
+	return AppendMemoryLimit(targetFileSize)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 )
 
 // scenario is one registered data-plane scenario. Each lives in a file of
@@ -44,6 +45,13 @@ type scenario struct {
 	// raw is the S3 operation of the Baseline its MiB/s is compared with
 	// ("put", "get"); "" for none.
 	raw string
+	// stem is its name in `katbench list` when its name carries a
+	// dimension (data.append's rows); "" means the name of a zero Config.
+	stem string
+	// dims are the dimensions its name carries.
+	dims []scenarios.Dimension
+	// doc is one line for `katbench list`.
+	doc string
 }
 
 // lookup returns the registered scenario a line's scenario name belongs
@@ -81,11 +89,24 @@ func register(s scenario) {
 		panic("dataplane: register needs a key, a name and a start")
 	}
 	regMu.Lock()
-	defer regMu.Unlock()
 	if _, dup := registry[s.key]; dup {
 		panic("dataplane: scenario " + s.key + " registered twice")
 	}
 	registry[s.key] = s
+	regMu.Unlock()
+	stem := s.stem
+	if stem == "" {
+		stem = s.name(Config{})
+	}
+	needs := []scenarios.Requirement{scenarios.NeedCompetitor, scenarios.NeedTransport}
+	if s.needs != "" {
+		needs = append(needs, scenarios.NeedScenario("data."+s.needs))
+	}
+	doc := s.doc
+	if s.optIn {
+		doc += " (only when --scenario names it)"
+	}
+	scenarios.RegisterBench(scenarios.Scenario{Name: stem, Bench: scenarios.BenchData, Order: s.order, Dims: s.dims, Needs: needs, Doc: doc})
 }
 
 // registered returns every registered scenario in run order.
@@ -104,6 +125,10 @@ func registered() []scenario {
 	})
 	return out
 }
+
+// SelectNames are the names a data run's selection may name: Names and
+// the raw-S3 baseline's (RawName).
+func SelectNames(rows int64) []string { return append(Names(rows), RawName) }
 
 // Names lists the scenarios of a run with rows per append, in run order:
 // those a run measures by default, then the opt-in ones (run only when
@@ -148,6 +173,9 @@ func plan(cfg Config, lanes int) ([]*planned, error) {
 	}
 	runs := map[string]bool{}
 	recorded := map[string]bool{}
+	if cfg.Baseline != nil && cfg.selects(RawName) {
+		runs[rawNeeds] = true // the baseline is sized from what they wrote
+	}
 	for _, s := range all {
 		if selected(s) {
 			recorded[s.key] = true

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 )
 
 // data.append.<rows>: each round appends Config.Rows generated rows to the
@@ -16,6 +17,7 @@ import (
 // write/commit/generation split and the process's peak RSS so far.
 func init() {
 	register(scenario{
+		doc: "one append of --rows rows per round: rows/s and Parquet MiB/s; histogram = the commit phase", stem: "data.append", dims: []scenarios.Dimension{scenarios.DimRows},
 		key: "append", order: 10, tables: []string{"events"}, raw: "put",
 		owns: func(name string) bool { return strings.HasPrefix(name, AppendPrefix) },
 		name: func(cfg Config) string { return AppendName(cfg.Rows) },
@@ -108,19 +110,18 @@ func (a *appendRun) record(cfg Config, i int, l *laneState, name string) results
 	var ms []measure
 	if st.rec.Count() > 0 && st.wall > 0 {
 		p["rows_total"] = st.rows
-		p["rows_s_rounds"] = st.perRound
 		ms = append(ms,
-			measure{"write_s", st.write.Seconds(), unitSeconds, ""},
-			measure{"gen_s", st.gen.Seconds(), unitSeconds, ""},
-			measure{"commit_s", (st.wall - st.write).Seconds(), unitSeconds, ""},
-			measure{"append_p50_us", us(st.rec.Percentile(50)), unitMicros, results.Lower},
-			measure{"append_max_us", us(st.rec.Percentile(100)), unitMicros, results.Lower},
-			measure{"rows_s", float64(st.rows) / st.wall.Seconds(), results.UnitRowsPerSec, results.Higher},
-			measure{"mib_s", float64(st.b) / st.wall.Seconds() / (1 << 20), results.UnitMiBPerSec, results.Higher},
-			measure{"files", float64(st.files), results.UnitCount, ""},
-			measure{"parquet_bytes", float64(st.b), results.UnitBytes, ""})
+			measure{"write_s", st.write.Seconds(), unitSeconds, "", nil},
+			measure{"gen_s", st.gen.Seconds(), unitSeconds, "", nil},
+			measure{"commit_s", (st.wall - st.write).Seconds(), unitSeconds, "", nil},
+			measure{"append_p50_us", us(st.rec.Percentile(50)), unitMicros, results.Lower, nil},
+			measure{"append_max_us", us(st.rec.Percentile(100)), unitMicros, results.Lower, nil},
+			measure{"rows_s", float64(st.rows) / st.wall.Seconds(), results.UnitRowsPerSec, results.Higher, st.perRound},
+			measure{"mib_s", float64(st.b) / st.wall.Seconds() / (1 << 20), results.UnitMiBPerSec, results.Higher, nil},
+			measure{"files", float64(st.files), results.UnitCount, "", nil},
+			measure{"parquet_bytes", float64(st.b), results.UnitBytes, "", nil})
 		if st.files > 0 {
-			ms = append(ms, measure{"avg_file_bytes", float64(st.b / st.files), results.UnitBytes, ""})
+			ms = append(ms, measure{"avg_file_bytes", float64(st.b / st.files), results.UnitBytes, "", nil})
 		}
 	}
 	if st.overruns > 0 {
@@ -134,7 +135,7 @@ func (a *appendRun) record(cfg Config, i int, l *laneState, name string) results
 	if st.peakRSS > 0 {
 		// getrusage's ru_maxrss: every lane and target before this one, and
 		// an in-process S3 store's objects, are in it too.
-		ms = append(ms, measure{"peak_rss_mib", float64(st.peakRSS) / (1 << 20), unitMiB, results.Lower})
+		ms = append(ms, measure{"peak_rss_mib", float64(st.peakRSS) / (1 << 20), unitMiB, results.Lower, nil})
 	}
 	p["hist_of"] = "commit phase (metadata file + catalog commit) per append"
 	return l.line(cfg, name, st.commit, st.wall, p, st.first, ms)

@@ -21,6 +21,7 @@ const OverwriteName = "data.overwrite"
 // operation.
 func init() {
 	register(scenario{
+		doc: "whole-table overwrites, checksum verified",
 		key: "overwrite", order: 40, optIn: true, tables: []string{"overwrite"},
 		name:  func(Config) string { return OverwriteName },
 		start: func(_ Config, lanes int) measurement { return &overwriteRun{lanes: make([]overwriteLane, lanes)} },
@@ -107,7 +108,7 @@ func (o *overwriteRun) record(cfg Config, i int, l *laneState, name string) resu
 	p["overwrite_rows"] = overwriteRows(cfg)
 	var ms []measure
 	if st.rec.Count() > 0 && st.wall > 0 {
-		ms = append(ms, measure{"rows_s", float64(st.rows) / st.wall.Seconds(), results.UnitRowsPerSec, results.Higher})
+		ms = append(ms, measure{"rows_s", float64(st.rows) / st.wall.Seconds(), results.UnitRowsPerSec, results.Higher, nil})
 	}
 	p["hist_of"] = "one overwrite of the whole table end to end (Parquet PUT, manifests with the old files deleted, metadata, catalog commit)"
 	return l.line(cfg, name, st.rec, st.wall, p, st.first, ms)

@@ -412,7 +412,7 @@ func record(cfg Config, c cell, size int64, l lane, st *laneCell, fallback strin
 		r.SetMeasure("mib_s", float64(rec.Count())*float64(size)/st.elapsed.Seconds()/(1<<20), results.UnitMiBPerSec, results.Higher)
 	}
 	if st.cpuOK && st.ops > 0 {
-		r.SetMeasure("cpu_us_per_op", float64(st.cpu.Nanoseconds())/1e3/float64(st.ops), results.UnitUSPerOp, results.Lower)
+		r.SetMeasureRounds("cpu_us_per_op", float64(st.cpu.Nanoseconds())/1e3/float64(st.ops), results.UnitUSPerOp, results.Lower, st.roundCPU)
 	}
 	r.Transport = string(l.info.Used)
 	r.TransportFallback = fallback
@@ -454,7 +454,6 @@ func lineParams(cfg Config, c cell, size int64, l lane, st *laneCell) map[string
 		maps.Copy(params, l.info.Facts(ep.Host))
 	}
 	if st.cpuOK && st.ops > 0 {
-		params["cpu_us_per_op_rounds"] = st.roundCPU
 		params["cpu_scope"] = cpuScope(cfg.StoreInProcess)
 	}
 	spec(c.op).params(cfg, size, params)

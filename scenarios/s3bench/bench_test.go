@@ -94,7 +94,7 @@ func checkLines(t *testing.T, recs []results.Record, cfg s3bench.Config, targets
 		// CPU per operation: measured (positive) every round, its scope
 		// named, and the whole equal to the rounds' op-weighted mean.
 		cpu, _ := r.MeasureValue("cpu_us_per_op")
-		rounds, _ := r.Params["cpu_us_per_op_rounds"].([]float64)
+		rounds := r.MeasureRounds("cpu_us_per_op")
 		scope, _ := r.Params["cpu_scope"].(string)
 		if cpu <= 0 || len(rounds) != cfg.Rounds || !strings.HasPrefix(scope, "process: ") {
 			t.Errorf("%v: cpu_us_per_op %v, rounds %v, scope %q; want > 0, %d rounds, a scope", key, cpu, rounds, scope, cfg.Rounds)

@@ -75,7 +75,7 @@ func checkManyConns(t *testing.T, recs []results.Record, cfg s3bench.Config) {
 				p := r.Params
 				issued, _ := p["issued"].(int64)
 				completed, _ := p["completed"].(int64)
-				achieved, _ := p["achieved_rate"].(float64)
+				achieved, _ := r.MeasureValue("achieved_rate")
 				if r.Loop != results.Open || r.Ops <= 0 || r.Errors != 0 || r.Ops != completed || issued != completed {
 					t.Errorf("%s %s: loop %q ops %d errors %d (%q) issued %d completed %d", target, name, r.Loop, r.Ops, r.Errors, r.FirstError, issued, completed)
 				}

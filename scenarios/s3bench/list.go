@@ -20,6 +20,7 @@ const (
 
 func init() {
 	registerOp(List, &opSpec{
+		doc:  "one verified ListObjectsV2 page of 100 keys",
 		size: ListKeys, bare: true,
 		prepare: func(ctx context.Context, c *minio.Client, bucket, prefix string) (string, error) {
 			dir := prefix + "list/"

@@ -219,7 +219,6 @@ func recordOpen(cfg Config, c cell, size int64, l lane, st *laneCell, ol *openSt
 	achieved := 0.0
 	if ol.elapsed > 0 {
 		achieved = float64(ol.completed) / ol.elapsed.Seconds()
-		params["achieved_rate"] = achieved
 	}
 	kept := achieved >= 0.95*rate
 	params["rate_kept"] = kept
@@ -230,15 +229,16 @@ func recordOpen(cfg Config, c cell, size int64, l lane, st *laneCell, ol *openSt
 		params["sched_p50_us"] = float64(sched.Percentile(50)) / 1e3
 		params["sched_p99_us"] = float64(sched.Percentile(99)) / 1e3
 	}
-	delete(params, "cpu_us_per_op_rounds")
 	delete(params, "cpu_scope")
 	if ol.cpuOK && ol.completed > 0 {
-		params["cpu_us_per_op_rounds"] = ol.roundCPU
 		params["cpu_scope"] = cpuScope(cfg.StoreInProcess)
 	}
 	out := cfg.Run.Result(string(l.info.Used), OpenScenario(c.op, size, c.conc, r), results.Open, c.conc, rec, ol.elapsed, params)
 	if ol.cpuOK && ol.completed > 0 {
-		out.SetMeasure("cpu_us_per_op", float64(ol.cpu.Nanoseconds())/1e3/float64(ol.completed), results.UnitUSPerOp, results.Lower)
+		out.SetMeasureRounds("cpu_us_per_op", float64(ol.cpu.Nanoseconds())/1e3/float64(ol.completed), results.UnitUSPerOp, results.Lower, ol.roundCPU)
+	}
+	if ol.elapsed > 0 {
+		out.SetMeasure("achieved_rate", achieved, results.UnitOpsPerSec, results.Higher)
 	}
 	if spec(c.op).moves && ol.elapsed > 0 {
 		out.SetMeasure("mib_s", float64(rec.Count())*float64(size)/ol.elapsed.Seconds()/(1<<20), results.UnitMiBPerSec, results.Higher)

@@ -73,6 +73,7 @@ func sizeParam(_ Config, size int64, p map[string]any) { p["size_bytes"] = size 
 
 func init() {
 	registerOp(Head, &opSpec{
+		doc:  "HEAD of a 4 KiB object",
 		size: HeadSize, bare: true,
 		object: func(size int64) int64 { return size },
 		do: func(w *worker, ctx context.Context) error {
@@ -88,6 +89,7 @@ func init() {
 		params: func(_ Config, size int64, p map[string]any) { p["object_bytes"] = size },
 	})
 	registerOp(Get, &opSpec{
+		doc:    "GET of a whole object of each --sizes, every 8th verified",
 		object: func(size int64) int64 { return size },
 		setup:  func(w *worker, _ int64, _ int) { w.buf = make([]byte, w.size+1) },
 		do:     (*worker).get,
@@ -101,6 +103,7 @@ func init() {
 		moves:  true,
 	})
 	registerOp(Put, &opSpec{
+		doc: "PUT of an object of each --sizes, a key per worker",
 		do: func(w *worker, ctx context.Context) error {
 			// A fresh reader each time: net/http may still be reading (and
 			// discarding) a request body after RoundTrip returns, so a

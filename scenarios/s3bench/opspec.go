@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/minio/minio-go/v7"
+
+	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 )
 
 // opSpec is what the bench knows of one operation. Each operation's file
@@ -38,6 +41,8 @@ type opSpec struct {
 	// the cells, under the run's prefix, and returns the key (or key
 	// prefix) every worker of the op is given; object is then unused.
 	prepare func(ctx context.Context, c *minio.Client, bucket, prefix string) (key string, err error)
+	// doc is one line for `katbench list`.
+	doc string
 }
 
 var (
@@ -45,13 +50,32 @@ var (
 	opNames []string // registration order, for messages
 )
 
-// registerOp adds op's spec; called from init functions only.
+// registerOp adds op's spec, and its scenario s3.<op> to the registry
+// `katbench list` shows; called from init functions only.
 func registerOp(op Op, s *opSpec) {
 	if _, dup := opSpecs[op]; dup {
 		panic(fmt.Sprintf("s3bench: operation %q registered twice", op))
 	}
 	opSpecs[op] = s
 	opNames = append(opNames, string(op))
+	dims := []scenarios.Dimension{scenarios.DimSize, scenarios.DimConcurrency, scenarios.DimRate}
+	if s.bare || s.size > 0 {
+		dims = dims[1:]
+	}
+	scenarios.RegisterBench(scenarios.Scenario{
+		Name: "s3." + string(op), Bench: scenarios.BenchTransport, Order: len(opNames) * 10,
+		Kind: scenarios.KindLatency, Metric: results.P50, Dims: dims,
+		Needs: []scenarios.Requirement{scenarios.NeedS3Store, scenarios.NeedTransport}, Doc: s.doc,
+	})
+}
+
+// OpsDoc lists the registered operations with their docs, for --ops.
+func OpsDoc() string {
+	var w []string
+	for _, n := range opNames {
+		w = append(w, n+" ("+opSpecs[Op(n)].doc+")")
+	}
+	return strings.Join(w, ", ")
 }
 
 // spec returns op's spec; ops reach the bench through ParseOp, so an

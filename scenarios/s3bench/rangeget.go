@@ -26,6 +26,7 @@ const (
 
 func init() {
 	registerOp(Range, &opSpec{
+		doc:    "8 KiB ranged GETs at seeded random offsets of a 64 MiB object",
 		size:   RangeSize,
 		object: func(int64) int64 { return RangeObjectSize },
 		setup: func(w *worker, seed int64, index int) {

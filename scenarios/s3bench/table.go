@@ -94,7 +94,7 @@ func writeRatios(w io.Writer, recs []results.Record, baseline string) error {
 // the per-round ratios, or the whole-run ratio when a line lacks its
 // rounds ("" when either line lacks the measurement).
 func CPURatio(h, u results.Record) string {
-	if sp, ok := results.RoundSpread(floats(h.Params["cpu_us_per_op_rounds"]), floats(u.Params["cpu_us_per_op_rounds"])); ok {
+	if sp, ok := results.RoundSpread(h.MeasureRounds("cpu_us_per_op"), u.MeasureRounds("cpu_us_per_op")); ok {
 		return sp.String()
 	}
 	hv, okH := h.MeasureValue("cpu_us_per_op")
@@ -103,26 +103,6 @@ func CPURatio(h, u results.Record) string {
 		return ""
 	}
 	return div(uv, hv)
-}
-
-// floats reads a list of numbers from params, as built ([]float64) or as
-// decoded from JSON ([]any); nil when it is neither.
-func floats(v any) []float64 {
-	switch v := v.(type) {
-	case []float64:
-		return v
-	case []any:
-		out := make([]float64, 0, len(v))
-		for _, x := range v {
-			f, ok := x.(float64)
-			if !ok {
-				return nil
-			}
-			out = append(out, f)
-		}
-		return out
-	}
-	return nil
 }
 
 func div(a, b float64) string {
