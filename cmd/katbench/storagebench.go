@@ -52,8 +52,8 @@ func optionError(err error) error {
 type storageRun struct {
 	ctx    context.Context
 	stop   context.CancelFunc
-	prog   *progress
-	out    *output
+	prog   reporter
+	out    *resultsOut
 	coll   results.Collector
 	tables io.Writer
 	// Sink takes the lines, Log the warnings (one per run), Progress
