@@ -15,7 +15,9 @@ type OptionError struct {
 
 func (e *OptionError) Error() string { return fmt.Sprintf("--%s: %v", e.Option, e.Err) }
 
-func (e *OptionError) Unwrap() error { return e.Err }
+// Unwrap gives ErrSettings (a bad option is bad settings: exit 2 in
+// cmd) and the value's own error.
+func (e *OptionError) Unwrap() []error { return []error{ErrSettings, e.Err} }
 
 // OptionErr wraps err as a bad value of option; nil stays nil.
 func OptionErr(option string, err error) error {

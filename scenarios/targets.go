@@ -81,6 +81,16 @@ func isWriteScenario(scenario string) bool {
 	return strings.HasPrefix(scenario, "create_table.") || strings.HasPrefix(scenario, "commit_table.")
 }
 
+// ParseProps reads repeated --prop k=v flags (competitors.ParseProps); a
+// bad one is ErrSettings.
+func ParseProps(kvs []string) (map[string]string, error) {
+	props, err := competitors.ParseProps(kvs)
+	if err != nil {
+		return nil, settingsf("--prop %v", err)
+	}
+	return props, nil
+}
+
 // NewTargets makes each target's own directory under dir, named after it
 // (name-2, name-3, … for a name given again), and its Target: base's
 // config with the target's Args, Dir, Storage (storage of the directory's

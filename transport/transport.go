@@ -123,6 +123,15 @@ func Names() []Kind {
 	return out
 }
 
+// NamesList is Names comma-separated: the default of a --transports flag.
+func NamesList() string {
+	var s []string
+	for _, k := range Names() {
+		s = append(s, string(k))
+	}
+	return strings.Join(s, ",")
+}
+
 // Baseline is the transport every other falls back to and ratios are
 // taken over by default: the first of Names.
 func Baseline() Kind { return Names()[0] }

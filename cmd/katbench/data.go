@@ -11,8 +11,10 @@ import (
 
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/workspace"
+	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/scenarios/dataplane"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
@@ -70,7 +72,7 @@ func init() {
 	fl.StringVar(&o.TargetFileSize, "target-file-size", "", "write.target-file-size-bytes, e.g. 64MiB (default: iceberg-go's, 512MiB); also sets write.parquet.row-group-size-bytes to an eighth of it and runs the appends under a Go memory limit of twice it, at least 128MiB (not with GOMEMLIMIT set or on the in-process control store)")
 	fl.StringVar(&o.RowGroupRows, "row-group-rows", "", "write.parquet.row-group-limit, e.g. 128k: the writer buffers one encoded row group per open file (default: iceberg-go's, 1048576)")
 	fl.StringVar(&o.Compression, "compression", "zstd", "Parquet codec: "+strings.Join(dataplane.Compressions, "|"))
-	fl.StringVar(&o.Transports, "transports", transportNames(), "S3 transports to compare, comma-separated, interleaved round by round")
+	fl.StringVar(&o.Transports, "transports", transport.NamesList(), "S3 transports to compare, comma-separated, interleaved round by round")
 	fl.StringVar(&o.Baseline, "baseline", string(transport.Baseline()), "transport the table's ratios are taken over (their denominator)")
 	fl.IntVar(&o.CommitOps, "commit-ops", 0, fmt.Sprintf("small appends per transport in data.commit.latency (default %d, %d with --quick)", dataplane.DefaultCommitOps, dataplane.QuickCommitOps))
 	fl.IntVar(&o.CommitRows, "commit-rows", dataplane.DefaultCommitRows, "rows per small append")
@@ -94,19 +96,19 @@ func (f *dataFlags) targets(args []string) ([]dataplane.Target, error) {
 	if len(args) == 0 {
 		args = []string{"embedded"}
 	}
-	props, err := parseProps(f.props)
+	props, err := scenarios.ParseProps(f.props)
 	if err != nil {
 		return nil, err
 	}
 	targets := make([]dataplane.Target, len(args))
 	for i, a := range args {
-		spec := parseTarget(a)
-		fac, err := competitors.Lookup(spec.name)
+		spec := scenarios.ParseTargetSpec(a)
+		fac, err := competitors.Lookup(spec.Name)
 		if err != nil {
 			return nil, usageError{err}
 		}
-		targets[i] = dataplane.Target{Factory: fac, Name: spec.name, Args: spec.args, Index: i, Props: props, Durability: f.durability,
-			Env: competitors.ReadEnv(spec.name, os.Getenv)}
+		targets[i] = dataplane.Target{Factory: fac, Name: spec.Name, Args: spec.Args, Index: i, Props: props, Durability: f.durability,
+			Env: competitors.ReadEnv(spec.Name, os.Getenv)}
 	}
 	return targets, nil
 }
@@ -117,14 +119,14 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 	f.opts.Rounds, f.opts.Quick, f.opts.Scenario = f.loop.rounds, f.loop.quick, f.loop.scenario
 	cfg, kinds, err := f.opts.Config()
 	if err != nil {
-		return optionError(err)
+		return err
 	}
 	if f.durability != "" {
 		if _, err := catalog.ParseDurability(f.durability); err != nil {
 			return usageError{err}
 		}
 	}
-	if err := checkFormat(f.loop.format); err != nil {
+	if err := output.CheckFormat(f.loop.format); err != nil {
 		return err
 	}
 	targets, err := f.targets(args)
@@ -145,7 +147,7 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, store.Close()) }()
-	dir, removeDir, err := workDir(f.dir)
+	dir, removeDir, err := workspace.WorkDir(f.dir)
 	if err != nil {
 		return err
 	}
@@ -167,7 +169,7 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 		})
 	}()
 	if f.cpuProfile != "" {
-		stopProfile, err := startCPUProfile(f.cpuProfile)
+		stopProfile, err := output.StartCPUProfile(f.cpuProfile)
 		if err != nil {
 			return err
 		}

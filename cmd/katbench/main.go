@@ -18,6 +18,7 @@ import (
 	"github.com/nordisk/katbench/internal/serve"
 	"github.com/nordisk/katbench/internal/workspace"
 	"github.com/nordisk/katbench/scenarios"
+	"github.com/nordisk/katbench/transport"
 	"github.com/spf13/cobra"
 )
 
@@ -32,8 +33,16 @@ scenario with HdrHistogram percentiles and host provenance.`,
 	SilenceErrors: true,
 	// A KATBENCH_URING_WAIT typo would otherwise measure the default wait
 	// under the name of another: refuse it before anything runs.
-	PersistentPreRunE: func(*cobra.Command, []string) error { return loadTransportSettings() },
+	PersistentPreRunE: func(*cobra.Command, []string) (err error) {
+		transportSettings, err = transport.EnvSettings(os.LookupEnv)
+		return usage(err)
+	},
 }
+
+// transportSettings are the transports' own settings from the environment
+// (each names its variables, e.g. the io_uring wait mode), read once before
+// any command runs and passed down as options.
+var transportSettings transport.Settings
 
 // serveCmd is the parent of `katbench serve rest|grpc`.
 var serveCmd = &cobra.Command{

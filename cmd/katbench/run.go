@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/workspace"
 	"github.com/nordisk/katbench/scenarios"
@@ -32,9 +33,9 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	f.storage.RegisterFlags(fl)
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
 	fl.StringVar(&f.history, "history", "", "also append result lines to this file (none by default; the README's runs are recorded with --history bench_history.jsonl)")
-	registerLabel(fl, &f.label)
+	results.RegisterLabelFlag(fl, &f.label)
 	fl.BoolVar(&f.allowErrs, "allow-errors", false, "exit 0 even when operations failed (recorded on every line as allow_errors)")
-	fl.StringVar(&f.format, "format", "auto", formatHelp)
+	fl.StringVar(&f.format, "format", "auto", output.FormatHelp)
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable; adds to BENCH_REST_PROPS)")
 }
 
@@ -42,7 +43,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 // JOB_COMPLETION_INDEX) into runner options and the neighbour's config,
 // rejecting bad values before anything is created.
 func (f *benchFlags) options(cmd *cobra.Command, run *results.Run) (scenarios.Options, scenarios.NeighbourConfig, error) {
-	if err := checkFormat(f.format); err != nil {
+	if err := output.CheckFormat(f.format); err != nil {
 		return scenarios.Options{}, scenarios.NeighbourConfig{}, err
 	}
 	s := f.s
@@ -59,18 +60,6 @@ func (f *benchFlags) options(cmd *cobra.Command, run *results.Run) (scenarios.Op
 	}
 	nb, err := s.Background.Config()
 	return o, nb, err
-}
-
-// targetSpec is one command-line target: a name and its positional args.
-type targetSpec struct {
-	name string
-	args []string
-}
-
-// parseTarget reads `name` or `name=URL[@WAREHOUSE]` (scenarios.ParseTargetSpec).
-func parseTarget(s string) targetSpec {
-	t := scenarios.ParseTargetSpec(s)
-	return targetSpec{name: t.Name, args: t.Args}
 }
 
 // parseTargets parses every argument of a multi-target command.
@@ -97,19 +86,19 @@ func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (
 	if err := scenarios.CheckDisk(opts, f.dir, len(given)); err != nil {
 		return err
 	}
-	props, err := parseProps(f.props)
+	props, err := scenarios.ParseProps(f.props)
 	if err != nil {
 		return err
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	format := resolveFormat(f.format, stdout)
-	prog := newProgress(stderr, useBars(stderr, stdout, format))
-	opts.Log, opts.Progress = prog, prog.update
+	format := output.ResolveFormat(f.format, stdout)
+	prog := output.NewProgress(stderr, output.UseBars(stderr, stdout, format))
+	opts.Log, opts.Progress = prog, prog.Update
 	st, err := f.storage.Resolve(cmd.Context(), os.Getenv, transportSettings, prog)
 	if err != nil {
 		return err
 	}
-	dir, removeDir, err := workDir(f.dir)
+	dir, removeDir, err := workspace.WorkDir(f.dir)
 	if err != nil {
 		return err
 	}
@@ -120,7 +109,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (
 			return nil
 		}
 		removeDir = false
-		return workspace.RemoveTree(dir, prog.update)
+		return workspace.RemoveTree(dir, prog.Update)
 	}
 	defer func() {
 		err = errors.Join(err, cleanDir())
@@ -131,15 +120,14 @@ func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (
 	if err != nil {
 		return err
 	}
-	out, err := newOutput(format, f.history, stdout, stderr)
+	out, err := output.NewResults(format, f.history, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	out.label = f.label
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var lines results.Collector
-	sink, stopNeighbour, err := scenarios.WithNeighbour(ctx, neighbour, dir, results.Tee{out.Sink(), &lines})
+	sink, stopNeighbour, err := scenarios.WithNeighbour(ctx, neighbour, dir, results.Tee{out.Sink(f.label), &lines})
 	if err != nil {
 		return errors.Join(err, out.Close())
 	}
@@ -149,15 +137,6 @@ func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (
 	prog.Close() // the last bar is drawn before any table
 	// A line with failed operations turns the run red (exit 1).
 	return errors.Join(err, out.Close(), results.CheckErrors(lines.Snapshot()))
-}
-
-// parseProps reads repeated k=v flags (competitors.ParseProps).
-func parseProps(kvs []string) (map[string]string, error) {
-	props, err := competitors.ParseProps(kvs)
-	if err != nil {
-		return nil, usagef("--prop %v", err)
-	}
-	return props, nil
 }
 
 func init() {

@@ -3,18 +3,16 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
-	"github.com/nordisk/katbench/scenarios"
 )
 
 // loopFlags are the flags `katbench data` and `katbench transport`
@@ -34,16 +32,8 @@ func (b *loopFlags) register(fl *pflag.FlagSet, rounds int, round, example, quic
 	fl.StringVar(&b.scenario, "scenario", "", "measure only the scenarios matching these globs, comma-separated, as for run ("+example+"; katbench list names them)")
 	fl.BoolVar(&b.quick, "quick", os.Getenv("BENCH_QUICK") == "1", quick+"; env BENCH_QUICK=1")
 	fl.StringVar(&b.history, "history", "", "also append result lines to this file (none by default, as for run; the README's runs are recorded with --history bench_history.jsonl)")
-	fl.StringVar(&b.format, "format", "auto", formatHelp)
-	registerLabel(fl, &b.label)
-}
-
-// optionError makes a package's bad option value a usage error.
-func optionError(err error) error {
-	if scenarios.IsOptionError(err) {
-		return usageError{err}
-	}
-	return err
+	fl.StringVar(&b.format, "format", "auto", output.FormatHelp)
+	results.RegisterLabelFlag(fl, &b.label)
 }
 
 // storageRun is one run of a storage bench: its signals, progress, lines
@@ -52,8 +42,8 @@ func optionError(err error) error {
 type storageRun struct {
 	ctx    context.Context
 	stop   context.CancelFunc
-	prog   reporter
-	out    *resultsOut
+	prog   *output.Progress
+	out    *output.Results
 	coll   results.Collector
 	tables io.Writer
 	// Sink takes the lines, Log the warnings (one per run), Progress
@@ -63,33 +53,32 @@ type storageRun struct {
 }
 
 func startStorage(cmd *cobra.Command, b *loopFlags) (*storageRun, error) {
-	if err := checkFormat(b.format); err != nil {
+	if err := output.CheckFormat(b.format); err != nil {
 		return nil, err
 	}
 	stderr, stdout := cmd.ErrOrStderr(), cmd.OutOrStdout()
-	format := resolveFormat(b.format, stdout)
-	r := &storageRun{prog: newProgress(stderr, useBars(stderr, stdout, format)), tables: stderr}
+	format := output.ResolveFormat(b.format, stdout)
+	r := &storageRun{prog: output.NewProgress(stderr, output.UseBars(stderr, stdout, format)), tables: stderr}
 	jsonOut := stdout
 	if format == "table" {
 		jsonOut, r.tables = io.Discard, stdout
 	}
 	// The bench prints its own tables: plainWriter keeps output from
 	// printing the generic one.
-	out, err := newOutput("jsonl", b.history, jsonOut, plainWriter{stderr})
+	out, err := output.NewResults("jsonl", b.history, jsonOut, plainWriter{stderr})
 	if err != nil {
 		r.prog.Close()
 		return nil, err
 	}
-	out.label = b.label
 	r.out = out
-	r.Sink = results.Tee{out.Sink(), &r.coll}
-	r.Log = &firstWrite{w: r.prog}
+	r.Sink = results.Tee{out.Sink(b.label), &r.coll}
+	r.Log = &output.FirstWrite{W: r.prog}
 	r.ctx, r.stop = signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	return r, nil
 }
 
 // Progress is where the bench reports its measurements done.
-func (r *storageRun) Progress(what string, done, total int) { r.prog.update(what, done, total) }
+func (r *storageRun) Progress(what string, done, total int) { r.prog.Update(what, done, total) }
 
 // finish ends the run: progress, history, the bench's tables; a line with
 // failed operations (warm-up included) turns a run that returned nil red.
@@ -106,35 +95,3 @@ func (r *storageRun) finish(err error, tables func(w io.Writer, recs []results.R
 
 // plainWriter hides that a writer is a terminal.
 type plainWriter struct{ io.Writer }
-
-// firstWrite passes the first write through and drops the rest, so a
-// fallback found against every endpoint is announced once. Not safe for
-// concurrent use; the benches write warnings from one goroutine.
-type firstWrite struct {
-	w    io.Writer
-	done bool
-}
-
-func (f *firstWrite) Write(b []byte) (int, error) {
-	if f.done {
-		return len(b), nil
-	}
-	f.done = true
-	return f.w.Write(b)
-}
-
-// startCPUProfile is the --cpuprofile of a bench: a CPU profile to path
-// until the returned stop.
-func startCPUProfile(path string) (stop func() error, err error) {
-	pf, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(pf); err != nil {
-		return nil, errors.Join(fmt.Errorf("--cpuprofile: %w", err), pf.Close())
-	}
-	return func() error {
-		pprof.StopCPUProfile()
-		return pf.Close()
-	}, nil
-}

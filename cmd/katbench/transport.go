@@ -4,41 +4,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/scenarios/s3bench"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
 )
-
-// transportSettings are the transports' own settings from the
-// environment (each transport names its variables, e.g. the io_uring wait
-// mode), read once before any command runs and passed down as options.
-var transportSettings transport.Settings
-
-// loadTransportSettings reads transportSettings; a value a transport
-// refuses is a usage error naming the variable.
-func loadTransportSettings() error {
-	s, err := transport.EnvSettings(os.LookupEnv)
-	if err != nil {
-		return usageError{err}
-	}
-	transportSettings = s
-	return nil
-}
-
-// transportNames is the default of --transports: every registered one.
-func transportNames() string {
-	var s []string
-	for _, k := range transport.Names() {
-		s = append(s, string(k))
-	}
-	return strings.Join(s, ",")
-}
 
 // transportFlags are the flags of `katbench transport`.
 type transportFlags struct {
@@ -94,7 +69,7 @@ func init() {
 	fl.StringVar(&o.Sizes, "sizes", "4KiB,64KiB,1MiB", "object sizes for GET and PUT, comma-separated")
 	fl.StringVar(&o.Concurrency, "concurrency", "1,8", "concurrency levels, comma-separated: 1..256, up to 1024 with --allow-high-concurrency")
 	fl.StringVar(&o.Ops, "ops", "head,get,put", "operations, comma-separated: "+s3bench.OpsDoc())
-	fl.StringVar(&o.Transports, "transports", transportNames(), "transports to compare, comma-separated")
+	fl.StringVar(&o.Transports, "transports", transport.NamesList(), "transports to compare, comma-separated")
 	fl.StringVar(&o.Baseline, "baseline", string(transport.Baseline()), "transport the table's ratios are taken over (their denominator)")
 	fl.StringVar(&o.Rates, "rate", "", "also offer each cell these rates in an open loop, comma-separated: ops/s (2000) or percentages of the baseline transport's closed-loop ops/s in the same cell of this run (25%,50%,75%); latency from the intended start")
 	fl.DurationVar(&o.Duration, "duration", s3bench.DefaultDuration, "open-loop time per (transport, cell, rate), split into --rounds")
@@ -125,7 +100,7 @@ func (f *transportFlags) config(args []string) (s3bench.Config, string, error) {
 	cfg, err := f.opts.Config()
 	switch {
 	case err != nil:
-		return cfg, "", optionError(err)
+		return cfg, "", err
 	case f.poolSize < 0:
 		return cfg, "", usagef("--pool-size must not be negative")
 	case f.bucket == "":
@@ -154,7 +129,7 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	}
 	defer func() {
 		err = r.finish(err, func(w io.Writer, recs []results.Record) error {
-			return s3bench.WriteTables(w, recs, f.opts.Baseline, terminalWidth(w))
+			return s3bench.WriteTables(w, recs, f.opts.Baseline, output.TerminalWidth(w))
 		})
 	}()
 	cfg.Run = results.NewRun()
@@ -163,7 +138,7 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	cfg.Log, cfg.Progress = r.Log, r.Progress
 	eps := s3bench.Endpoints{Control: f.control, KeepAlive: f.keepAlive, Endpoint: endpoint}
 	if f.background {
-		stopLoad, err := startBackgroundLoad(2)
+		stopLoad, err := scenarios.StartBusyLoad(2)
 		if err != nil {
 			return err
 		}
@@ -171,26 +146,4 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 		eps.Suffix = "+load"
 	}
 	return s3bench.RunEndpoints(r.ctx, cfg, eps, r.Sink, r.prog)
-}
-
-// startBackgroundLoad starts n CPU-bound busy-loop processes (/bin/sh
-// spinning), so a bench shares the machine's cores the way it does on a
-// busy host. The returned func kills and reaps them.
-func startBackgroundLoad(n int) (stop func(), err error) {
-	var procs []*exec.Cmd
-	stop = func() {
-		for _, p := range procs {
-			p.Process.Kill()
-			p.Wait()
-		}
-	}
-	for i := 0; i < n; i++ {
-		p := exec.Command("/bin/sh", "-c", "while :; do :; done")
-		if err := p.Start(); err != nil {
-			stop()
-			return nil, fmt.Errorf("--background-load: start busy loop: %w", err)
-		}
-		procs = append(procs, p)
-	}
-	return stop, nil
 }
