@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"errors"
 	"fmt"
 )
 
@@ -30,12 +29,6 @@ func OptionErr(option string, err error) error {
 // OptionErrf is OptionErr of a formatted message.
 func OptionErrf(option, format string, args ...any) error {
 	return &OptionError{Option: option, Err: fmt.Errorf(format, args...)}
-}
-
-// IsOptionError reports whether err says an option had a bad value.
-func IsOptionError(err error) bool {
-	var oe *OptionError
-	return errors.As(err, &oe)
 }
 
 // Select parses globs against names (ParseSelectorOf) as the --scenario

@@ -1,6 +1,7 @@
 package s3bench
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +38,7 @@ func TestOptionsConfig(t *testing.T) {
 		o := good
 		mod(&o)
 		_, err := o.Config()
-		if !scenarios.IsOptionError(err) || !strings.HasPrefix(err.Error(), "--"+opt+":") {
+		if oe := (*scenarios.OptionError)(nil); !errors.As(err, &oe) || !strings.HasPrefix(err.Error(), "--"+opt+":") {
 			t.Errorf("%s: error %v, want an OptionError naming --%s", opt, err, opt)
 		}
 	}
