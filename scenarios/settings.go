@@ -13,6 +13,7 @@ import (
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/pacer"
+	"github.com/nordisk/katbench/internal/usage"
 )
 
 // ErrSettings wraps every error of Settings.Options: a setting a user gave
@@ -88,18 +89,11 @@ type CapacitySettings struct {
 	StepOps                 int64         // < 0: the default
 }
 
-// settingsError is an error of Settings.Options: its message is the
-// cause's own, and it is ErrSettings as well as the cause.
-type settingsError struct{ err error }
+// settingsf is an error of Settings.Options: its message is the cause's
+// own, and it is ErrSettings as well as the cause.
+func settingsf(format string, args ...any) error { return usage.Errorf(ErrSettings, format, args...) }
 
-func (e settingsError) Error() string   { return e.err.Error() }
-func (e settingsError) Unwrap() []error { return []error{ErrSettings, e.err} }
-
-func settingsf(format string, args ...any) error {
-	return settingsError{fmt.Errorf(format, args...)}
-}
-
-func settingsErr(err error) error { return settingsError{err} }
+func settingsErr(err error) error { return usage.Wrap(ErrSettings, err) }
 
 // Options checks s and returns the runner's options for the run runID.
 func (s Settings) Options(runID string) (Options, error) {

@@ -108,6 +108,9 @@ func depthSlope(pts []depthPoint) (float64, bool) {
 // 10× of history, and how the history was built, in how long, and how
 // large its metadata was at the deepest level.
 func historyTable(run []Line) (string, error) {
+	if len(run) == 0 {
+		return "", fmt.Errorf("%w: no line of the run is among the block's targets= and scenarios=", ErrNoLines)
+	}
 	order, by := depthSeries(run)
 	if len(order) == 0 {
 		return "", fmt.Errorf("%w: no line of run %s carries a history level (--snapshots)", ErrNoLines, run[0].RunID)
@@ -182,4 +185,21 @@ func historyTable(run []Line) (string, error) {
 		fmt.Fprintf(&b, " %s | %s | %s | %s | %s |\n", ratio, fit, meta, built, build)
 	}
 	return b.String(), nil
+}
+
+// narrow keeps the lines of run whose target is in the block's targets=
+// and whose scenario matches its scenarios=GLOB,… (each when given).
+func narrow(b Block, run []Line) []Line {
+	targets, globs := b.Attrs["targets"], b.Attrs["scenarios"]
+	if targets == "" && globs == "" {
+		return run
+	}
+	var kept []Line
+	for _, l := range run {
+		if (targets == "" || contains(strings.Split(targets, ","), l.Target)) &&
+			(globs == "" || matchAny(strings.Split(globs, ","), l.Scenario)) {
+			kept = append(kept, l)
+		}
+	}
+	return kept
 }

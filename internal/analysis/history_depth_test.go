@@ -71,3 +71,33 @@ func noted(l Line, note string) Line {
 	l.Params["history_note"] = note
 	return l
 }
+
+// TestHistoryNarrowed: targets= and scenarios= keep only their rows, and a
+// block that keeps nothing is an error, not an empty table.
+func TestHistoryNarrowed(t *testing.T) {
+	lines := []Line{
+		depthLine("rest", "load_table.latency", 0, 100, ""),
+		depthLine("rest", "load_table.latency", 1000, 2000, ""),
+		depthLine("rest", "load_table.direct.latency", 0, 50, "refs"),
+		depthLine("rest", "load_table.direct.latency", 1000, 55, "refs"),
+		depthLine("nessie", "load_table.direct.latency", 0, 900, "refs"),
+		depthLine("nessie", "load_table.direct.latency", 1000, 910, "refs"),
+	}
+	b := Block{Attrs: map[string]string{"targets": "rest", "scenarios": "load_table.direct*"}}
+	tbl, err := historyTable(narrow(b, lines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(tbl, "| rest | `load_table.direct.latency` (µs p50) | refs | 50.00 | 55.00 |") {
+		t.Errorf("the kept row is missing:\n%s", tbl)
+	}
+	if strings.Contains(tbl, "nessie") || strings.Contains(tbl, "`load_table.latency`") {
+		t.Errorf("a row outside targets=rest scenarios=load_table.direct* is in the table:\n%s", tbl)
+	}
+	if len(narrow(Block{Attrs: map[string]string{}}, lines)) != len(lines) {
+		t.Error("a block without targets= or scenarios= dropped lines")
+	}
+	if _, err := historyTable(narrow(Block{Attrs: map[string]string{"targets": "polaris"}}, lines)); err == nil {
+		t.Error("targets=polaris kept nothing and still made a table")
+	}
+}

@@ -29,10 +29,12 @@ import (
 // whose param has that value, e.g. a transport run's endpoint), layout=ab
 // with a= and b= (a two-sided A/B table: p50 A → B, B/A ops/s, B/A p99),
 // layout=history (the history-depth table of a --snapshots run: each
-// series' headline per level and its growth per 10× of snapshots),
+// series' headline per level and its growth per 10× of snapshots; targets=
+// and scenarios=GLOB,… narrow it),
 // by=PARAM (A and B name values of that param instead of targets, e.g.
 // by=transport for a data-plane run), layout=writes (the catalog against
-// its file-system floor per flush mode, see writesTable), and cmd="…" (the
+// its file-system floor per flush mode, see writesTable; layout=writes-summary
+// its short form, quiet beside neighbour=LABEL, see writesSummary), and cmd="…" (the
 // command, for lines that do not record it).
 //
 // Generated sections hold text that is not a measurement but must not
@@ -268,7 +270,8 @@ func splitBlocks(readme []byte) map[string]string {
 
 var knownAttrs = map[string]bool{"label": true, "run": true, "targets": true, "rows": true, "ratios": true, "control": true,
 	"where": true, "layout": true, "a": true, "b": true, "by": true, "cmd": true,
-	"catalog": true, "floor": true, "scenarios": true, "quiet": true} // the last four: layout=writes
+	"catalog": true, "floor": true, "scenarios": true, "quiet": true, // layout=writes
+	"neighbour": true} // layout=writes-summary
 
 // parseMarker reads `<!-- katbench:table NAME k=v k="v w" -->` (or a
 // katbench:generated NAME marker, which takes no attributes).
@@ -288,7 +291,7 @@ func parseMarker(s, start string, line int) (Block, error) {
 	for _, t := range toks[1:] {
 		k, v, ok := strings.Cut(t, "=")
 		if !ok || !knownAttrs[k] {
-			return Block{}, fmt.Errorf("%w: line %d: attribute %q (known: label run targets rows ratios control where layout a b by cmd catalog floor scenarios quiet)", ErrBadMarker, line, t)
+			return Block{}, fmt.Errorf("%w: line %d: attribute %q (known: label run targets rows ratios control where layout a b by cmd catalog floor scenarios quiet neighbour)", ErrBadMarker, line, t)
 		}
 		if _, dup := b.Attrs[k]; dup {
 			return Block{}, fmt.Errorf("%w: line %d: attribute %q given twice", ErrBadMarker, line, k)
@@ -378,8 +381,10 @@ func renderBlock(b Block, src Sources) (string, error) {
 		body, err = abTable(b, run)
 	case "writes":
 		body, err = writesTable(b, run, src)
+	case "writes-summary":
+		body, err = writesSummary(b, run, src)
 	case "history":
-		body, err = historyTable(run)
+		body, err = historyTable(narrow(b, run))
 	case "capacity":
 		body, err = capacityTable(b, run, info)
 	default:

@@ -2,12 +2,12 @@ package serve
 
 import (
 	"errors"
-	"fmt"
 	"net"
 
 	"github.com/spf13/pflag"
 
 	"github.com/nordisk/katbench/catalog"
+	"github.com/nordisk/katbench/internal/usage"
 )
 
 // ErrSettings is wrapped by every error of FrontSettings.Check and
@@ -15,18 +15,10 @@ import (
 // created.
 var ErrSettings = errors.New("bad serve settings")
 
-// settingsError says only what is wrong; it is ErrSettings as well as its
-// cause.
-type settingsError struct{ err error }
-
-func (e settingsError) Error() string   { return e.err.Error() }
-func (e settingsError) Unwrap() []error { return []error{ErrSettings, e.err} }
-
 // Settingsf is an ErrSettings error with a message as fmt.Errorf makes
-// it, for the checks of one front's own flags.
-func Settingsf(format string, args ...any) error {
-	return settingsError{fmt.Errorf(format, args...)}
-}
+// it, for the checks of one front's own flags: it says only what is
+// wrong, and is ErrSettings as well as its cause.
+func Settingsf(format string, args ...any) error { return usage.Errorf(ErrSettings, format, args...) }
 
 // FrontSettings are the flags both `katbench serve` fronts take (the
 // warehouse's are workspace.StorageSettings). A value: safe to copy.

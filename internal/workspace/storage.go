@@ -11,6 +11,7 @@ import (
 
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/usage"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
 	s3io "github.com/nordisk/katbench/transport/s3/icebergio"
@@ -21,16 +22,9 @@ import (
 // created then.
 var ErrSettings = errors.New("bad storage settings")
 
-// settingsError says only what is wrong; it is ErrSettings as well as its
+// settingsf says only what is wrong; it is ErrSettings as well as its
 // cause.
-type settingsError struct{ err error }
-
-func (e settingsError) Error() string   { return e.err.Error() }
-func (e settingsError) Unwrap() []error { return []error{ErrSettings, e.err} }
-
-func settingsf(format string, args ...any) error {
-	return settingsError{fmt.Errorf(format, args...)}
-}
+func settingsf(format string, args ...any) error { return usage.Errorf(ErrSettings, format, args...) }
 
 // StorageSettings say where the embedded catalog keeps its warehouse, as
 // the flags of every command that opens one give them (embedded, run,
