@@ -78,7 +78,10 @@ func definingParams(l Line, sansTarget bool) string {
 		if sansTarget && v == any(l.Target) {
 			continue
 		}
-		if !placeParams[k] && !strings.HasPrefix(k, "prop.") {
+		// A param that is also one of the line's measures is a measured
+		// value an older writer kept in params (results.Decode copies it
+		// to measures): it differs run by run and never defines the work.
+		if _, measured := l.Measures[k]; !placeParams[k] && !measured && !strings.HasPrefix(k, "prop.") {
 			p[k] = v
 		}
 	}

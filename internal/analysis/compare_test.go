@@ -343,3 +343,35 @@ func TestCompareRealAAPair(t *testing.T) {
 		}
 	}
 }
+
+// TestCellOfOldLinesIgnoresMeasuredParams: schema 2 lines kept measured
+// values in params (cpu_us_per_op differs run by run); results.Decode
+// copies them to measures, and they must not split one cell into one per
+// run, so a build's old lines still pair with each other and with a new
+// build's (testdata/schema2_transport.jsonl: two runs of a schema 2
+// build's `transport --quick`, one of a schema 3 build's, http s3.head.c1).
+func TestCellOfOldLinesIgnoresMeasuredParams(t *testing.T) {
+	f, err := os.Open("testdata/schema2_transport.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lines, err := Read(f, "schema2_transport.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 3 || lines[0].Schema != 2 || lines[1].Schema != 2 || lines[2].Schema != 3 {
+		t.Fatalf("fixture: %d lines; want two schema 2 lines and one schema 3 line", len(lines))
+	}
+	if lines[0].Params["cpu_us_per_op"] == lines[1].Params["cpu_us_per_op"] {
+		t.Fatal("fixture: the two old runs carry the same cpu_us_per_op; the test needs them to differ")
+	}
+	if _, ok := lines[0].Measure("cpu_us_per_op"); !ok {
+		t.Fatal("Decode did not make the old line's cpu_us_per_op a measure")
+	}
+	for i, l := range lines[1:] {
+		if CellOf(l, true) != CellOf(lines[0], true) {
+			t.Errorf("line %d: cell %v, want the old line's %v", i+1, CellOf(l, true), CellOf(lines[0], true))
+		}
+	}
+}
