@@ -173,7 +173,7 @@ func historyTable(run []Line) (string, error) {
 			meta = FormatNum(m.Value/1024) + " KiB"
 		}
 		built := fmt.Sprint(last.line.Params["history_built"])
-		if note, ok := last.line.Params["history_note"].(string); ok && note != "" {
+		if note := paramText(last.line.Params["history_note"]); note != "—" && note != "" {
 			// The level is not the history asked for (a catalog that
 			// keeps fewer snapshots): the row must not read as one.
 			built += " — " + note
