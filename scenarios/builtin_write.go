@@ -38,7 +38,7 @@ var NeedDurabilityModes = Requirement{
 
 func init() {
 	Register(Scenario{
-		Name: "create_table.latency", Kind: KindLatency, Metric: results.P50, Order: 50,
+		Name: "create_table.latency", Kind: KindLatency, Metric: results.P50, Order: 50, Writes: true,
 		Doc:   "create a table in the dataset's work namespace",
 		Needs: []Requirement{NeedDataset, NeedTables},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
@@ -47,14 +47,14 @@ func init() {
 		},
 	})
 	Register(Scenario{
-		Name: "commit_table.latency", Kind: KindLatency, Metric: results.P50, Order: 60,
+		Name: "commit_table.latency", Kind: KindLatency, Metric: results.P50, Order: 60, Writes: true,
 		Doc:   "a set-properties commit guarded by the table UUID, round robin over 16 tables made for it",
 		Needs: []Requirement{NeedDataset, NeedTables},
 		Run:   runCommit,
 	})
 	for i, mode := range DurabilityModes {
 		Register(Scenario{
-			Name: "create_table.durability." + mode, Kind: KindDurability, Metric: results.P50, Order: 70 + i,
+			Name: "create_table.durability." + mode, Kind: KindDurability, Metric: results.P50, Order: 70 + i, Writes: true,
 			Doc:   "create_table on a fresh competitor opened in durability mode " + mode,
 			Needs: []Requirement{NeedDurabilityModes},
 			Run:   func(ctx context.Context, env *Env) (Outcome, error) { return runDurability(ctx, env, mode) },

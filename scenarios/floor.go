@@ -37,7 +37,7 @@ func init() {
 		for j, n := range SweepThreads {
 			Register(Scenario{
 				Name: fmt.Sprintf("create_table.flush.%s.t%d", mode, n), Kind: KindDurability, Metric: results.OpsSec,
-				Threads: n, Order: 100 + 3*i + j, Sweep: true,
+				Threads: n, Order: 100 + 3*i + j, Sweep: true, Writes: true,
 				Doc:   fmt.Sprintf("create_table.throughput.t%d on a fresh competitor flushing in mode %s (immediate durability)", n, mode),
 				Needs: []Requirement{NeedFlushModes},
 				Run: func(ctx context.Context, env *Env) (Outcome, error) {
@@ -48,7 +48,7 @@ func init() {
 			})
 			Register(Scenario{
 				Name: fmt.Sprintf("commit_table.flush.%s.t%d", mode, n), Kind: KindDurability, Metric: results.OpsSec,
-				Threads: n, Order: 110 + 3*i + j, Sweep: true,
+				Threads: n, Order: 110 + 3*i + j, Sweep: true, Writes: true,
 				Doc:   fmt.Sprintf("commit_table.throughput.t%d on a fresh competitor flushing in mode %s (immediate durability)", n, mode),
 				Needs: []Requirement{NeedFlushModes},
 				Run: func(ctx context.Context, env *Env) (Outcome, error) {

@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -112,5 +113,25 @@ func TestRegisterRejectsBadEntries(t *testing.T) {
 			}()
 			scenarios.Register(c.s)
 		})
+	}
+}
+
+// TestWriteScenariosSayTheyWrite: every scenario that creates or commits
+// tables (the create_table.* and commit_table.* families) is marked
+// Writes, and no other is, so the floor's rule (it joins a selection of
+// writes alone) reads a field, not a name.
+func TestWriteScenariosSayTheyWrite(t *testing.T) {
+	n := 0
+	for _, sc := range scenarios.Plan([]int{1, 8, 32}) {
+		family := strings.HasPrefix(sc.Name, "create_table.") || strings.HasPrefix(sc.Name, "commit_table.")
+		if sc.Writes != family {
+			t.Errorf("%s: Writes %v", sc.Name, sc.Writes)
+		}
+		if sc.Writes {
+			n++
+		}
+	}
+	if n < 10 {
+		t.Fatalf("only %d write scenarios planned", n)
 	}
 }

@@ -74,6 +74,9 @@ type Scenario struct {
 	// several worker counts): a quick run leaves it out unless
 	// Options.Full is set or Options.Select was given.
 	Sweep bool
+	// Writes marks a scenario that creates or commits tables: the
+	// file-system floor joins a run whose selection is only these.
+	Writes bool
 	// Order places the scenario in the run: lower runs first. Ties run in
 	// name order. The built-ins use multiples of 10.
 	Order int

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/nordisk/katbench/competitors"
 )
@@ -68,17 +67,11 @@ func onlyWrites(o Options) bool {
 		return false
 	}
 	for _, sc := range Plan(o.Threads) {
-		if o.Select.Selects(sc.Name) && !isWriteScenario(sc.Name) {
+		if o.Select.Selects(sc.Name) && !sc.Writes {
 			return false
 		}
 	}
 	return true
-}
-
-// isWriteScenario reports whether scenario writes tables (creates or
-// commits).
-func isWriteScenario(scenario string) bool {
-	return strings.HasPrefix(scenario, "create_table.") || strings.HasPrefix(scenario, "commit_table.")
 }
 
 // ParseProps reads repeated --prop k=v flags (competitors.ParseProps); a

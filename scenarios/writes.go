@@ -33,7 +33,7 @@ const maxAttempts = 1000
 
 func init() {
 	Register(Scenario{
-		Name: "create_table.throughput", Kind: KindThroughput, Metric: results.OpsSec, Levels: true, Order: 62,
+		Name: "create_table.throughput", Kind: KindThroughput, Metric: results.OpsSec, Levels: true, Order: 62, Writes: true,
 		Doc:   "N workers create distinct tables in the work namespace for --duration, one level per --threads value",
 		Needs: []Requirement{NeedDataset},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
@@ -43,7 +43,7 @@ func init() {
 		},
 	})
 	Register(Scenario{
-		Name: "commit_table.throughput", Kind: KindThroughput, Metric: results.OpsSec, Levels: true, Order: 64,
+		Name: "commit_table.throughput", Kind: KindThroughput, Metric: results.OpsSec, Levels: true, Order: 64, Writes: true,
 		Doc:   "N workers each commit set-properties updates (guarded by the table UUID) to a table of their own, for --duration",
 		Needs: []Requirement{NeedDataset},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
@@ -53,7 +53,7 @@ func init() {
 		},
 	})
 	Register(Scenario{
-		Name: "commit_table.contended", Kind: KindThroughput, Metric: results.OpsSec, Levels: true, Order: 66,
+		Name: "commit_table.contended", Kind: KindThroughput, Metric: results.OpsSec, Levels: true, Order: 66, Writes: true,
 		Doc: "N workers commit to one table, each guarded by the branch it moves: losers must get ErrCommitFailed " +
 			"and retry; ops/s counts successes, the line's params count conflicts and retries",
 		Needs: []Requirement{NeedDataset},
@@ -63,7 +63,7 @@ func init() {
 		for j, n := range SweepThreads {
 			Register(Scenario{
 				Name: fmt.Sprintf("create_table.durability.%s.t%d", mode, n), Kind: KindDurability, Metric: results.OpsSec,
-				Threads: n, Order: 80 + 3*i + j, Sweep: true,
+				Threads: n, Order: 80 + 3*i + j, Sweep: true, Writes: true,
 				Doc:   fmt.Sprintf("create_table.throughput.t%d on a fresh competitor in durability mode %s", n, mode),
 				Needs: []Requirement{NeedDurabilityModes},
 				Run: func(ctx context.Context, env *Env) (Outcome, error) {
@@ -74,7 +74,7 @@ func init() {
 			})
 			Register(Scenario{
 				Name: fmt.Sprintf("commit_table.durability.%s.t%d", mode, n), Kind: KindDurability, Metric: results.OpsSec,
-				Threads: n, Order: 90 + 3*i + j, Sweep: true,
+				Threads: n, Order: 90 + 3*i + j, Sweep: true, Writes: true,
 				Doc:   fmt.Sprintf("commit_table.throughput.t%d on a fresh competitor in durability mode %s", n, mode),
 				Needs: []Requirement{NeedDurabilityModes},
 				Run: func(ctx context.Context, env *Env) (Outcome, error) {
