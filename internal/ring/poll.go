@@ -19,15 +19,7 @@ import (
 // exchange and wins when waiters are few; SubmitAndPoll frees the P and
 // wins when they are many. The HTTP transport picks per request.
 func (r *Ring) SubmitAndPoll(want uint32) error {
-	r.mu.Lock()
-	if want > uint32(len(r.inflight)) {
-		n := len(r.inflight)
-		r.mu.Unlock()
-		return fmt.Errorf("ring: wait for %d completions with %d in flight would never return", want, n)
-	}
-	_, err := r.publishLocked()
-	r.mu.Unlock()
-	if err != nil {
+	if err := r.publishFor(want); err != nil {
 		return err
 	}
 	if err := r.submitPending(); err != nil {

@@ -390,15 +390,7 @@ func (r *Ring) SubmitAndWait(want uint32) error { return r.submitAndWait(want, f
 func (r *Ring) SubmitAndWaitHolding(want uint32) error { return r.submitAndWait(want, true) }
 
 func (r *Ring) submitAndWait(want uint32, hold bool) error {
-	r.mu.Lock()
-	if want > uint32(len(r.inflight)) {
-		n := len(r.inflight)
-		r.mu.Unlock()
-		return fmt.Errorf("ring: wait for %d completions with %d in flight would never return", want, n)
-	}
-	_, err := r.publishLocked()
-	r.mu.Unlock()
-	if err != nil {
+	if err := r.publishFor(want); err != nil {
 		return err
 	}
 	for {
@@ -411,6 +403,19 @@ func (r *Ring) submitAndWait(want uint32, hold bool) error {
 			return err
 		}
 	}
+}
+
+// publishFor makes the staged entries visible to the kernel before a wait
+// for want completions, refusing a wait that could never return (more
+// completions than operations in flight).
+func (r *Ring) publishFor(want uint32) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.inflight); want > uint32(n) {
+		return fmt.Errorf("ring: wait for %d completions with %d in flight would never return", want, n)
+	}
+	_, err := r.publishLocked()
+	return err
 }
 
 // needWakeup reports whether the SQPOLL thread sleeps.
