@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strings"
 	"text/tabwriter"
 )
@@ -39,10 +40,10 @@ func WriteCompareText(w io.Writer, c Comparison) error {
 		return err
 	}
 	for _, cell := range c.OnlyOld {
-		fmt.Fprintf(w, "only in OLD: %s\n", cell)
+		fmt.Fprintf(w, "only in OLD: %s%s\n", cell, paramsDiff(cell, c.OnlyNew))
 	}
 	for _, cell := range c.OnlyNew {
-		fmt.Fprintf(w, "only in NEW: %s\n", cell)
+		fmt.Fprintf(w, "only in NEW: %s%s\n", cell, paramsDiff(cell, c.OnlyOld))
 	}
 	fmt.Fprintf(w, "%s over %d tests: false-discovery rate %g (q is p adjusted for the number of tests)", c.Correction, c.Tests, c.Alpha)
 	if c.Tests > 1 {
@@ -141,4 +142,60 @@ func thousands(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// paramsDiff says, for a cell one side alone has, how the nearest cell of
+// the same target, scenario and loop on the other side (the one that
+// differs in the fewest params) differs in the params that define the
+// work (a param one build added, a changed default), so an unpaired cell
+// comes with the reason; "" when the other side has none.
+func paramsDiff(cell Cell, others []Cell) string {
+	var mine map[string]any
+	if json.Unmarshal([]byte(cell.Params), &mine) != nil {
+		return ""
+	}
+	var best []string
+	for _, o := range others {
+		var theirs map[string]any
+		if o.Target != cell.Target || o.Scenario != cell.Scenario || o.Loop != cell.Loop || o.Host != cell.Host ||
+			json.Unmarshal([]byte(o.Params), &theirs) != nil {
+			continue
+		}
+		var d []string
+		for _, k := range sortedAnyKeys(mine, theirs) {
+			a, inA := mine[k]
+			b, inB := theirs[k]
+			switch {
+			case !inB:
+				d = append(d, fmt.Sprintf("%s=%v here only", k, a))
+			case !inA:
+				d = append(d, fmt.Sprintf("%s=%v there only", k, b))
+			case fmt.Sprint(a) != fmt.Sprint(b):
+				d = append(d, fmt.Sprintf("%s %v here, %v there", k, a, b))
+			}
+		}
+		if len(d) > 0 && (best == nil || len(d) < len(best)) {
+			best = d
+		}
+	}
+	if best == nil {
+		return ""
+	}
+	return " (the other side's nearest cell of that name differs: " + strings.Join(best, ", ") + ")"
+}
+
+// sortedAnyKeys is the union of the maps' keys, sorted.
+func sortedAnyKeys(ms ...map[string]any) []string {
+	seen := map[string]bool{}
+	var ks []string
+	for _, m := range ms {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				ks = append(ks, k)
+			}
+		}
+	}
+	sort.Strings(ks)
+	return ks
 }

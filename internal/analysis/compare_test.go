@@ -375,3 +375,38 @@ func TestCellOfOldLinesIgnoresMeasuredParams(t *testing.T) {
 		}
 	}
 }
+
+// TestUnpairedCellSaysWhy: a cell one side alone has names how the other
+// side's nearest cell of the same name differs (here a param the new
+// build added), and says nothing when the other side has no such cell.
+func TestUnpairedCellSaysWhy(t *testing.T) {
+	old := parse(t,
+		[]byte(`{"run_id":"o1","target":"embedded","scenario":"data.scan","ops":1,"p50_us":1,"params":{"transport":"http","rows":100},"host":{"hostname":"vm"},"commit":{}}`),
+		[]byte(`{"run_id":"o1","target":"embedded","scenario":"data.scan","ops":1,"p50_us":1,"params":{"transport":"uring","rows":100},"host":{"hostname":"vm"},"commit":{}}`),
+		[]byte(`{"run_id":"o1","target":"embedded","scenario":"only.old","ops":1,"p50_us":1,"params":{},"host":{"hostname":"vm"},"commit":{}}`),
+		[]byte(`{"run_id":"o1","target":"embedded","scenario":"control.latency","ops":1,"p50_us":1,"params":{},"host":{"hostname":"vm"},"commit":{}}`))
+	nw := parse(t,
+		[]byte(`{"run_id":"n1","target":"embedded","scenario":"data.scan","ops":1,"p50_us":1,"params":{"transport":"http","rows":100,"flush":"syncfs"},"host":{"hostname":"vm"},"commit":{}}`),
+		[]byte(`{"run_id":"n1","target":"embedded","scenario":"control.latency","ops":1,"p50_us":1,"params":{},"host":{"hostname":"vm"},"commit":{}}`))
+	c, err := Compare(old, nw, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteCompareText(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		// the http cell is the nearest: only flush differs.
+		"only in NEW: embedded data.scan (the other side's nearest cell of that name differs: flush=syncfs here only)\n",
+		"only in OLD: embedded data.scan (the other side's nearest cell of that name differs: flush=syncfs there only)\n",
+		// the uring cell's nearest differs in two params.
+		"only in OLD: embedded data.scan (the other side's nearest cell of that name differs: flush=syncfs there only, transport uring here, http there)\n",
+		"only in OLD: embedded only.old\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("compare output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -23,6 +23,21 @@ var legacyMeasures = map[string]Measure{
 	"parquet_bytes": {Unit: UnitBytes},
 	"files":         {Unit: UnitCount},
 	"max_rate":      {Unit: UnitOpsPerSec, Better: Higher},
+	// The data plane's phase times and sizes (katbench data, schema 2).
+	"write_s":               {Unit: "s"},
+	"gen_s":                 {Unit: "s"},
+	"commit_s":              {Unit: "s"},
+	"plan_s":                {Unit: "s"},
+	"verify_s":              {Unit: "s"},
+	"append_p50_us":         {Unit: "us", Better: Lower},
+	"append_max_us":         {Unit: "us", Better: Lower},
+	"catalog_commit_p50_us": {Unit: "us", Better: Lower},
+	"catalog_commit_p99_us": {Unit: "us", Better: Lower},
+	"avg_file_bytes":        {Unit: UnitBytes},
+	"peak_rss_mib":          {Unit: "MiB", Better: Lower},
+	// checksum_ok was a boolean (every scan matched); it is now the share
+	// of scans that matched, so true is 1 and false 0.
+	"checksum_ok": {Unit: UnitRatio, Better: Higher},
 }
 
 // legacyOpenMeasures are open-loop facts lines carried in params before
@@ -50,7 +65,8 @@ var legacyRounds = map[string]string{
 // keeps the version the line was written in (0 when it has none):
 //   - Control is set on the control scenario's lines;
 //   - numeric params of the names that carried measurements (mib_s,
-//     rows_s, cpu_us_per_op, parquet_bytes, files, max_rate) become
+//     rows_s, cpu_us_per_op, parquet_bytes, files, max_rate, the data
+//     plane's phase times and sizes; a boolean checksum_ok is 1 or 0) become
 //     Measures — also on a schema 3 line that carries no measures at all
 //     (its writer had not moved them out of params yet);
 //   - the per-round lists kept in params (rows_s_rounds,
@@ -126,8 +142,18 @@ func Decode(b []byte) (Record, error) {
 func upgradeMeasures(r *Record, params map[string]json.RawMessage, legacy map[string]Measure, move bool) {
 	for name, m := range legacy {
 		var v float64
-		if raw, ok := params[name]; !ok || json.Unmarshal(raw, &v) != nil {
-			continue // absent, or not a number: no measurement
+		raw, ok := params[name]
+		if !ok {
+			continue
+		}
+		if json.Unmarshal(raw, &v) != nil {
+			var b bool
+			if m.Unit != UnitRatio || json.Unmarshal(raw, &b) != nil {
+				continue // not a number (nor a ratio's boolean): no measurement
+			}
+			if b {
+				v = 1
+			}
 		}
 		if _, ok := r.Measures[name]; !ok {
 			r.SetMeasure(name, v, m.Unit, m.Better)

@@ -1,8 +1,10 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
 	"slices"
 	"testing"
 )
@@ -137,4 +139,36 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("a decoded line does not encode: %v", err)
 		}
 	})
+}
+
+// TestDecodeUpgradesOldDataLine: a real schema 2 data.scan line (katbench
+// data --quick of a build before measures) keeps its phase times, its
+// boolean checksum and its per-round rows/s in params; Decode makes each a
+// measurement with its unit.
+func TestDecodeUpgradesOldDataLine(t *testing.T) {
+	b, err := os.ReadFile("testdata/schema2_data_scan.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Decode(bytes.TrimSpace(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Schema != 2 || r.Scenario != "data.scan" {
+		t.Fatalf("fixture: schema %d scenario %s, want a schema 2 data.scan line", r.Schema, r.Scenario)
+	}
+	for name, want := range map[string]Measure{
+		"plan_s":      {Value: 0.017188955, Unit: "s"},
+		"verify_s":    {Value: 0.163416727, Unit: "s"},
+		"checksum_ok": {Value: 1, Unit: UnitRatio, Better: Higher},
+		"rows_s":      {Value: 1791768.7969074247, Unit: UnitRowsPerSec, Better: Higher},
+	} {
+		got, ok := r.Measures[name]
+		if !ok || got.Value != want.Value || got.Unit != want.Unit || got.Better != want.Better {
+			t.Errorf("measure %s = %+v (present %v), want %+v", name, got, ok, want)
+		}
+	}
+	if n := len(r.Measures["rows_s"].Rounds); n != 3 {
+		t.Errorf("rows_s has %d rounds, want the line's 3 (params.rounds)", n)
+	}
 }
