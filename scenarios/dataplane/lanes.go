@@ -148,7 +148,9 @@ func RunAll(ctx context.Context, cfg Config, targets []Target, kinds []transport
 		lanes, closeLanes, err := OpenLanes(ctx, t, kinds, store, dir, cfg.Log)
 		if err != nil {
 			for _, name := range Recorded(cfg) {
-				if werr := sink.Write(cfg.Run.Skipped(t.Name, name, err.Error(), SkippedParams(store, cfg.Quick))); werr != nil {
+				r := cfg.Run.Skipped(t.Name, name, err.Error(), SkippedParams(store, cfg.Quick))
+				stamp(&r, cfg)
+				if werr := sink.Write(r); werr != nil {
 					return werr
 				}
 			}
