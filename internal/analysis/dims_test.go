@@ -1,33 +1,27 @@
 package analysis
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/nordisk/katbench/internal/results"
 )
 
-// historyLine is the first line of the committed history with the given
-// schema and scenario, as written.
+// historyLine is the first measured line of the committed history with
+// the given schema and scenario, as written.
 func historyLine(t *testing.T, schema int, scenario string) []byte {
 	t.Helper()
-	f, err := os.Open("../../bench_history.jsonl")
+	lines, err := Load("../../bench_history.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var h struct {
-			Schema   int    `json:"schema"`
-			Scenario string `json:"scenario"`
-			Skipped  string `json:"skipped"`
-		}
-		if json.Unmarshal(sc.Bytes(), &h) == nil && h.Schema == schema && h.Scenario == scenario && h.Skipped == "" {
-			return append([]byte(nil), sc.Bytes()...)
+	for _, l := range lines {
+		if l.Schema == schema && l.Scenario == scenario && l.Skipped == "" {
+			b, err := json.Marshal(l.Raw())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
 		}
 	}
 	t.Fatalf("no schema %d line of %s in the history", schema, scenario)

@@ -71,6 +71,17 @@ func TestLinesCarryTheirDims(t *testing.T) {
 		return d
 	}
 	seen := 0
+	// check checks the line of the named cell against sc's dims at level.
+	check := func(name string, sc scenarios.Scenario, level scenarios.Level) (results.Record, bool) {
+		r, ok := byName[name]
+		if !ok {
+			t.Errorf("no line for %s", name)
+			return r, false
+		}
+		seen++
+		checkDims(t, r, want(sc, level))
+		return r, true
+	}
 	for _, sc := range registered {
 		op, _ := s3bench.ParseOp(strings.TrimPrefix(sc.Name, "s3."))
 		sizes := []int64{0} // the op's own fixed size
@@ -80,14 +91,10 @@ func TestLinesCarryTheirDims(t *testing.T) {
 		for _, size := range sizes {
 			for _, conc := range cfg.Concurrency {
 				level := scenarios.Level{scenarios.DimSize: float64(size), scenarios.DimConcurrency: float64(conc)}
-				name := s3bench.Scenario(op, size, conc)
-				closed, ok := byName[name]
+				closed, ok := check(s3bench.Scenario(op, size, conc), sc, level)
 				if !ok {
-					t.Errorf("no line for %s", name)
 					continue
 				}
-				seen++
-				checkDims(t, closed, want(sc, level))
 				for _, rate := range cfg.Rates {
 					open := maps.Clone(level)
 					open[scenarios.DimRate] = rate.OpsSec
@@ -95,14 +102,7 @@ func TestLinesCarryTheirDims(t *testing.T) {
 						open[scenarios.DimRate] = closed.OpsSec * rate.Pct / 100
 						open[scenarios.DimRatePct] = rate.Pct
 					}
-					name := s3bench.OpenScenario(op, size, conc, rate)
-					r, ok := byName[name]
-					if !ok {
-						t.Errorf("no line for %s", name)
-						continue
-					}
-					seen++
-					checkDims(t, r, want(sc, open))
+					check(s3bench.OpenScenario(op, size, conc, rate), sc, open)
 				}
 			}
 		}
