@@ -3,6 +3,8 @@ package scenarios
 import (
 	"sort"
 	"strings"
+
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // Bench names the command whose loop measures a scenario. Catalog
@@ -20,18 +22,26 @@ const (
 
 // Dimension is a named axis a scenario's levels vary along. A level's
 // name is the scenario's stem with each dimension's value appended, so
-// the line names it; the value itself is on the line as a field (threads)
-// or a param (concurrency, size, rows).
+// the line names it; the value itself is on the line's dims
+// (results.Dims), set by [Stamp] from the scenario's Dims and the level.
 type Dimension string
 
-// The dimensions.
+// The dimensions; their values are in base units (see results.Dims).
 const (
-	DimThreads     Dimension = "threads"     // workers of a catalog scenario: .t<N>
-	DimSize        Dimension = "size"        // object size of an S3 operation: .<size>
-	DimConcurrency Dimension = "concurrency" // concurrent requests of an S3 operation: .c<N>
-	DimRows        Dimension = "rows"        // rows per append: .<rows>
-	DimRate        Dimension = "rate"        // an open loop's offered rate: .open.<rate>
+	DimThreads     Dimension = results.DimThreads     // workers of a catalog scenario: .t<N> on a levelled one
+	DimSize        Dimension = results.DimSize        // object size of an S3 operation, bytes: .<size>
+	DimConcurrency Dimension = results.DimConcurrency // concurrent requests of an S3 operation: .c<N>
+	DimRows        Dimension = results.DimRows        // rows per append: .<rows>
+	DimRate        Dimension = results.DimRate        // an open loop's offered rate, ops/s: .open.<rate>
+	// DimRatePct is no dimension of its own: it stands beside DimRate on
+	// a level whose rate was given as a percentage of a maximum measured
+	// in the run, with that percentage.
+	DimRatePct Dimension = results.DimRatePct
 )
+
+// Level is the value of each dimension at one level of a scenario, in
+// base units; [Stamp] writes those the scenario declares.
+type Level map[Dimension]float64
 
 // Requirements of the storage benches' scenarios: what a lane must bring.
 // They say in `katbench list` what a scenario depends on; the benches

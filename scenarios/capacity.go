@@ -321,7 +321,8 @@ func (r *Runner) emitCapacity(s *state, sr *CapacitySearch, skip string, counts 
 		}
 	}
 	describe := func(line *results.Record) {
-		line.Kind, line.Metric, line.Better, line.Threads = "capacity", results.OpsSec, results.OpsSec.Better(), workers
+		line.Threads = workers
+		Stamp(line, Scenario{Kind: "capacity", Metric: results.OpsSec, Dims: threadsDim}, Level{DimThreads: float64(workers)})
 	}
 	if skip != "" {
 		line := r.Run.Skipped(s.c.Name(), name, skip, r.params(s, p))

@@ -59,8 +59,8 @@ func TestCapacityOnEmbedded(t *testing.T) {
 		if !ok || rec.Skipped != "" {
 			t.Fatalf("%s: no capacity line (%v)", tg, keys(got))
 		}
-		if rec.Kind != "capacity" || rec.Loop != results.Open || rec.Errors != 0 || rec.Hist == "" {
-			t.Fatalf("%s: kind %q loop %q errors %d (%s)", tg, rec.Kind, rec.Loop, rec.Errors, rec.FirstError)
+		if rec.Kind != "capacity" || rec.Loop != results.Open || rec.Errors != 0 || rec.Hist == "" || len(rec.Dims) != 1 || rec.Dims[results.DimThreads] != float64(rec.Threads) {
+			t.Fatalf("%s: kind %q loop %q errors %d (%s) dims %v threads %d", tg, rec.Kind, rec.Loop, rec.Errors, rec.FirstError, rec.Dims, rec.Threads)
 		}
 		// How far each target gets depends on the machine; what the line
 		// says about its steps must hold on any.

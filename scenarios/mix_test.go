@@ -58,8 +58,8 @@ func TestMixClosedLoopLines(t *testing.T) {
 		if !ok {
 			t.Fatalf("no %s line; lines: %v", sc, keys(got))
 		}
-		if rec.Skipped != "" || rec.Ops == 0 || rec.Errors != 0 || rec.Kind != "mix" || rec.Loop != results.Closed || rec.Threads != 4 {
-			t.Fatalf("%s: skipped %q ops %d errors %d (%s) kind %q loop %q threads %d", sc, rec.Skipped, rec.Ops, rec.Errors, rec.FirstError, rec.Kind, rec.Loop, rec.Threads)
+		if rec.Skipped != "" || rec.Ops == 0 || rec.Errors != 0 || rec.Kind != "mix" || rec.Loop != results.Closed || rec.Threads != 4 || len(rec.Dims) != 1 || rec.Dims[results.DimThreads] != 4 {
+			t.Fatalf("%s: skipped %q ops %d errors %d (%s) kind %q loop %q threads %d dims %v", sc, rec.Skipped, rec.Ops, rec.Errors, rec.FirstError, rec.Kind, rec.Loop, rec.Threads, rec.Dims)
 		}
 		if rec.Params["mix"] != "custom" || rec.Params["keys"] != "uniform" || rec.Params["seed"] != 7.0 && rec.Params["seed"] != uint64(7) {
 			t.Fatalf("%s: params %v", sc, rec.Params)

@@ -15,6 +15,10 @@ import (
 // KindMix is the kind of a mix's lines: the mix line and each operation's.
 const KindMix Kind = "mix"
 
+// threadsDim are the dimensions of the lines of a mix and of a capacity
+// search, which no registered scenario describes: their worker count.
+var threadsDim = []Dimension{DimThreads}
+
 // Workload is a mix run: what Options.Workload holds when a mix replaces
 // the scenarios. A Workload is immutable and safe for concurrent use.
 type Workload struct {
@@ -401,11 +405,12 @@ func (r *Runner) emitMix(s *state, c *mixCell, level int) error {
 		}
 		if c.skip != "" {
 			line := r.Run.Skipped(s.c.Name(), name, c.skip, r.params(s, p))
-			line.Kind, line.Metric, line.Better, line.Threads = string(KindMix), metric, metric.Better(), level
+			line.Threads = level
+			Stamp(&line, Scenario{Kind: KindMix, Metric: metric, Dims: threadsDim}, Level{DimThreads: float64(level)})
 			return r.Sink.Write(line)
 		}
 		line := r.Run.Result(s.c.Name(), name, loop, level, rec, c.elapsed, r.params(s, p))
-		line.Kind, line.Metric, line.Better = string(KindMix), metric, metric.Better()
+		Stamp(&line, Scenario{Kind: KindMix, Metric: metric, Dims: threadsDim}, Level{DimThreads: float64(level)})
 		line.Rounds, line.RoundP50US, line.RoundOpsSec, line.WarmupErrors = c.rounds, p50, ops, warm
 		for k, m := range c.measures {
 			line.SetMeasure(k, m.Value, m.Unit, m.Better)

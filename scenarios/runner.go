@@ -436,19 +436,38 @@ func (r *Runner) emit(sc Scenario, s *state, c *cell) error {
 	return r.Sink.Write(rec)
 }
 
-// describe stamps the scenario's registration data on its line.
+// describe stamps the scenario's registration data and its level on its
+// line.
 func (r *Runner) describe(rec *results.Record, sc Scenario) {
-	Stamp(rec, sc.Kind, sc.Metric)
+	Stamp(rec, sc, Level{DimThreads: float64(sc.Threads)})
 	rec.Control = sc.Control
 }
 
-// Stamp writes how a line measures on it — its kind, its headline metric
-// and which way that metric is better — the one stamping of every
-// benchmark's lines.
-func Stamp(rec *results.Record, kind Kind, metric results.Metric) {
-	rec.Kind = string(kind)
-	rec.Metric = metric
-	rec.Better = metric.Better()
+// Stamp writes how a line measures on it — sc's kind, its headline metric
+// and which way that metric is better — and its level: the value in level
+// of each dimension sc declares (Scenario.Dims), with a relative rate's
+// percentage beside the rate; a dimension level has no value for (a
+// closed loop's rate) is left out, as is any sc does not declare. It is
+// the one stamping of every benchmark's lines.
+func Stamp(rec *results.Record, sc Scenario, level Level) {
+	rec.Kind = string(sc.Kind)
+	rec.Metric = sc.Metric
+	rec.Better = sc.Metric.Better()
+	rec.Dims = nil
+	set := func(d Dimension) {
+		if v, ok := level[d]; ok {
+			if rec.Dims == nil {
+				rec.Dims = results.Dims{}
+			}
+			rec.Dims[string(d)] = v
+		}
+	}
+	for _, d := range sc.Dims {
+		set(d)
+		if d == DimRate {
+			set(DimRatePct)
+		}
+	}
 }
 
 // cleanup drops what the run created unless the competitor's storage is

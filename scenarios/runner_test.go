@@ -2,7 +2,9 @@ package scenarios_test
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +74,11 @@ func TestRunnerDrivesEveryCompetitorIdentically(t *testing.T) {
 			if rec.Kind != string(sc.Kind) || rec.Metric != sc.Metric || rec.Better != sc.Metric.Better() || rec.Threads != sc.Threads {
 				t.Errorf("%s %s: kind/metric/better/threads = %s/%s/%s/%d, want the registration's %s/%s/%s/%d",
 					tg, name, rec.Kind, rec.Metric, rec.Better, rec.Threads, sc.Kind, sc.Metric, sc.Metric.Better(), sc.Threads)
+			}
+			// Every catalog scenario declares its worker count, and each
+			// line, skipped or not, carries exactly that.
+			if !slices.Equal(sc.Dims, []scenarios.Dimension{scenarios.DimThreads}) || !maps.Equal(rec.Dims, results.Dims{results.DimThreads: float64(sc.Threads)}) {
+				t.Errorf("%s %s: declares %v, dims %v; want threads %d", tg, name, sc.Dims, rec.Dims, sc.Threads)
 			}
 			_, lacks := skipsDiscovery(tg, name)
 			skippable := lacks || tg == "sql" && (name == "resolve_metadata.latency" || sc.Kind == scenarios.KindDurability)

@@ -68,7 +68,9 @@ type Scenario struct {
 	// scenario (Register), a storage bench's otherwise (RegisterBench).
 	Bench Bench
 	// Dims are the dimensions its levels vary along, in the order its
-	// name carries them (DimThreads for a levelled catalog scenario).
+	// name carries them, each on its lines' dims. Every catalog scenario
+	// has DimThreads (Register sets it): its worker count, 1 for a
+	// latency.
 	Dims []Dimension
 	// Sweep marks a scenario of the full sweeps (the durability modes at
 	// several worker counts): a quick run leaves it out unless
@@ -237,7 +239,7 @@ func Register(s Scenario) {
 	if s.Threads < 1 {
 		s.Threads = 1
 	}
-	if s.Levels && len(s.Dims) == 0 {
+	if len(s.Dims) == 0 {
 		s.Dims = []Dimension{DimThreads}
 	}
 	regMu.Lock()

@@ -16,6 +16,7 @@ type Cell struct {
 	Scenario string
 	Loop     string
 	Params   string // canonical JSON of the defining params
+	Dims     string // canonical JSON of the line's level (results.Dims)
 }
 
 func (c Cell) String() string {
@@ -58,7 +59,7 @@ func (l Line) HostLabel() string {
 // CellOf returns the line's cell; withHost=false drops the host from the
 // key (cross-host comparison).
 func CellOf(l Line, withHost bool) Cell {
-	c := Cell{Target: l.Target, Scenario: l.Scenario, Loop: l.Loop, Params: defining(l)}
+	c := Cell{Target: l.Target, Scenario: l.Scenario, Loop: l.Loop, Params: defining(l), Dims: dimsKey(l)}
 	if withHost {
 		c.Host = l.HostKey()
 	}
@@ -91,6 +92,20 @@ func definingParams(l Line, sansTarget bool) string {
 	b, err := json.Marshal(p) // map keys are sorted: canonical
 	if err != nil {
 		return fmt.Sprint(p)
+	}
+	return string(b)
+}
+
+// dimsKey is the line's dims as canonical JSON ("" for none): results.Decode
+// fills them on lines older than dims, so old and new lines of one level
+// share a cell.
+func dimsKey(l Line) string {
+	if len(l.Dims) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(l.Dims) // map keys are sorted: canonical
+	if err != nil {
+		return fmt.Sprint(l.Dims)
 	}
 	return string(b)
 }

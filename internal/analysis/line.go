@@ -26,7 +26,9 @@ type Line struct {
 	// writer omits what it did not measure), and all nil on a skipped line
 	// or one where no operation succeeded.
 	OpsSec, P50US, P99US, P999US, MaxUS, MeanUS *float64
-	// Rate is the requested arrival rate of an open loop (params.rate).
+	// Rate is the requested arrival rate of an open loop: its dims' rate
+	// where the rate is a level of its scenario (an S3 cell's), else
+	// params.rate (a catalog run's one --rate, a setting of the run).
 	Rate *float64
 	// Rounds holds per-round values (Record.RoundP50US, RoundOpsSec) when
 	// the line carries them; nil for lines with one merged value.
@@ -73,7 +75,9 @@ func parseLine(b []byte, memo commandMemo) (Line, error) {
 	if rec.TS != "" {
 		l.TS, _ = time.Parse(time.RFC3339Nano, rec.TS) // Decode checked it
 	}
-	if l.Loop == results.Open {
+	if v, ok := l.Dims[results.DimRate]; ok {
+		l.Rate = &v
+	} else if l.Loop == results.Open {
 		var p struct {
 			Rate *float64 `json:"rate"`
 		}

@@ -172,6 +172,9 @@ func mergeCell(c Cell, ls []Line) (Merged, error) {
 	set("run_id", "merged-"+hex.EncodeToString(h[:6]))
 	set("merged_from", ids)
 	set("threads", th)
+	if len(first.Dims) > 0 {
+		set("dims", first.Dims) // the level every source measured, also on lines older than dims
+	}
 	set("ops", ops)
 	set("errors", errs)
 	set("duration_s", dur)

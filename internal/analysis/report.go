@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // ReportOptions shape a report.
@@ -222,7 +224,7 @@ func variants(lines []Line) func(Line) string {
 			}
 			first := fmt.Sprint(ps[0][k])
 			for _, p := range ps[1:] {
-				if fmt.Sprint(p[k]) != first && !threadLike(k) {
+				if fmt.Sprint(p[k]) != first {
 					ks = append(ks, k)
 					break
 				}
@@ -240,48 +242,52 @@ func variants(lines []Line) func(Line) string {
 	}
 }
 
-// threadLike params vary along a throughput family by design.
-func threadLike(k string) bool { return k == "concurrency" || k == "threads" }
-
-// familyOf is the scenario's name without its concurrency level: the last
-// dot-separated part when it is "t" or "c" followed by the line's own
-// thread count (so the data, not the name alone, says it is a level).
-func familyOf(l Line) (string, bool) {
-	i := strings.LastIndexByte(l.Scenario, '.')
-	if i < 0 || l.Threads <= 0 {
-		return "", false
+// familyOf is the scenario's name without its worker level, the
+// dimension that level is of and its value: a line whose dims have threads
+// (a catalog level, .t<N>) or concurrency (an S3 cell, .c<N>) and whose
+// name ends in that value is a point of the family its stem names. A line
+// whose name does not end in its level (a latency at one worker, an open
+// loop) is in none.
+func familyOf(l Line) (string, string, int, bool) {
+	for _, d := range []struct{ dim, tag string }{{results.DimThreads, "t"}, {results.DimConcurrency, "c"}} {
+		v, ok := l.Dims[d.dim]
+		if !ok || v < 1 {
+			continue
+		}
+		n := int(v)
+		if stem, ok := strings.CutSuffix(l.Scenario, fmt.Sprintf(".%s%d", d.tag, n)); ok {
+			return stem, d.dim, n, true
+		}
 	}
-	last := l.Scenario[i+1:]
-	if last == fmt.Sprintf("t%d", l.Threads) || last == fmt.Sprintf("c%d", l.Threads) {
-		return l.Scenario[:i], true
-	}
-	return "", false
+	return "", "", 0, false
 }
 
 func families(lines []Line, label func(Line) string) []familyView {
 	var famOrder []string
 	pts := map[string]map[string]map[int]float64{}
 	var seriesOrder = map[string][]string{}
+	dimOf := map[string]string{}
 	for _, l := range lines {
-		fam, ok := familyOf(l)
+		fam, dim, level, ok := familyOf(l)
 		if !ok || l.OpsSec == nil || !l.Measured() {
 			continue
 		}
 		if _, ok := pts[fam]; !ok {
 			famOrder = append(famOrder, fam)
 			pts[fam] = map[string]map[int]float64{}
+			dimOf[fam] = dim
 		}
 		name := label(l)
 		if _, ok := pts[fam][name]; !ok {
 			seriesOrder[fam] = append(seriesOrder[fam], name)
 			pts[fam][name] = map[int]float64{}
 		}
-		pts[fam][name][l.Threads] = *l.OpsSec
+		pts[fam][name][level] = *l.OpsSec
 	}
 	var out []familyView
 	for _, fam := range famOrder {
 		levels := map[int]bool{}
-		c := chart{Title: fam + ": throughput by threads", XLabel: "threads (log2)", YLabel: "ops/s", Markers: true}
+		c := chart{Title: fam + ": throughput by " + dimOf[fam], XLabel: dimOf[fam] + " (log2)", YLabel: "ops/s", Markers: true}
 		for _, name := range seriesOrder[fam] {
 			m := pts[fam][name]
 			ths := make([]int, 0, len(m))

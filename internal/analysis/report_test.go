@@ -27,6 +27,7 @@ func reportFixture(t *testing.T) []Line {
 			var m map[string]any
 			_ = json.Unmarshal(b, &m)
 			m["threads"] = th
+			m["dims"] = map[string]int{"threads": th}
 			m["ops_sec"] = float64(th) * map[string]float64{"embedded": 1e6, "rest": 1e4}[tg]
 			b, _ = json.Marshal(m)
 			raw = append(raw, b)
@@ -109,6 +110,7 @@ func TestReportSeriesAreTargets(t *testing.T) {
 					t.Fatal(err)
 				}
 				m["threads"] = th
+				m["dims"] = map[string]int{"threads": th}
 				p := m["params"].(map[string]any)
 				p["commit_tables"] = th
 				p["contended_conflicts"] = th*7 + len(tg)

@@ -5,6 +5,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // The writes table (layout=writes): the embedded catalog's durable writes
@@ -96,15 +98,19 @@ func scalingTable(scens []string, cat, flo map[string]Line) string {
 	var stems []*levels
 	idx := map[string]*levels{}
 	for _, s := range scens {
-		l := cat[s]
-		stem := strings.TrimSuffix(s, fmt.Sprintf(".t%d", l.Threads))
+		v, ok := cat[s].Dims[results.DimThreads]
+		if !ok {
+			continue
+		}
+		t := int(v)
+		stem := strings.TrimSuffix(s, fmt.Sprintf(".t%d", t))
 		lv := idx[stem]
 		if lv == nil {
 			lv = &levels{stem: stem, byT: map[int]string{}}
 			idx[stem] = lv
 			stems = append(stems, lv)
 		}
-		lv.byT[l.Threads] = s
+		lv.byT[t] = s
 	}
 	var sb strings.Builder
 	sb.WriteString("| scaling | catalog | floor |\n|---|---|---|\n")

@@ -19,6 +19,7 @@ func writesLine(t *testing.T, run *results.Run, label, target, scenario string, 
 	rec.Record(time.Duration(p99us) * time.Microsecond)
 	r := run.Result(target, scenario, results.Closed, threads, rec, time.Second, map[string]any{"flush": "uring", "commit_batch_mean": float64(threads) / 2})
 	r.Rounds, r.RoundOpsSec, r.Label = len(ops), ops, label
+	r.Dims = results.Dims{results.DimThreads: float64(threads)}
 	mean := 0.0
 	for _, v := range ops {
 		mean += v / float64(len(ops))

@@ -73,6 +73,11 @@ var legacyRounds = map[string]string{
 //     cpu_us_per_op_rounds) become their measurement's Rounds, and an
 //     open loop's achieved_rate a Measure, on any schema; both leave
 //     params;
+//   - dims (schema 4) are filled from where older writers kept the
+//     level: an S3 line's params.concurrency (else threads), a GET's or
+//     PUT's params.size_bytes and an open loop's params.rate (with the
+//     percentage of params.rate_spec as rate_pct), a data append's
+//     params.rows, every other line's threads; params keep them;
 //   - a line without a loop is closed-loop;
 //   - a command kept as one string of shell words becomes its words.
 //
@@ -105,14 +110,17 @@ func Decode(b []byte) (Record, error) {
 	if r.Schema < 3 {
 		r.Control = r.Control || r.Scenario == legacyControlScenario
 	}
-	if r.Skipped != "" {
-		return r, nil
-	}
 	var p struct {
 		Params map[string]json.RawMessage `json:"params"`
 	}
 	if err := json.Unmarshal(b, &p); err != nil {
 		return Record{}, fmt.Errorf("%w: params: %w", ErrBadLine, err)
+	}
+	if r.Schema < 4 && len(r.Dims) == 0 {
+		upgradeDims(&r, p.Params)
+	}
+	if r.Skipped != "" {
+		return r, nil
 	}
 	if r.Schema < 3 || len(r.Measures) == 0 {
 		upgradeMeasures(&r, p.Params, legacyMeasures, false)

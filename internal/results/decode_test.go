@@ -127,6 +127,7 @@ func TestDecodeBadInput(t *testing.T) {
 
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"run_id":"r","target":"t","scenario":"s","ops":3,"p50_us":4,"params":{"mib_s":1},"command":"a 'b"}`))
+	f.Add([]byte(`{"schema":3,"run_id":"r","target":"http","scenario":"s3.get.4KiB.c8.open.50pct","loop":"open","threads":8,"params":{"op":"get","concurrency":8,"size_bytes":4096,"rate":10.5,"rate_spec":"NaN%"}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := Decode(b)
 		if err != nil {

@@ -15,8 +15,10 @@ import (
 // without the field are version 1 (before kind/metric/rounds/clock
 // overhead, with unmeasured percentiles written as 0); version 2 lines
 // carry secondary measurements in params and mark no control (Decode
-// upgrades both); version 3 adds `measures` and `control`.
-const SchemaVersion = 3
+// upgrades both); version 3 adds `measures` and `control`; version 4
+// adds `dims` (Decode fills them on older lines from the fields and params
+// their writers kept the level in).
+const SchemaVersion = 4
 
 // Record is one result line: one (target, scenario, variant) of one run. Its
 // JSON form is the contract documented in docs/methodology.md. A value that was not
@@ -36,10 +38,14 @@ type Record struct {
 	// Kind, Metric and Better say what the scenario measures and which
 	// direction of its headline metric is better, so no reader parses the
 	// scenario name. Absent on lines written before they existed.
-	Kind         string   `json:"kind,omitempty"`
-	Metric       Metric   `json:"metric,omitempty"`
-	Better       Better   `json:"better,omitempty"`
-	Threads      int      `json:"threads"`
+	Kind    string `json:"kind,omitempty"`
+	Metric  Metric `json:"metric,omitempty"`
+	Better  Better `json:"better,omitempty"`
+	Threads int    `json:"threads"`
+	// Dims are the line's level: the value of each dimension its
+	// scenario varies along (see Dims); absent on a scenario without
+	// any. Threads stays the worker count.
+	Dims         Dims     `json:"dims,omitempty"`
 	Ops          int64    `json:"ops"`
 	Errors       int64    `json:"errors"`
 	DurationS    float64  `json:"duration_s"`
@@ -114,6 +120,7 @@ type skippedRecord struct {
 	Metric            Metric         `json:"metric,omitempty"`
 	Better            Better         `json:"better,omitempty"`
 	Threads           int            `json:"threads,omitempty"`
+	Dims              Dims           `json:"dims,omitempty"`
 	Skipped           string         `json:"skipped"`
 	Transport         string         `json:"transport,omitempty"`
 	TransportFallback string         `json:"transport_fallback,omitempty"`
@@ -131,7 +138,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		return json.Marshal(skippedRecord{
 			Schema: r.Schema, TS: r.TS, RunID: r.RunID, Target: r.Target, Scenario: r.Scenario,
 			Kind: r.Kind, Metric: r.Metric, Better: r.Better, Threads: r.Threads,
-			Skipped: r.Skipped, Transport: r.Transport, TransportFallback: r.TransportFallback,
+			Dims: r.Dims, Skipped: r.Skipped, Transport: r.Transport, TransportFallback: r.TransportFallback,
 			Params: r.Params, Host: r.Host, Commit: r.Commit,
 		})
 	}

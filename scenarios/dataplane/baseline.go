@@ -22,7 +22,7 @@ const rawNeeds = "append"
 
 func init() {
 	scenarios.RegisterBench(scenarios.Scenario{
-		Name: RawName, Bench: scenarios.BenchData, Order: 90, Dims: []scenarios.Dimension{scenarios.DimSize},
+		Name: RawName, Bench: scenarios.BenchData, Order: 90, Dims: []scenarios.Dimension{scenarios.DimSize, scenarios.DimConcurrency},
 		Needs: []scenarios.Requirement{scenarios.NeedS3Store, scenarios.NeedTransport, scenarios.NeedScenario("data.append")},
 		Doc:   "raw S3 PUT and GET (s3.put, s3.get, control lines) at the appends' mean Parquet file size, for the IO-efficiency ratios; s3:// warehouses, --raw",
 	})

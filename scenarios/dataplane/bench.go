@@ -259,6 +259,7 @@ func (st *laneState) line(cfg Config, scenario string, rec *results.Recorder, wa
 	}
 	r.Transport = st.Transport
 	r.TransportFallback = st.Fallback
+	stamp(&r, cfg)
 	if first != nil {
 		r.FirstError = first.Error()
 	}

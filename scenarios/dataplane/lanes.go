@@ -46,16 +46,19 @@ type Target struct {
 // already.
 func OpenLanes(ctx context.Context, t Target, kinds []transport.Kind, store *workspace.Store, dir string, log io.Writer) (lanes []Lane, closeAll func() error, err error) {
 	var opened []competitors.Competitor
-	closeAll = func() error {
+	closeOpened := func() error {
 		var errs []error
 		for _, c := range opened {
 			errs = append(errs, c.Close())
 		}
 		return errors.Join(errs...)
 	}
+	closeAll = closeOpened
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, closeAll())
+			// The error returns set closeAll to nil: close what was
+			// opened through the function itself.
+			err = errors.Join(err, closeOpened())
 		}
 	}()
 	if !store.Root.S3 {
@@ -145,7 +148,9 @@ func RunAll(ctx context.Context, cfg Config, targets []Target, kinds []transport
 		lanes, closeLanes, err := OpenLanes(ctx, t, kinds, store, dir, cfg.Log)
 		if err != nil {
 			for _, name := range Recorded(cfg) {
-				if werr := sink.Write(cfg.Run.Skipped(t.Name, name, err.Error(), SkippedParams(store, cfg.Quick))); werr != nil {
+				r := cfg.Run.Skipped(t.Name, name, err.Error(), SkippedParams(store, cfg.Quick))
+				stamp(&r, cfg)
+				if werr := sink.Write(r); werr != nil {
 					return werr
 				}
 			}

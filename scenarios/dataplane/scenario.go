@@ -52,6 +52,9 @@ type scenario struct {
 	dims []scenarios.Dimension
 	// doc is one line for `katbench list`.
 	doc string
+	// bench is its registered scenario (register): what its lines are
+	// stamped with.
+	bench scenarios.Scenario
 }
 
 // lookup returns the registered scenario a line's scenario name belongs
@@ -88,12 +91,6 @@ func register(s scenario) {
 	if s.key == "" || s.name == nil || s.start == nil {
 		panic("dataplane: register needs a key, a name and a start")
 	}
-	regMu.Lock()
-	if _, dup := registry[s.key]; dup {
-		panic("dataplane: scenario " + s.key + " registered twice")
-	}
-	registry[s.key] = s
-	regMu.Unlock()
 	stem := s.stem
 	if stem == "" {
 		stem = s.name(Config{})
@@ -106,7 +103,22 @@ func register(s scenario) {
 	if s.optIn {
 		doc += " (only when --scenario names it)"
 	}
-	scenarios.RegisterBench(scenarios.Scenario{Name: stem, Bench: scenarios.BenchData, Order: s.order, Dims: s.dims, Needs: needs, Doc: doc})
+	s.bench = scenarios.Scenario{Name: stem, Bench: scenarios.BenchData, Order: s.order, Dims: s.dims, Needs: needs, Doc: doc}
+	regMu.Lock()
+	if _, dup := registry[s.key]; dup {
+		panic("dataplane: scenario " + s.key + " registered twice")
+	}
+	registry[s.key] = s
+	regMu.Unlock()
+	scenarios.RegisterBench(s.bench)
+}
+
+// stamp writes on a line of the scenario named r.Scenario its level in a
+// run of cfg: its rows per append (those of its dimensions it has).
+func stamp(r *results.Record, cfg Config) {
+	if s, ok := lookup(r.Scenario); ok {
+		scenarios.Stamp(r, s.bench, scenarios.Level{scenarios.DimRows: float64(cfg.rows())})
+	}
 }
 
 // registered returns every registered scenario in run order.

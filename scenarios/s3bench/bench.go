@@ -417,7 +417,7 @@ func record(cfg Config, c cell, size int64, l lane, st *laneCell, fallback strin
 	r.Transport = string(l.info.Used)
 	r.TransportFallback = fallback
 	r.Control = cfg.Control
-	scenarios.Stamp(&r, scenarios.KindLatency, results.P50)
+	scenarios.Stamp(&r, spec(c.op).scenario, c.level())
 	r.Rounds = len(st.roundP50)
 	r.RoundP50US, r.RoundOpsSec = st.roundP50, st.roundOps
 	r.Resources = st.res

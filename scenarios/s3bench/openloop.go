@@ -246,7 +246,12 @@ func recordOpen(cfg Config, c cell, size int64, l lane, st *laneCell, ol *openSt
 	out.Control = cfg.Control
 	out.Transport = string(l.info.Used)
 	out.TransportFallback = fallback
-	scenarios.Stamp(&out, scenarios.KindLatency, results.P50)
+	level := c.level()
+	level[scenarios.DimRate] = rate
+	if r.OpsSec == 0 {
+		level[scenarios.DimRatePct] = r.Pct
+	}
+	scenarios.Stamp(&out, spec(c.op).scenario, level)
 	out.Rounds = len(ol.roundP50)
 	out.RoundP50US, out.RoundOpsSec = ol.roundP50, ol.roundOps
 	warm := ol.warmErrs

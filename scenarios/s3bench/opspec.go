@@ -43,6 +43,9 @@ type opSpec struct {
 	prepare func(ctx context.Context, c *minio.Client, bucket, prefix string) (key string, err error)
 	// doc is one line for `katbench list`.
 	doc string
+	// scenario is the op's registered scenario (registerOp): what its
+	// lines are stamped with.
+	scenario scenarios.Scenario
 }
 
 var (
@@ -62,11 +65,18 @@ func registerOp(op Op, s *opSpec) {
 	if s.bare || s.size > 0 {
 		dims = dims[1:]
 	}
-	scenarios.RegisterBench(scenarios.Scenario{
+	s.scenario = scenarios.Scenario{
 		Name: "s3." + string(op), Bench: scenarios.BenchTransport, Order: len(opNames) * 10,
 		Kind: scenarios.KindLatency, Metric: results.P50, Dims: dims,
 		Needs: []scenarios.Requirement{scenarios.NeedS3Store, scenarios.NeedTransport}, Doc: s.doc,
-	})
+	}
+	scenarios.RegisterBench(s.scenario)
+}
+
+// level is cell c's level: its size and concurrency (those of its op's
+// scenario's dimensions a line carries).
+func (c cell) level() scenarios.Level {
+	return scenarios.Level{scenarios.DimSize: float64(c.size), scenarios.DimConcurrency: float64(c.conc)}
 }
 
 // OpsDoc lists the registered operations with their docs, for --ops.
