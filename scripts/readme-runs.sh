@@ -191,7 +191,8 @@ crawl_10k() {
 }
 # discovery: the discovery, view and revalidation rows of docs/discovery.md,
 # every competitor that starts here, in-memory and durable servers in one
-# run (seven JVMs and PostgreSQL fit in 24 GiB).
+# run, so every ratio is of one run: seven JVMs and PostgreSQL at once
+# (capacity-read after capacity-read-deployed holds as many).
 discovery() {
 	jvms
 	deployed
