@@ -192,7 +192,7 @@ crawl_10k() {
 # discovery: the discovery, view and revalidation rows of docs/discovery.md,
 # every competitor that starts here, in-memory and durable servers in one
 # run, so every ratio is of one run: seven JVMs and PostgreSQL at once
-# (capacity-read after capacity-read-deployed holds as many).
+# (capacity-read-deployed, run after capacity-read, has as many up).
 discovery() {
 	jvms
 	deployed
