@@ -33,7 +33,8 @@ Starts Apache Polaris $POLARIS_VERSION on 127.0.0.1, with the persistence
 Both can run at once. It bootstraps it: root
 credentials $CLIENT_ID:$CLIENT_SECRET in realm POLARIS, FILE storage allowed,
 an OAuth token with scope=$SCOPE, an INTERNAL catalog '$CATALOG' on a file://
-warehouse, a catalog role '$CATALOG_ROLE' granted CATALOG_MANAGE_CONTENT and
+warehouse (drop-with-purge enabled: Polaris purges a dropped view, and
+refuses the drop without it), a catalog role '$CATALOG_ROLE' granted CATALOG_MANAGE_CONTENT and
 assigned to the principal role '$PRINCIPAL_ROLE' that root holds. Then prints:
 
   eval \"\$(containers/polaris_up.sh)\"
@@ -168,7 +169,7 @@ bootstrap() {
 		fi
 	fi
 	call POST "$base/api/management/v1/catalogs" \
-		"{\"catalog\":{\"name\":\"$CATALOG\",\"type\":\"INTERNAL\",\"readOnly\":false,\"properties\":{\"default-base-location\":\"$LOCATION\"},\"storageConfigInfo\":{\"storageType\":\"FILE\",\"allowedLocations\":[\"$LOCATION\"]}}}" >/dev/null
+		"{\"catalog\":{\"name\":\"$CATALOG\",\"type\":\"INTERNAL\",\"readOnly\":false,\"properties\":{\"default-base-location\":\"$LOCATION\",\"polaris.config.drop-with-purge.enabled\":\"true\"},\"storageConfigInfo\":{\"storageType\":\"FILE\",\"allowedLocations\":[\"$LOCATION\"]}}}" >/dev/null
 	call POST "$base/api/management/v1/catalogs/$CATALOG/catalog-roles" \
 		"{\"catalogRole\":{\"name\":\"$CATALOG_ROLE\",\"properties\":{}}}" >/dev/null
 	call PUT "$base/api/management/v1/catalogs/$CATALOG/catalog-roles/$CATALOG_ROLE/grants" \

@@ -181,27 +181,33 @@ func updateNamespaceOp(cat icecatalog.Catalog, leaves []table.Identifier, round 
 	}
 }
 
-// crawl is one BI-tool crawl of the dataset: list every namespace under
+// crawler is one BI-tool crawl of a dataset: list every namespace under
 // the dataset's root, list every table in each, load every table, one call
-// after another. Each call is recorded in rec; the counts come back.
-func crawl(ctx context.Context, cat icecatalog.Catalog, root table.Identifier, rec *results.Recorder) (namespaces, tables int, firstErr error) {
-	fail := func(err error) {
-		rec.Error()
-		if firstErr == nil {
-			firstErr = err
+// after another. Each call is recorded in rec, its time and nothing else:
+// the crawl's own work between calls is a queue and a slice.
+type crawler struct {
+	cat      icecatalog.Catalog
+	rec      *results.Recorder
+	firstErr error
+}
+
+// done records one call that started at t0.
+func (c *crawler) done(t0 time.Time, err error) bool {
+	d := time.Since(t0)
+	if err != nil {
+		c.rec.Error()
+		if c.firstErr == nil {
+			c.firstErr = err
 		}
+		return false
 	}
-	timed := func(f func() error) error {
-		t0 := time.Now()
-		err := f()
-		d := time.Since(t0)
-		if err != nil {
-			fail(err)
-			return err
-		}
-		rec.Record(d)
-		return nil
-	}
+	c.rec.Record(d)
+	return true
+}
+
+// crawl crawls root and returns the namespaces visited and the tables
+// loaded.
+func (c *crawler) crawl(ctx context.Context, root table.Identifier) (namespaces, tables int) {
 	var ids []table.Identifier
 	queue := []table.Identifier{root}
 	seen := map[string]bool{strings.Join(root, "\x1f"): true}
@@ -209,15 +215,12 @@ func crawl(ctx context.Context, cat icecatalog.Catalog, root table.Identifier, r
 		ns := queue[0]
 		queue = queue[1:]
 		namespaces++
-		var kids []table.Identifier
-		_ = timed(func() error {
-			var err error
-			kids, err = cat.ListNamespaces(ctx, ns)
-			if err != nil {
-				return fmt.Errorf("crawl: list namespaces %s: %w", nsString(ns), err)
-			}
-			return nil
-		})
+		t0 := time.Now()
+		kids, err := c.cat.ListNamespaces(ctx, ns)
+		if err != nil {
+			err = fmt.Errorf("crawl: list namespaces %s: %w", nsString(ns), err)
+		}
+		c.done(t0, err)
 		// A catalog that lists every descendant, not only the children,
 		// has each namespace crawled once all the same.
 		for _, k := range kids {
@@ -228,30 +231,31 @@ func crawl(ctx context.Context, cat icecatalog.Catalog, root table.Identifier, r
 			}
 		}
 		ids = ids[:0]
-		_ = timed(func() error {
-			for id, err := range cat.ListTables(ctx, ns) {
-				if err != nil {
-					return fmt.Errorf("crawl: list tables %s: %w", nsString(ns), err)
-				}
-				ids = append(ids, id)
+		t0 = time.Now()
+		err = nil
+		for id, lerr := range c.cat.ListTables(ctx, ns) {
+			if lerr != nil {
+				err = fmt.Errorf("crawl: list tables %s: %w", nsString(ns), lerr)
+				break
 			}
-			return nil
-		})
+			ids = append(ids, id)
+		}
+		c.done(t0, err)
 		for _, id := range ids {
 			if ctx.Err() != nil {
 				break
 			}
-			if timed(func() error {
-				if _, err := cat.LoadTable(ctx, id); err != nil {
-					return fmt.Errorf("crawl: load table %s: %w", strings.Join(id, "."), err)
-				}
-				return nil
-			}) == nil {
+			t0 = time.Now()
+			_, err := c.cat.LoadTable(ctx, id)
+			if err != nil {
+				err = fmt.Errorf("crawl: load table %s: %w", strings.Join(id, "."), err)
+			}
+			if c.done(t0, err) {
 				tables++
 			}
 		}
 	}
-	return namespaces, tables, firstErr
+	return namespaces, tables
 }
 
 func init() {
@@ -313,19 +317,23 @@ func init() {
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			cat := env.Competitor.Catalog()
 			ctx, p := listContext(ctx, cat, env.Opts.PageSize)
-			rec := results.NewRecorder()
+			c := &crawler{cat: cat, rec: results.NewRecorder()}
+			c0, gc0 := results.SnapshotFrom(ctx), results.ReadGC()
 			start := time.Now()
-			nss, tables, err := crawl(ctx, cat, env.Dataset.Root, rec)
+			nss, tables := c.crawl(ctx, env.Dataset.Root)
 			elapsed := time.Since(start)
-			if err == nil && tables < len(env.Dataset.Tables) {
-				rec.Error()
-				err = fmt.Errorf("crawl: loaded %d tables, the dataset holds %d", tables, len(env.Dataset.Tables))
+			m := Measurement{Rec: c.rec, Elapsed: elapsed, FirstErr: c.firstErr, CountedOps: c.rec.Count() + c.rec.Errors()}
+			m.Counters.Add(c0, results.SnapshotFrom(ctx))
+			gc := results.GCMeasures(gc0, results.ReadGC())
+			if m.FirstErr == nil && tables < len(env.Dataset.Tables) {
+				c.rec.Error()
+				m.FirstErr = fmt.Errorf("crawl: loaded %d tables, the dataset holds %d", tables, len(env.Dataset.Tables))
 			}
 			p["crawl_s"] = elapsed.Seconds()
 			p["crawl_namespaces"] = nss
 			p["crawl_tables"] = tables
 			p["crawl_scope"] = "the dataset's root namespace and everything under it"
-			return Outcome{M: Measurement{Rec: rec, Elapsed: elapsed, FirstErr: err}, Params: p}, nil
+			return Outcome{M: m, Params: p, Measures: gc}, nil
 		},
 	})
 }

@@ -103,6 +103,19 @@ func TestDiscoveryViewsRevalidate(t *testing.T) {
 		if crawl.Ops != 18 || crawl.DurationS <= 0 {
 			t.Errorf("%s catalog_crawl: %d calls in %vs, want 18 calls", tg, crawl.Ops, crawl.DurationS)
 		}
+		// What the process did during the crawl: the collector's work and
+		// the allocations per call, in-process servers included.
+		if _, ok := crawl.MeasureValue("gc_cycles"); !ok {
+			t.Errorf("%s catalog_crawl: no gc_cycles measure (measures %v)", tg, crawl.Measures)
+		}
+		if h, ok := crawl.MeasureValue("gc_live_heap_bytes"); !ok || h <= 0 {
+			t.Errorf("%s catalog_crawl: gc_live_heap_bytes = %v, %v; want the live heap", tg, h, ok)
+		}
+		// (The runtime's allocation counter advances in whole spans, so a
+		// crawl this small may count none: present, not positive.)
+		if crawl.Counters == nil || crawl.Counters.Allocs == nil {
+			t.Errorf("%s catalog_crawl: counters %+v; want the allocations per call", tg, crawl.Counters)
+		}
 	}
 	rv := got["rest load_table.revalidate.latency"]
 	if rv.Params["not_modified_ratio"] != 1.0 || rv.Params["request"] != "direct If-None-Match" || rv.Params["server_sent_tag"] != true {

@@ -85,6 +85,11 @@ type Options struct {
 	// PageSize is the page size the listing scenarios ask a paging
 	// client for; 0 means ListPageSize.
 	PageSize int
+	// Measuring, when set, is called once every dataset is built and
+	// warmed, before the first measured scenario; the function it returns
+	// is called when the last one is done (before the cleanup). A CPU
+	// profile of the measured phase (--cpuprofile) hangs here.
+	Measuring func() (done func() error, err error)
 }
 
 // QuickThreads are the throughput levels of a quick run: one worker and
@@ -204,6 +209,13 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+	}
+	if o.Measuring != nil {
+		done, merr := o.Measuring()
+		if merr != nil {
+			return merr
+		}
+		defer func() { err = errors.Join(err, done()) }()
 	}
 	if o.Workload != nil {
 		return r.runMix(ctx, states)

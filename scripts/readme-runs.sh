@@ -9,7 +9,7 @@
 # transport-minio transport-rustfs transport-close transport-load data-versitygw
 # data-minio open-3000 open-7500 capacity-read capacity-write capacity-read-1s
 # capacity-read-deployed capacity-read-1s-deployed history-depth crawl-10k
-# writes-quiet writes-neighbour, and some that are not one run: s3-warehouse
+# discovery writes-quiet writes-neighbour, and some that are not one run: s3-warehouse
 # (nine runs, labelled s3-warehouse), transport-c64-STORE (four runs per
 # store: transport-c64-STORE[-hold], transport-rate-STORE[-hold]) and
 # syscalls (perf or strace counts, printed, not recorded). Each starts the servers it needs (containers/*_up.sh, state in
@@ -21,7 +21,8 @@
 # one run, but a busy machine still moves the ratios (docs/methodology.md).
 # The binary is built from HEAD into a temp dir; a dirty work tree is
 # refused, because every line records the commit it was measured on and a
-# dirty one cannot be reproduced.
+# dirty one cannot be reproduced. READMERUNS_HISTORY names another history
+# file (a scratch one, to try a recipe without recording it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,7 +33,7 @@ fi
 export KATBENCH_STATE_DIR=${KATBENCH_STATE_DIR:-/tmp/katbench-readme-runs}
 bin=$(mktemp -d)/katbench
 go build -buildvcs=true -o "$bin" ./cmd/katbench # stamp the commit (GOFLAGS may say -buildvcs=false)
-hist=bench_history.jsonl
+hist=${READMERUNS_HISTORY:-bench_history.jsonl}
 log=${READMERUNS_LOG:-/tmp/readme-runs.log}
 
 failed=()
@@ -172,9 +173,32 @@ capacity_read_1s_deployed() {
 	deployed
 	capacity capacity-read-1s-deployed read-heavy rest sql-pg nessie-pg nessie-rocks polaris-pg fixture-pg --slo 'p99<=1s'
 }
-# history-depth and crawl-10k: docs/history.md.
+# history-depth: docs/history.md.
 history_depth() { up nessie; kb history-depth run embedded rest grpc nessie --quick --snapshots 0,100,1000; }
-crawl_10k() { up nessie; kb crawl-10k run rest nessie --quick --tables 10000 --scenario catalog_crawl; }
+# crawl-10k: the crawl of docs/discovery.md at 10,000 tables, our REST
+# front beside Nessie, Polaris and every durable server, with its floor
+# (load_table.direct: as many loads as the crawl makes, as raw GETs whose
+# answers are read but not decoded) and the same loads through the client.
+# Polaris answered about 31 ms per call at a load average of 7-11 (1,000
+# tables), so its crawl of 10,000 takes about 5 minutes; building and
+# dropping its 10,000 tables take longer than the crawl.
+crawl_10k() {
+	up nessie
+	up polaris
+	deployed
+	kb crawl-10k run rest nessie polaris nessie-pg nessie-rocks polaris-pg fixture-pg sql-pg --quick --tables 10000 --ops 10000 \
+		--scenario 'catalog_crawl,load_table.latency,load_table.direct.latency'
+}
+# discovery: the discovery, view and revalidation rows of docs/discovery.md,
+# every competitor that starts here, in-memory and durable servers in one
+# run, so every ratio is of one run: seven JVMs and PostgreSQL at once
+# (capacity-read-deployed, run after capacity-read, has as many up).
+discovery() {
+	jvms
+	deployed
+	kb discovery run embedded rest grpc nessie polaris fixture sql-pg nessie-pg nessie-rocks polaris-pg fixture-pg --quick --rounds 3 \
+		--scenario 'list_namespaces.latency,list_tables.latency,namespace_exists.latency,load_namespace.latency,update_namespace_properties.latency,create_view.latency,load_view.latency,view_exists.latency,list_views.latency,replace_view.latency,load_table.revalidate.latency'
+}
 # writes-quiet and writes-neighbour: docs/writes.md, the catalog beside its
 # floor in every flush mode, alone and beside a 1 GiB neighbour.
 writes_floor() {
@@ -252,7 +276,7 @@ syscalls_strace() {
 all=(peers fronts rest-vs-rest writes transport-versitygw transport-minio transport-rustfs transport-close transport-load
 	data-versitygw data-minio open-3000 open-7500 s3-warehouse syscalls
 	capacity-read capacity-write capacity-read-1s capacity-read-deployed capacity-read-1s-deployed
-	history-depth crawl-10k writes-quiet writes-neighbour transport-c64-versitygw transport-c64-minio transport-c64-rustfs)
+	history-depth crawl-10k discovery writes-quiet writes-neighbour transport-c64-versitygw transport-c64-minio transport-c64-rustfs)
 [ $# -gt 0 ] || set -- "${all[@]}"
 for t in "$@"; do
 	case " ${all[*]} " in *" $t "*) ;; *)

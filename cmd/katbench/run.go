@@ -22,6 +22,7 @@ import (
 type benchFlags struct {
 	s                           scenarios.Settings
 	dir, history, label, format string
+	cpuProfile                  string
 	allowErrs                   bool
 	props                       []string
 	storage                     workspace.StorageSettings
@@ -37,6 +38,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.allowErrs, "allow-errors", false, "exit 0 even when operations failed (recorded on every line as allow_errors)")
 	fl.StringVar(&f.format, "format", "auto", output.FormatHelp)
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable; adds to BENCH_REST_PROPS)")
+	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured scenarios (after the datasets are built and warmed; go tool pprof) to this file")
 }
 
 // options turns flags (and the environment's KATBENCH_TEST_DELAY_US and
@@ -89,6 +91,14 @@ func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (
 	props, err := scenarios.ParseProps(f.props)
 	if err != nil {
 		return err
+	}
+	if f.cpuProfile != "" {
+		prof, perr := output.CreateCPUProfile(f.cpuProfile)
+		if perr != nil {
+			return usageError{perr}
+		}
+		defer func() { err = errors.Join(err, prof.Close()) }()
+		opts.Measuring = prof.Start // the measured phase only, not the datasets' setup
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	format := output.ResolveFormat(f.format, stdout)

@@ -24,6 +24,32 @@ func (f *FirstWrite) Write(b []byte) (int, error) {
 	return f.W.Write(b)
 }
 
+// CPUProfile is the --cpuprofile of `katbench run`: the file is created
+// when the flag is read (a path that cannot be written is refused before
+// anything is measured), the profile covers only what Start and its stop
+// bracket (the measured phase, not the dataset's setup).
+type CPUProfile struct{ f *os.File }
+
+// CreateCPUProfile creates path for a profile.
+func CreateCPUProfile(path string) (*CPUProfile, error) {
+	pf, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return &CPUProfile{f: pf}, nil
+}
+
+// Start starts profiling into the file; stop ends it.
+func (p *CPUProfile) Start() (stop func() error, err error) {
+	if err := pprof.StartCPUProfile(p.f); err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() error { pprof.StopCPUProfile(); return nil }, nil
+}
+
+// Close closes the file (a profile never started leaves it empty).
+func (p *CPUProfile) Close() error { return p.f.Close() }
+
 // StartCPUProfile is the --cpuprofile of a bench: a CPU profile to path
 // until the returned stop.
 func StartCPUProfile(path string) (stop func() error, err error) {
