@@ -56,8 +56,11 @@ func Load(path string) ([]Line, error) {
 
 // RunInfo is what every line of one run shares.
 type RunInfo struct {
-	ID      string
-	First   Line // the run's first line: host, commit, command, ts
+	ID    string
+	First Line // the run's first line: host, commit, command, ts
+	// Label is the run's label: that of its first line that has one
+	// (skipped lines of older builds were written without it).
+	Label   string
 	Lines   int
 	Targets []string // in first-seen order
 }
@@ -75,6 +78,14 @@ func Runs(lines []Line) []RunInfo {
 		}
 		ri := &out[i]
 		ri.Lines++
+		if ri.Label == "" {
+			ri.Label = l.Label
+		}
+		if len(ri.First.Command) == 0 && len(l.Command) > 0 {
+			// A skipped line of an older build carries no command: the
+			// run's provenance comes from its first line that does.
+			ri.First = l
+		}
 		if !contains(ri.Targets, l.Target) {
 			ri.Targets = append(ri.Targets, l.Target)
 		}

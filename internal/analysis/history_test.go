@@ -153,3 +153,22 @@ func TestParseLineRunnerRounds(t *testing.T) {
 		t.Fatalf("headline %q kind %q", HeadlineOf(l).Name, l.Kind)
 	}
 }
+
+// TestSelectLabelRunWithSkippedFirstLine: a run whose first line is a
+// skipped line written without a label (older builds did so) is still the
+// labelled run, and its provenance comes from a line with a command.
+func TestSelectLabelRunWithSkippedFirstLine(t *testing.T) {
+	h := parse(t,
+		[]byte(`{"run_id":"d15c000000000001","ts":"2026-12-02T03:26:00Z","target":"embedded","scenario":"load_table.revalidate.latency","skipped":"no conditional load","params":{},"host":{"hostname":"vm"},"commit":{}}`),
+		[]byte(`{"run_id":"d15c000000000001","ts":"2026-12-02T03:27:00Z","label":"discovery","target":"rest","scenario":"load_table.revalidate.latency","ops":1,"p50_us":136,"params":{},"command":["katbench","run","rest"],"host":{"hostname":"vm"},"commit":{}}`))
+	lines, _, err := SelectLabel(h, "discovery", nil, "labels.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want both lines of the run", len(lines))
+	}
+	if ri := Runs(lines)[0]; ri.Label != "discovery" || ri.First.Command == "" {
+		t.Fatalf("run info %+v: want label discovery and a first line with the command", ri)
+	}
+}

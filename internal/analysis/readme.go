@@ -195,7 +195,7 @@ func SelectLabel(history []Line, label string, labels map[string]string, labelsN
 	best := ""
 	var bestInfo RunInfo
 	for _, ri := range Runs(history) {
-		if ri.First.Label == label && (best == "" || !ri.First.TS.Before(bestInfo.First.TS)) {
+		if ri.Label == label && (best == "" || !ri.First.TS.Before(bestInfo.First.TS)) {
 			best, bestInfo = ri.ID, ri
 		}
 	}

@@ -114,6 +114,7 @@ type skippedRecord struct {
 	Schema            int            `json:"schema"`
 	TS                string         `json:"ts"`
 	RunID             string         `json:"run_id"`
+	Label             string         `json:"label,omitempty"`
 	Target            string         `json:"target"`
 	Scenario          string         `json:"scenario"`
 	Kind              string         `json:"kind,omitempty"`
@@ -127,6 +128,7 @@ type skippedRecord struct {
 	Params            map[string]any `json:"params"`
 	Host              Host           `json:"host"`
 	Commit            Commit         `json:"commit"`
+	Command           []string       `json:"command,omitempty"`
 }
 
 // MarshalJSON writes the skipped shape for skipped lines. Every line is
@@ -136,10 +138,10 @@ func (r Record) MarshalJSON() ([]byte, error) {
 	r = redact(r)
 	if r.Skipped != "" {
 		return json.Marshal(skippedRecord{
-			Schema: r.Schema, TS: r.TS, RunID: r.RunID, Target: r.Target, Scenario: r.Scenario,
+			Schema: r.Schema, TS: r.TS, RunID: r.RunID, Label: r.Label, Target: r.Target, Scenario: r.Scenario,
 			Kind: r.Kind, Metric: r.Metric, Better: r.Better, Threads: r.Threads,
 			Dims: r.Dims, Skipped: r.Skipped, Transport: r.Transport, TransportFallback: r.TransportFallback,
-			Params: r.Params, Host: r.Host, Commit: r.Commit,
+			Params: r.Params, Host: r.Host, Commit: r.Commit, Command: r.Command,
 		})
 	}
 	type plain Record // drops the method, avoids recursion

@@ -242,3 +242,28 @@ func maxLine(s string) int {
 	}
 	return n
 }
+
+// TestSkippedLineKeepsLabelAndCommand: a skipped line says which labelled
+// run and which command it belongs to, like a measured one (a table that
+// picks a run by label must find a run whose first line was skipped), and
+// its command is redacted as a measured line's is.
+func TestSkippedLineKeepsLabelAndCommand(t *testing.T) {
+	run := NewRun()
+	run.Command = []string{"katbench", "run", "nessie", "--prop", "credential=id:s3cret", "--label", "discovery"}
+	line := run.Skipped("nessie", "create_view.latency", "no view endpoints", nil)
+	line.Label = "discovery"
+	b, err := json.Marshal(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Label != "discovery" || len(back.Command) != len(run.Command) || back.Command[1] != "run" {
+		t.Fatalf("skipped line decoded with label %q, command %q; want the run's", back.Label, back.Command)
+	}
+	if strings.Contains(string(b), "s3cret") {
+		t.Fatalf("a secret of the command reached a skipped line: %s", b)
+	}
+}
