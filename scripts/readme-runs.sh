@@ -9,6 +9,7 @@
 # transport-minio transport-rustfs transport-close transport-load data-versitygw
 # data-minio open-3000 open-7500 capacity-read capacity-write capacity-read-1s
 # capacity-read-deployed capacity-read-1s-deployed history-depth crawl-10k crawl-10k-deployed
+# crawl-2k-deployed
 # discovery writes-quiet writes-neighbour, and some that are not one run: s3-warehouse
 # (nine runs, labelled s3-warehouse), transport-c64-STORE (four runs per
 # store: transport-c64-STORE[-hold], transport-rate-STORE[-hold]) and
@@ -195,6 +196,14 @@ crawl_10k_deployed() {
 	kb crawl-10k-deployed run rest polaris nessie-pg nessie-rocks polaris-pg fixture-pg sql-pg --quick --tables 10000 --ops 10000 \
 		--scenario 'catalog_crawl,load_table.latency,load_table.direct.latency'
 }
+# crawl-2k-deployed: the same at 2,000 tables, a size whose setup fits in
+# a quarter of an hour here.
+crawl_2k_deployed() {
+	up polaris
+	deployed
+	kb crawl-2k-deployed run rest polaris nessie-pg nessie-rocks polaris-pg fixture-pg sql-pg --quick --tables 2000 --ops 2000 \
+		--scenario 'catalog_crawl,load_table.latency,load_table.direct.latency'
+}
 discovery() {
 	jvms
 	deployed
@@ -278,7 +287,7 @@ syscalls_strace() {
 all=(peers fronts rest-vs-rest writes transport-versitygw transport-minio transport-rustfs transport-close transport-load
 	data-versitygw data-minio open-3000 open-7500 s3-warehouse syscalls
 	capacity-read capacity-write capacity-read-1s capacity-read-deployed capacity-read-1s-deployed
-	history-depth crawl-10k crawl-10k-deployed discovery writes-quiet writes-neighbour transport-c64-versitygw transport-c64-minio transport-c64-rustfs)
+	history-depth crawl-10k crawl-10k-deployed crawl-2k-deployed discovery writes-quiet writes-neighbour transport-c64-versitygw transport-c64-minio transport-c64-rustfs)
 [ $# -gt 0 ] || set -- "${all[@]}"
 for t in "$@"; do
 	case " ${all[*]} " in *" $t "*) ;; *)
