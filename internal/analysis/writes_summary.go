@@ -2,7 +2,10 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // The writes summary (layout=writes-summary): the README's short form of
@@ -20,7 +23,7 @@ func writesSummary(b Block, run []Line, src Sources) (string, error) {
 	catalog, floor := attrOr(b, "catalog", "embedded"), attrOr(b, "floor", "fs-floor")
 	globs := strings.Split(attrOr(b, "scenarios", "create_table.flush.*,commit_table.flush.*"), ",")
 	quiet := newWritesGrid(run, catalog, floor, globs)
-	if len(quiet.stems) == 0 {
+	if len(quiet.scens) == 0 {
 		return "", fmt.Errorf("%w: no %s line matches %s", ErrNoLines, catalog, strings.Join(globs, ","))
 	}
 	grids := []*writesGrid{quiet}
@@ -58,38 +61,47 @@ func writesSummary(b Block, run []Line, src Sources) (string, error) {
 	return sb.String(), nil
 }
 
-// writesGrid is one run's catalog and floor lines by scenario stem (the
-// name without its thread level) and thread level.
+// writesGrid is one run's catalog and floor lines of the writes tables:
+// each by (target, scenario), and the catalog's scenarios by stem (the
+// name without its thread level, dims.threads) and thread level.
 type writesGrid struct {
 	catalog, floor string
+	scens          []string // the catalog's, in the run's order
 	stems          []string // in the run's order
-	threads        []int    // ascending
+	threads        []int    // every level of the run, ascending
 	cells          map[[2]string]Line
 	byLevel        map[string]map[int]string // stem → threads → scenario
 }
 
 func newWritesGrid(run []Line, catalog, floor string, globs []string) *writesGrid {
 	g := &writesGrid{catalog: catalog, floor: floor, cells: map[[2]string]Line{}, byLevel: map[string]map[int]string{}}
-	seenT := map[int]bool{}
 	for _, l := range run {
 		if !matchAny(globs, l.Scenario) || (l.Target != catalog && l.Target != floor) {
 			continue
 		}
-		g.cells[[2]string{l.Target, l.Scenario}] = l
-		if l.Target != catalog {
+		k := [2]string{l.Target, l.Scenario}
+		_, seen := g.cells[k]
+		g.cells[k] = l
+		if l.Target != catalog || seen {
 			continue
 		}
-		stem := strings.TrimSuffix(l.Scenario, fmt.Sprintf(".t%d", l.Threads))
+		g.scens = append(g.scens, l.Scenario)
+		v, ok := l.Dims[results.DimThreads]
+		if !ok {
+			continue
+		}
+		t := int(v)
+		stem := strings.TrimSuffix(l.Scenario, fmt.Sprintf(".t%d", t))
 		if g.byLevel[stem] == nil {
 			g.byLevel[stem] = map[int]string{}
 			g.stems = append(g.stems, stem)
 		}
-		g.byLevel[stem][l.Threads] = l.Scenario
-		if !seenT[l.Threads] {
-			seenT[l.Threads] = true
-			g.threads = insertSorted(g.threads, l.Threads)
+		g.byLevel[stem][t] = l.Scenario
+		if !slices.Contains(g.threads, t) {
+			g.threads = append(g.threads, t)
 		}
 	}
+	slices.Sort(g.threads)
 	return g
 }
 
@@ -101,12 +113,4 @@ func (g *writesGrid) ratio(stem string, t int) string {
 		return "—"
 	}
 	return ratioText(g.cells, g.catalog, g.floor, rowSpec{s, OpsSec})
-}
-
-func insertSorted(xs []int, x int) []int {
-	i := 0
-	for i < len(xs) && xs[i] < x {
-		i++
-	}
-	return append(xs[:i], append([]int{x}, xs[i:]...)...)
 }

@@ -3,10 +3,7 @@ package analysis
 import (
 	"fmt"
 	"path"
-	"sort"
 	"strings"
-
-	"github.com/nordisk/katbench/internal/results"
 )
 
 // The writes table (layout=writes): the embedded catalog's durable writes
@@ -28,23 +25,8 @@ import (
 func writesTable(b Block, run []Line, src Sources) (string, error) {
 	catalog, floor := attrOr(b, "catalog", "embedded"), attrOr(b, "floor", "fs-floor")
 	globs := strings.Split(attrOr(b, "scenarios", "create_table.flush.*,commit_table.flush.*"), ",")
-	cat, flo := map[string]Line{}, map[string]Line{}
-	var scens []string
-	for _, l := range run {
-		if !matchAny(globs, l.Scenario) {
-			continue
-		}
-		switch l.Target {
-		case catalog:
-			if _, dup := cat[l.Scenario]; !dup {
-				scens = append(scens, l.Scenario)
-			}
-			cat[l.Scenario] = l
-		case floor:
-			flo[l.Scenario] = l
-		}
-	}
-	if len(scens) == 0 {
+	g := newWritesGrid(run, catalog, floor, globs)
+	if len(g.scens) == 0 {
 		return "", fmt.Errorf("%w: no %s line matches %s", ErrNoLines, catalog, strings.Join(globs, ","))
 	}
 
@@ -68,9 +50,9 @@ func writesTable(b Block, run []Line, src Sources) (string, error) {
 		sep += "---|---|---|"
 	}
 	sb.WriteString("\n" + sep + "\n")
-	for _, s := range scens {
-		c := cat[s]
-		f, okF := flo[s]
+	for _, s := range g.scens {
+		c := g.cells[[2]string{catalog, s}]
+		f, okF := g.cells[[2]string{floor, s}]
 		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s | %s | %s | %s / %s |", s, paramText(c.Params["flush"]),
 			cellText(c, true, OpsSec, false), cellText(f, okF, OpsSec, false),
 			ratioText(map[[2]string]Line{{catalog, s}: c, {floor, s}: f}, catalog, floor, rowSpec{s, OpsSec}),
@@ -83,59 +65,40 @@ func writesTable(b Block, run []Line, src Sources) (string, error) {
 		sb.WriteString("\n")
 	}
 	sb.WriteString("\n")
-	sb.WriteString(scalingTable(scens, cat, flo))
+	sb.WriteString(scalingTable(g))
 	return sb.String(), nil
 }
 
 // scalingTable gives, per scenario stem (a mode's create or commit), the
 // catalog's and the floor's ops/s at its highest thread levels over its
 // lowest, round by round.
-func scalingTable(scens []string, cat, flo map[string]Line) string {
-	type levels struct {
-		stem string
-		byT  map[int]string
-	}
-	var stems []*levels
-	idx := map[string]*levels{}
-	for _, s := range scens {
-		v, ok := cat[s].Dims[results.DimThreads]
-		if !ok {
-			continue
-		}
-		t := int(v)
-		stem := strings.TrimSuffix(s, fmt.Sprintf(".t%d", t))
-		lv := idx[stem]
-		if lv == nil {
-			lv = &levels{stem: stem, byT: map[int]string{}}
-			idx[stem] = lv
-			stems = append(stems, lv)
-		}
-		lv.byT[t] = s
-	}
+func scalingTable(g *writesGrid) string {
 	var sb strings.Builder
 	sb.WriteString("| scaling | catalog | floor |\n|---|---|---|\n")
 	rows := 0
-	for _, lv := range stems {
+	for _, stem := range g.stems {
 		var ts []int
-		for t := range lv.byT {
-			ts = append(ts, t)
+		for _, t := range g.threads {
+			if _, ok := g.byLevel[stem][t]; ok {
+				ts = append(ts, t)
+			}
 		}
-		sort.Ints(ts)
 		if len(ts) < 2 {
 			continue
 		}
-		lo := lv.byT[ts[0]]
+		lo := g.byLevel[stem][ts[0]]
 		for _, t := range ts[1:] {
-			hi := lv.byT[t]
+			hi := g.byLevel[stem][t]
 			r := rowSpec{hi, OpsSec}
-			fl, okLo := flo[lo]
-			fh, okHi := flo[hi]
+			fl, okLo := g.cells[[2]string{g.floor, lo}]
+			fh, okHi := g.cells[[2]string{g.floor, hi}]
 			floorText := "—"
 			if okLo && okHi {
 				floorText = ratioText(map[[2]string]Line{{"lo", hi}: fl, {"hi", hi}: fh}, "hi", "lo", r)
 			}
-			fmt.Fprintf(&sb, "| %s t%d/t%d | %s | %s |\n", lv.stem, t, ts[0],
-				ratioText(map[[2]string]Line{{"lo", hi}: cat[lo], {"hi", hi}: cat[hi]}, "hi", "lo", r), floorText)
+			cl, ch := g.cells[[2]string{g.catalog, lo}], g.cells[[2]string{g.catalog, hi}]
+			fmt.Fprintf(&sb, "| %s t%d/t%d | %s | %s |\n", stem, t, ts[0],
+				ratioText(map[[2]string]Line{{"lo", hi}: cl, {"hi", hi}: ch}, "hi", "lo", r), floorText)
 			rows++
 		}
 	}
