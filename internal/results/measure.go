@@ -28,6 +28,9 @@ const (
 	UnitCount      = "count"
 	UnitRatio      = "ratio"
 	UnitOpsPerSec  = "ops/s"
+	UnitSeconds    = "s"
+	UnitMicros     = "us"
+	UnitMiB        = "MiB"
 )
 
 // SetMeasure records a measurement on the line, replacing one of the same

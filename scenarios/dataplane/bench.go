@@ -235,13 +235,6 @@ func (st *laneState) params(cfg Config) map[string]any {
 	return p
 }
 
-// Units of the data plane's own measurements, beside package results'.
-const (
-	unitSeconds = "s"
-	unitMicros  = "us"
-	unitMiB     = "MiB"
-)
-
 // measure is one typed measurement of a line (see results.Measure), with
 // its per-round values when it has them.
 type measure struct {

@@ -111,11 +111,11 @@ func (a *appendRun) record(cfg Config, i int, l *laneState, name string) results
 	if st.rec.Count() > 0 && st.wall > 0 {
 		p["rows_total"] = st.rows
 		ms = append(ms,
-			measure{"write_s", st.write.Seconds(), unitSeconds, "", nil},
-			measure{"gen_s", st.gen.Seconds(), unitSeconds, "", nil},
-			measure{"commit_s", (st.wall - st.write).Seconds(), unitSeconds, "", nil},
-			measure{"append_p50_us", us(st.rec.Percentile(50)), unitMicros, results.Lower, nil},
-			measure{"append_max_us", us(st.rec.Percentile(100)), unitMicros, results.Lower, nil},
+			measure{"write_s", st.write.Seconds(), results.UnitSeconds, "", nil},
+			measure{"gen_s", st.gen.Seconds(), results.UnitSeconds, "", nil},
+			measure{"commit_s", (st.wall - st.write).Seconds(), results.UnitSeconds, "", nil},
+			measure{"append_p50_us", us(st.rec.Percentile(50)), results.UnitMicros, results.Lower, nil},
+			measure{"append_max_us", us(st.rec.Percentile(100)), results.UnitMicros, results.Lower, nil},
 			measure{"rows_s", float64(st.rows) / st.wall.Seconds(), results.UnitRowsPerSec, results.Higher, st.perRound},
 			measure{"mib_s", float64(st.b) / st.wall.Seconds() / (1 << 20), results.UnitMiBPerSec, results.Higher, nil},
 			measure{"files", float64(st.files), results.UnitCount, "", nil},
@@ -135,7 +135,7 @@ func (a *appendRun) record(cfg Config, i int, l *laneState, name string) results
 	if st.peakRSS > 0 {
 		// getrusage's ru_maxrss: every lane and target before this one, and
 		// an in-process S3 store's objects, are in it too.
-		ms = append(ms, measure{"peak_rss_mib", float64(st.peakRSS) / (1 << 20), unitMiB, results.Lower, nil})
+		ms = append(ms, measure{"peak_rss_mib", float64(st.peakRSS) / (1 << 20), results.UnitMiB, results.Lower, nil})
 	}
 	p["hist_of"] = "commit phase (metadata file + catalog commit) per append"
 	return l.line(cfg, name, st.commit, st.wall, p, st.first, ms)

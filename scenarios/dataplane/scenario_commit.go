@@ -119,8 +119,8 @@ func (c *commitRun) record(cfg Config, i int, l *laneState, name string) results
 	var ms []measure
 	if st.commit.Count() > 0 {
 		ms = append(ms,
-			measure{"catalog_commit_p50_us", us(st.commit.Percentile(50)), unitMicros, results.Lower, nil},
-			measure{"catalog_commit_p99_us", us(st.commit.Percentile(99)), unitMicros, results.Lower, nil})
+			measure{"catalog_commit_p50_us", us(st.commit.Percentile(50)), results.UnitMicros, results.Lower, nil},
+			measure{"catalog_commit_p99_us", us(st.commit.Percentile(99)), results.UnitMicros, results.Lower, nil})
 	}
 	p["hist_of"] = "one small append end to end (Parquet PUT, manifests, metadata, catalog commit)"
 	return l.line(cfg, name, st.rec, st.wall, p, st.first, ms)

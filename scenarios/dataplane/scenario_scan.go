@@ -74,8 +74,8 @@ func (s *scanRun) record(cfg Config, i int, l *laneState, name string) results.R
 	if st.rec.Count() > 0 && st.wall > 0 {
 		p["rows_total"] = st.rows
 		ms = append(ms,
-			measure{"plan_s", st.plan.Seconds(), unitSeconds, "", nil},
-			measure{"verify_s", st.verify.Seconds(), unitSeconds, "", nil},
+			measure{"plan_s", st.plan.Seconds(), results.UnitSeconds, "", nil},
+			measure{"verify_s", st.verify.Seconds(), results.UnitSeconds, "", nil},
 			measure{"rows_s", float64(st.rows) / st.wall.Seconds(), results.UnitRowsPerSec, results.Higher, st.perRound},
 			measure{"mib_s", float64(st.b) / st.wall.Seconds() / (1 << 20), results.UnitMiBPerSec, results.Higher, nil},
 			measure{"files", float64(st.files), results.UnitCount, "", nil},
