@@ -143,7 +143,7 @@ func (lv *HistoryLevel) annotate(out *Outcome) {
 	// defines its cell).
 	out.Measures["history_snapshots"] = results.Measure{Value: float64(lv.Snapshots), Unit: results.UnitCount}
 	out.Measures["metadata_bytes"] = results.Measure{Value: float64(lv.MetadataBytes), Unit: results.UnitBytes}
-	out.Measures["history_build_s"] = results.Measure{Value: lv.BuildTime.Seconds(), Unit: "s", Better: results.Lower}
+	out.Measures["history_build_s"] = results.Measure{Value: lv.BuildTime.Seconds(), Unit: results.UnitSeconds, Better: results.Lower}
 	if m := lv.Received; m != nil {
 		out.Measures["snapshots_received"] = results.Measure{Value: float64(len(m.Snapshots())), Unit: results.UnitCount}
 		out.Measures["snapshot_log_received"] = results.Measure{Value: float64(countSeq(m.SnapshotLogs())), Unit: results.UnitCount}

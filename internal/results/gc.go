@@ -40,7 +40,7 @@ func GCMeasures(a, b GCSnapshot) map[string]Measure {
 	}
 	return map[string]Measure{
 		"gc_cycles":          {Value: float64(b.cycles - a.cycles), Unit: UnitCount, Better: Lower},
-		"gc_cpu_s":           {Value: b.cpu - a.cpu, Unit: "s", Better: Lower},
+		"gc_cpu_s":           {Value: b.cpu - a.cpu, Unit: UnitSeconds, Better: Lower},
 		"gc_live_heap_bytes": {Value: float64(b.liveHeap), Unit: UnitBytes},
 	}
 }
