@@ -174,8 +174,8 @@ capacity_read_1s_deployed() {
 	deployed
 	capacity capacity-read-1s-deployed read-heavy rest sql-pg nessie-pg nessie-rocks polaris-pg fixture-pg --slo 'p99<=1s'
 }
-# history-depth: docs/history.md.
-history_depth() { up nessie; kb history-depth run embedded rest grpc nessie --quick --snapshots 0,100,1000; }
+# history-depth: docs/history.md, every in-memory server beside ours.
+history_depth() { jvms; kb history-depth run embedded rest grpc nessie polaris fixture --quick --snapshots 0,100,1000; }
 # crawl-10k: the crawl of docs/discovery.md at 10,000 tables, our REST
 # front beside Nessie, with its floor
 # (load_table.direct: as many loads as the crawl makes, as raw GETs whose
