@@ -295,6 +295,33 @@ kb_docker_ok() {
 	timeout 10 docker info >/dev/null 2>&1
 }
 
+# kb_refuse_other_port DIR ARGS... stops an `up` whose ARGS ask for
+# --port N when the copy recorded in DIR runs on another port: printing that
+# copy's exports would point the caller at a port it did not ask for. Call
+# it before kb_existing; without --port in ARGS it does nothing.
+kb_refuse_other_port() {
+	local dir=$1 want="" have pid cid
+	shift
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--port)
+			want=${2:-}
+			[ $# -ge 2 ] && shift
+			;;
+		--port=*) want=${1#--port=} ;;
+		esac
+		shift
+	done
+	[ -n "$want" ] && [ -f "$dir/port" ] || return 0
+	have=$(cat "$dir/port")
+	[ "$have" != "$want" ] || return 0
+	pid=$(kb_recorded_pid "$dir")
+	cid=$(cat "$dir/container" 2>/dev/null || true)
+	if kb_pid_alive "$pid" || kb_container_running "$cid"; then
+		kb_die "a copy recorded in $dir already runs on port $have, not the requested $want; stop it with the down script first, or give this one another KATBENCH_STATE_DIR"
+	fi
+}
+
 # kb_existing DIR CHECK... handles `up` run twice: when DIR records a live
 # process and CHECK succeeds, it prints the recorded exports and exits 0; when
 # DIR holds a dead run's leftovers it removes them. It returns otherwise.

@@ -214,6 +214,24 @@ func TestVersitygwUpTwiceAndPortInUse(t *testing.T) {
 		t.Errorf("%d versitygw processes serve this state dir; want 1", n)
 	}
 
+	// Asked for another port while this copy runs: refused, not the
+	// running copy's exports, which name a port the caller did not ask for.
+	port2, err := testenv.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2 := strconv.Itoa(port2)
+	out, errOut, code := script(t, state, nil, "versitygw_up.sh", "--port", p2)
+	if code == 0 || out != "" || !strings.Contains(errOut, "already runs on port "+p) || !strings.Contains(errOut, "requested "+p2) {
+		t.Errorf("up on another port: exit %d, stdout %q, stderr %q; want non-zero, no exports, both ports named", code, out, errOut)
+	}
+	if pid3, _ := os.ReadFile(filepath.Join(state, "versitygw", "pid")); string(pid3) != string(pid1) {
+		t.Errorf("refused up changed the recorded pid from %q to %q", pid1, pid3)
+	}
+	if _, _, code := script(t, state, nil, "versitygw_up.sh"); code != 0 {
+		t.Errorf("up without --port beside a running copy: exit %d; want its exports (0)", code)
+	}
+
 	// A port someone else holds: a plain listener, not one of ours.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -222,7 +240,7 @@ func TestVersitygwUpTwiceAndPortInUse(t *testing.T) {
 	defer l.Close()
 	busy := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 	other := t.TempDir()
-	out, errOut, code := script(t, other, nil, "versitygw_up.sh", "--port", busy)
+	out, errOut, code = script(t, other, nil, "versitygw_up.sh", "--port", busy)
 	if code == 0 || out != "" || !strings.Contains(errOut, "port "+busy) || !strings.Contains(errOut, "already in use") {
 		t.Errorf("port in use: exit %d, stdout %q, stderr %q; want non-zero, no exports, a clear message", code, out, errOut)
 	}

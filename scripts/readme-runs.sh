@@ -223,6 +223,11 @@ writes_neighbour() { writes_floor writes-neighbour --background-io 1GiB; }
 # wait; transport-rate-STORE[-hold]: a fixed offered rate at c64.
 transport_many() {
 	local store=$1 port=$2 w label
+	# Nothing else on the cores, and no store of another table (Nessie's
+	# versitygw) answering for this one.
+	down polaris
+	down fixture
+	down nessie
 	up "$store" --port "$port"
 	for w in shared hold; do
 		label=transport-c64-$store
