@@ -8,8 +8,8 @@
 # Labels: peers fronts rest-vs-rest writes transport-versitygw
 # transport-minio transport-rustfs transport-close transport-load data-versitygw
 # data-minio open-3000 open-7500 capacity-read capacity-write capacity-read-1s
-# capacity-read-deployed capacity-read-1s-deployed history-depth crawl-10k crawl-10k-deployed
-# crawl-2k-deployed
+# capacity-read-deployed capacity-read-1s-deployed history-depth history-depth-rest crawl-10k
+# crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed
 # discovery writes-quiet writes-neighbour, and some that are not one run: s3-warehouse
 # (nine runs, labelled s3-warehouse), transport-c64-STORE (four runs per
 # store: transport-c64-STORE[-hold], transport-rate-STORE[-hold]) and
@@ -176,6 +176,12 @@ capacity_read_1s_deployed() {
 }
 # history-depth: docs/history.md, every in-memory server beside ours.
 history_depth() { jvms; kb history-depth run embedded rest grpc nessie polaris fixture --quick --snapshots 0,100,1000; }
+# history-depth-rest: our REST front's direct load and revalidation at 0
+# and 1,000 snapshots, seven interleaved rounds (docs/history.md).
+history_depth_rest() {
+	kb history-depth-rest run rest --quick --snapshots 0,1000 --rounds 7 \
+		--scenario 'load_table.direct.latency,load_table.revalidate.latency'
+}
 # crawl-10k: the crawl of docs/discovery.md at 10,000 tables, our REST
 # front beside Nessie, with its floor
 # (load_table.direct: as many loads as the crawl makes, as raw GETs whose
@@ -194,6 +200,15 @@ crawl_10k_deployed() {
 	up polaris
 	deployed
 	kb crawl-10k-deployed run rest polaris nessie-pg nessie-rocks polaris-pg fixture-pg sql-pg --quick --tables 10000 --ops 10000 \
+		--scenario 'catalog_crawl,load_table.latency,load_table.direct.latency'
+}
+# crawl-10k-fixture-pg: the 10,000-table crawl on the durable server
+# nearest to our front at 2,000 tables, Apache's fixture on PostgreSQL
+# (its setup takes minutes, not the tens of minutes of all of them).
+crawl_10k_fixture_pg() {
+	up postgres
+	up fixture --store postgres
+	kb crawl-10k-fixture-pg run rest fixture-pg --quick --tables 10000 --ops 10000 \
 		--scenario 'catalog_crawl,load_table.latency,load_table.direct.latency'
 }
 # crawl-2k-deployed: the same at 2,000 tables, a size whose setup fits in
@@ -292,7 +307,7 @@ syscalls_strace() {
 all=(peers fronts rest-vs-rest writes transport-versitygw transport-minio transport-rustfs transport-close transport-load
 	data-versitygw data-minio open-3000 open-7500 s3-warehouse syscalls
 	capacity-read capacity-write capacity-read-1s capacity-read-deployed capacity-read-1s-deployed
-	history-depth crawl-10k crawl-10k-deployed crawl-2k-deployed discovery writes-quiet writes-neighbour transport-c64-versitygw transport-c64-minio transport-c64-rustfs)
+	history-depth history-depth-rest crawl-10k crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed discovery writes-quiet writes-neighbour transport-c64-versitygw transport-c64-minio transport-c64-rustfs)
 [ $# -gt 0 ] || set -- "${all[@]}"
 for t in "$@"; do
 	case " ${all[*]} " in *" $t "*) ;; *)
