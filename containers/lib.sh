@@ -52,7 +52,8 @@ kb_valid_port() {
 
 # kb_port_option DEFAULT ARGS... parses the arguments of a script whose only
 # option is --port N (or --port=N) and prints the valid port; it dies on
-# anything else. Use: port=$(kb_port_option 7070 "$@")
+# anything else. Use: port=$(kb_port_option 7070 "$@"). With an empty
+# DEFAULT and no --port it prints nothing: whether a port was asked for.
 kb_port_option() {
 	local port=$1
 	shift
@@ -70,6 +71,7 @@ kb_port_option() {
 		*) kb_die "unknown argument '$1' (see --help)" ;;
 		esac
 	done
+	[ -n "$port" ] || return 0
 	kb_valid_port "$port"
 	printf '%s\n' "$port"
 }
@@ -295,23 +297,12 @@ kb_docker_ok() {
 	timeout 10 docker info >/dev/null 2>&1
 }
 
-# kb_refuse_other_port DIR ARGS... stops an `up` whose ARGS ask for
-# --port N when the copy recorded in DIR runs on another port: printing that
-# copy's exports would point the caller at a port it did not ask for. Call
-# it before kb_existing; without --port in ARGS it does nothing.
+# kb_refuse_other_port DIR PORT stops an `up` that asked for --port PORT
+# when the copy recorded in DIR runs on another port: printing that copy's
+# exports would point the caller at a port it did not ask for. Call it
+# before kb_existing; an empty PORT (none asked for) does nothing.
 kb_refuse_other_port() {
-	local dir=$1 want="" have pid cid
-	shift
-	while [ $# -gt 0 ]; do
-		case "$1" in
-		--port)
-			want=${2:-}
-			[ $# -ge 2 ] && shift
-			;;
-		--port=*) want=${1#--port=} ;;
-		esac
-		shift
-	done
+	local dir=$1 want=$2 have pid cid
 	[ -n "$want" ] && [ -f "$dir/port" ] || return 0
 	have=$(cat "$dir/port")
 	[ "$have" != "$want" ] || return 0

@@ -37,7 +37,7 @@ pass=${MINIO_ROOT_PASSWORD:-katbench-secret}
 
 state=$(kb_state_dir minio)
 healthy() { kb_http_ok "http://127.0.0.1:$(cat "$state/port")/minio/health/ready"; }
-kb_refuse_other_port "$state" "$@"
+kb_refuse_other_port "$state" "$(kb_port_option "" "$@")"
 kb_existing "$state" healthy
 kb_require_free_port "$port" "MinIO S3"
 kb_require_free_port "$cport" "MinIO console"

@@ -47,7 +47,7 @@ removes its data dir and state and nothing else."
 kb_usage_if_help "$USAGE" "$@"
 
 port=9200
-asked=() # --port N when the caller gave one
+asked= # the port the caller gave, if any
 build=0
 install_only=0
 while [ $# -gt 0 ]; do
@@ -55,12 +55,12 @@ while [ $# -gt 0 ]; do
 	--port)
 		[ $# -ge 2 ] || kb_die "--port needs a value"
 		port=$2
-		asked=(--port "$port")
+		asked=$port
 		shift 2
 		;;
 	--port=*)
 		port=${1#--port=}
-		asked=(--port "$port")
+		asked=$port
 		shift
 		;;
 	--build)
@@ -169,7 +169,7 @@ healthy() {
 	*) return 1 ;;
 	esac
 }
-kb_refuse_other_port "$state" "${asked[@]}"
+kb_refuse_other_port "$state" "$asked"
 kb_existing "$state" healthy
 kb_require_free_port "$port" "RustFS"
 kb_need_cmd curl "health checks"

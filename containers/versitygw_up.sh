@@ -34,7 +34,7 @@ secret=${ROOT_SECRET_KEY:-katbench-secret}
 state=$(kb_state_dir versitygw)
 
 healthy() { kb_http_answers "http://127.0.0.1:$(cat "$state/port")/"; }
-kb_refuse_other_port "$state" "$@"
+kb_refuse_other_port "$state" "$(kb_port_option "" "$@")"
 kb_existing "$state" healthy
 kb_require_free_port "$port" "versitygw"
 kb_undo_on_failure "$HERE/versitygw_down.sh"
