@@ -11,7 +11,8 @@
 # data-minio open-3000 open-7500 capacity-read capacity-write capacity-read-1s
 # capacity-read-deployed capacity-read-1s-deployed history-depth history-depth-rest crawl-10k
 # crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed
-# discovery writes-quiet writes-neighbour, and some that are not one run: s3-warehouse
+# discovery writes-quiet writes-neighbour transport-floor-versitygw
+# transport-floor-minio transport-floor-rustfs, and some that are not one run: s3-warehouse
 # (nine runs, labelled s3-warehouse), transport-c64-STORE (four runs per
 # store: transport-c64-STORE[-hold], transport-rate-STORE[-hold]) and
 # syscalls (perf or strace counts, printed, not recorded). Each starts the servers it needs (containers/*_up.sh, state in
@@ -258,6 +259,22 @@ transport_many() {
 transport_c64_versitygw() { transport_many versitygw 17171; }
 transport_c64_minio() { transport_many minio 19100; }
 transport_c64_rustfs() { transport_many rustfs 19200; }
+# transport-floor-STORE: docs/transport.md, the fixed offered rate at c64
+# in the default wait with the floor lane (--floor) beside the transports:
+# the lowest CPU per request any transport could reach in that run.
+transport_floor() {
+	local store=$1 port=$2
+	down polaris
+	down fixture
+	down nessie
+	up "$store" --port "$port"
+	kb "transport-floor-$store" transport "$KATBENCH_S3_ENDPOINT" --control=false --floor \
+		--ops head,get --sizes 4KiB --concurrency 64 --iterations 4000 --rounds 5 --rate 50%,75% --duration 10s
+	down "$store"
+}
+transport_floor_versitygw() { transport_floor versitygw 17171; }
+transport_floor_minio() { transport_floor minio 19100; }
+transport_floor_rustfs() { transport_floor rustfs 19200; }
 
 # syscalls: system calls per HEAD request of the client process (Go
 # runtime calls included), from the difference of a 2,200- and a
@@ -308,7 +325,8 @@ syscalls_strace() {
 all=(peers fronts rest-vs-rest writes transport-versitygw transport-minio transport-rustfs transport-close transport-load
 	data-versitygw data-minio open-3000 open-7500 s3-warehouse syscalls
 	capacity-read capacity-write capacity-read-1s capacity-read-deployed capacity-read-1s-deployed
-	history-depth history-depth-rest crawl-10k crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed discovery writes-quiet writes-neighbour transport-c64-versitygw transport-c64-minio transport-c64-rustfs)
+	history-depth history-depth-rest crawl-10k crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed discovery writes-quiet writes-neighbour transport-c64-versitygw transport-c64-minio transport-c64-rustfs
+	transport-floor-versitygw transport-floor-minio transport-floor-rustfs)
 # The tables named run (every table when none is) inside one { } that ends
 # in exit, so bash has read all of it before the first table starts:
 # editing this script during a run of an hour changes nothing in that run.

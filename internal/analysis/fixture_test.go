@@ -26,6 +26,9 @@ type fixture struct {
 	// (a process, a heap, a moment) that rounds inside one run do not see.
 	runShift float64
 	counters *results.Counters // stamped on every line, when set
+	// cpuUS, when set for a target, is its lines' cpu_us_per_op (±1 % per
+	// round), as the transport bench writes it.
+	cpuUS map[string]float64
 }
 
 func newFixture(runID, host string, seed uint64) *fixture {
@@ -72,6 +75,13 @@ func (f *fixture) line(t testing.TB, target, scenario string, centerUS float64) 
 		r.TS = f.ts.Format(time.RFC3339Nano)
 	}
 	r.Counters = f.counters
+	if c := f.cpuUS[target]; c > 0 {
+		rounds := make([]float64, nr)
+		for i := range rounds {
+			rounds[i] = c * (1 + 0.01*(f.rng.Float64()*2-1))
+		}
+		r.SetMeasureRounds("cpu_us_per_op", c, results.UnitUSPerOp, results.Lower, rounds)
+	}
 	b, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)

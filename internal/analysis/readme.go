@@ -8,6 +8,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // README blocks: a start marker naming a table and what it shows, the
@@ -27,7 +29,9 @@ import (
 // control=true or control=SCENARIO,… (those p50 cells also say their
 // multiple of the target's control p50), where=param=value (only lines
 // whose param has that value, e.g. a transport run's endpoint), layout=ab
-// with a= and b= (a two-sided A/B table: p50 A → B, B/A ops/s, B/A p99),
+// with a= and b= (a two-sided A/B table: p50 A → B, B/A ops/s, B/A p99;
+// cpu=yes adds B/A CPU per operation, floor=TARGET also TARGET/A, the
+// lowest B/A CPU could be when TARGET is the transport bench's floor),
 // layout=history (the history-depth table of a --snapshots run: each
 // series' headline per level and its growth per 10× of snapshots; targets=
 // and scenarios=GLOB,… narrow it),
@@ -269,7 +273,7 @@ func splitBlocks(readme []byte) map[string]string {
 }
 
 var knownAttrs = map[string]bool{"label": true, "run": true, "targets": true, "rows": true, "ratios": true, "control": true,
-	"where": true, "layout": true, "a": true, "b": true, "by": true, "cmd": true,
+	"where": true, "layout": true, "a": true, "b": true, "by": true, "cmd": true, "cpu": true, // layout=ab
 	"catalog": true, "floor": true, "scenarios": true, "quiet": true, // layout=writes
 	"neighbour": true} // layout=writes-summary
 
@@ -291,7 +295,7 @@ func parseMarker(s, start string, line int) (Block, error) {
 	for _, t := range toks[1:] {
 		k, v, ok := strings.Cut(t, "=")
 		if !ok || !knownAttrs[k] {
-			return Block{}, fmt.Errorf("%w: line %d: attribute %q (known: label run targets rows ratios control where layout a b by cmd catalog floor scenarios quiet neighbour)", ErrBadMarker, line, t)
+			return Block{}, fmt.Errorf("%w: line %d: attribute %q (known: label run targets rows ratios control where layout a b by cmd cpu catalog floor scenarios quiet neighbour)", ErrBadMarker, line, t)
 		}
 		if _, dup := b.Attrs[k]; dup {
 			return Block{}, fmt.Errorf("%w: line %d: attribute %q given twice", ErrBadMarker, line, k)
@@ -619,16 +623,38 @@ func abTable(b Block, run []Line) (string, error) {
 		}
 		cell[[2]string{side, l.Scenario}] = l
 	}
+	cpu, floor := b.Attrs["cpu"] != "" || b.Attrs["floor"] != "", b.Attrs["floor"]
 	var sb strings.Builder
 	if len(run[0].Rounds) == 0 {
 		sb.WriteString("_Ratios of one merged value per cell: these lines carry no per-round samples, so no spread._\n\n")
 	}
-	fmt.Fprintf(&sb, "| cell | p50 µs %s → %s | %s/%s ops/s | %s/%s p99 |\n|---|---|---|---|\n", a, bb, bb, a, bb, a)
+	fmt.Fprintf(&sb, "| cell | p50 µs %s → %s | %s/%s ops/s | %s/%s p99 |", a, bb, bb, a, bb, a)
+	rule := "|---|---|---|---|"
+	if cpu {
+		fmt.Fprintf(&sb, " %s/%s CPU/op |", bb, a)
+		rule += "---|"
+	}
+	if floor != "" {
+		fmt.Fprintf(&sb, " %s/%s CPU/op: the lowest %s/%s could be |", floor, a, bb, a)
+		rule += "---|"
+	}
+	sb.WriteString("\n" + rule + "\n")
 	for _, r := range rows {
 		la, okA := cell[[2]string{a, r.scenario}]
 		lb, okB := cell[[2]string{bb, r.scenario}]
 		if !okA || !okB {
 			return "", fmt.Errorf("%w: %s lacks %s or %s", ErrNoLines, r.scenario, a, bb)
+		}
+		var extra string
+		if cpu {
+			extra += " " + cpuRatio(la, lb) + " |"
+		}
+		if floor != "" {
+			lf, ok := cell[[2]string{floor, r.scenario}]
+			if !ok {
+				return "", fmt.Errorf("%w: %s lacks %s", ErrNoLines, r.scenario, floor)
+			}
+			extra += " " + cpuRatio(la, lf) + " |"
 		}
 		ops, _ := ratioSpread(OpsSec, la, lb)
 		p99, _ := ratioSpread(P99, la, lb)
@@ -639,7 +665,22 @@ func abTable(b Block, run []Line) (string, error) {
 				ops += fmt.Sprintf(" (%s → %s MiB/s)", FormatNum(mibA.Value), FormatNum(mibB.Value))
 			}
 		}
-		fmt.Fprintf(&sb, "| %s | %s → %s | %s | %s |\n", r.scenario, cellText(la, true, P50, false), cellText(lb, true, P50, false), ops, p99)
+		fmt.Fprintf(&sb, "| %s | %s → %s | %s | %s |%s\n", r.scenario, cellText(la, true, P50, false), cellText(lb, true, P50, false), ops, p99, extra)
 	}
 	return sb.String(), nil
+}
+
+// cpuRatio is b's process CPU per operation over a's (the lines'
+// cpu_us_per_op): the per-round spread when both carry rounds, else the
+// one ratio, "—" when either lacks it.
+func cpuRatio(a, b Line) string {
+	ma, okA := a.Measure("cpu_us_per_op")
+	mb, okB := b.Measure("cpu_us_per_op")
+	if !okA || !okB || !(ma.Value > 0) {
+		return "—"
+	}
+	if sp, ok := results.RoundSpread(ma.Rounds, mb.Rounds); ok {
+		return fmt.Sprintf("%s n=%d", sp, sp.N)
+	}
+	return fmt.Sprintf("%.3g× (n=1, no spread)", mb.Value/ma.Value)
 }

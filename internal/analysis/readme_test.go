@@ -225,3 +225,41 @@ func atoi(t *testing.T, s string) int {
 	}
 	return n
 }
+
+// TestFoldReadmeABCPU: layout=ab with cpu=yes adds B/A CPU per operation
+// with its per-round spread, and floor=TARGET the floor's CPU over A's;
+// a run without the floor's lines is an error naming it, not a blank.
+func TestFoldReadmeABCPU(t *testing.T) {
+	f := newFixture("cafe000000000003", "vm", 5)
+	f.cpuUS = map[string]float64{"http": 100, "uring": 70, "floor": 55}
+	h := parse(t, f.line(t, "http", "s3.head.c64", 300), f.line(t, "uring", "s3.head.c64", 250), f.line(t, "floor", "s3.head.c64", 20))
+	text := "<!-- katbench:table x run=cafe layout=ab a=http b=uring floor=floor rows=s3.head.c64 -->\n<!-- /katbench:table -->\n"
+	out, _, err := FoldReadme([]byte(text), Sources{History: h, HistoryName: "h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(out)
+	if !strings.Contains(got, "| uring/http CPU/op | floor/http CPU/op: the lowest uring/http could be |") {
+		t.Fatalf("no CPU columns:\n%s", got)
+	}
+	m := regexp.MustCompile(`\| s3\.head\.c64 \|[^|]+\|[^|]+\|[^|]+\| ([0-9.]+)× \[[^]]+\] n=10 \| ([0-9.]+)× \[[^]]+\] n=10 \|`).FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("CPU cells missing or without spread:\n%s", got)
+	}
+	if u, fl := atof(t, m[1]), atof(t, m[2]); u < 0.66 || u > 0.74 || fl < 0.51 || fl > 0.59 {
+		t.Fatalf("uring/http CPU %v, floor/http %v; want about 0.70 and 0.55", u, fl)
+	}
+	noFloor := parse(t, f.line(t, "http", "s3.head.c64", 300), f.line(t, "uring", "s3.head.c64", 250))
+	if _, _, err := FoldReadme([]byte(text), Sources{History: noFloor, HistoryName: "h"}); !errors.Is(err, ErrNoLines) || !strings.Contains(err.Error(), "floor") {
+		t.Fatalf("run without floor lines: %v, want ErrNoLines naming floor", err)
+	}
+}
+
+func atof(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

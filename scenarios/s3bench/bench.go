@@ -137,8 +137,10 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 			}
 			key := prefix + "obj-" + FormatSize(size)
 			p := payload(size)
-			if _, err := (minio.Core{Client: setup}).PutObject(ctx, cfg.S3.Bucket, key, bytes.NewReader(p), size, "", "", putOptions); err != nil {
-				return fmt.Errorf("s3bench: write test object %s: %w", key, err)
+			for _, c := range objectWriters(lanes) {
+				if _, err := (minio.Core{Client: c}).PutObject(ctx, cfg.S3.Bucket, key, bytes.NewReader(p), size, "", "", putOptions); err != nil {
+					return fmt.Errorf("s3bench: write test object %s: %w", key, err)
+				}
 			}
 			readKeys[size] = key
 		}
@@ -320,7 +322,27 @@ func openLanes(cfg Config) ([]lane, string, error) {
 		used[info.Used] = true
 		lanes = append(lanes, lane{requested: k, client: c, info: info})
 	}
+	if cfg.Floor {
+		c, info, err := s3.NewClientOver(cfg.S3, newFloorRT(), Floor)
+		if err != nil {
+			return nil, "", fmt.Errorf("s3bench: floor: %w", err)
+		}
+		lanes = append(lanes, lane{requested: Floor, client: c, info: info})
+	}
 	return lanes, fallback, nil
+}
+
+// objectWriters are the clients the read objects are written through:
+// the first lane's (the store every transport reads) and the floor's
+// (its own memory).
+func objectWriters(lanes []lane) []*minio.Client {
+	out := []*minio.Client{lanes[0].client}
+	for _, l := range lanes[1:] {
+		if l.info.Used == Floor {
+			out = append(out, l.client)
+		}
+	}
+	return out
 }
 
 // cells lists the (op, size, concurrency) combinations in run order.
@@ -454,7 +476,10 @@ func lineParams(cfg Config, c cell, size int64, l lane, st *laneCell) map[string
 		maps.Copy(params, l.info.Facts(ep.Host))
 	}
 	if st.cpuOK && st.ops > 0 {
-		params["cpu_scope"] = cpuScope(cfg.StoreInProcess)
+		params["cpu_scope"] = cpuScope(cfg.StoreInProcess, l)
+	}
+	if l.info.Used == Floor {
+		params["floor"] = floorNote
 	}
 	spec(c.op).params(cfg, size, params)
 	return params

@@ -107,6 +107,12 @@ type Config struct {
 	// (the closed loop's; its open-loop lines follow it); nil measures
 	// every cell of the dimensions.
 	Select func(scenario string) bool
+	// Floor adds a lane after the transports: the same client and workers
+	// with every request answered from memory (no byte path, no store),
+	// target Floor. Its CPU per operation is what the bench's client
+	// costs without any transport, measured beside them. Not with ops
+	// that list.
+	Floor bool
 	// Control marks every line as a floor (Record.Control): the raw store
 	// path another benchmark's lines are compared with.
 	Control bool

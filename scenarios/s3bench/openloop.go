@@ -231,7 +231,7 @@ func recordOpen(cfg Config, c cell, size int64, l lane, st *laneCell, ol *openSt
 	}
 	delete(params, "cpu_scope")
 	if ol.cpuOK && ol.completed > 0 {
-		params["cpu_scope"] = cpuScope(cfg.StoreInProcess)
+		params["cpu_scope"] = cpuScope(cfg.StoreInProcess, l)
 	}
 	out := cfg.Run.Result(string(l.info.Used), OpenScenario(c.op, size, c.conc, r), results.Open, c.conc, rec, ol.elapsed, params)
 	if ol.cpuOK && ol.completed > 0 {

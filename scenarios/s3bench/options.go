@@ -20,6 +20,8 @@ type Options struct {
 	// the open-loop time per (transport, cell, rate).
 	Rates    string
 	Duration time.Duration
+	// Floor adds the floor lane (Config.Floor).
+	Floor bool
 	// AllowHighConcurrency admits levels above 256.
 	AllowHighConcurrency bool
 	Seed                 int64
@@ -55,6 +57,14 @@ func (o Options) Config() (Config, error) {
 		return c, scenarios.OptionErr("concurrency", err)
 	}
 	c.AllowHighConcurrency = o.AllowHighConcurrency
+	if o.Floor {
+		for _, op := range c.Ops {
+			if spec(op).prepare != nil {
+				return c, scenarios.OptionErrf("floor", "the floor answers HEAD, GET, ranged GET and PUT, not %s: leave %s out of --ops or run without --floor", op, op)
+			}
+		}
+		c.Floor = true
+	}
 	if o.Rates != "" {
 		if c.Rates, err = ParseRates(o.Rates); err != nil {
 			return c, scenarios.OptionErr("rate", err)

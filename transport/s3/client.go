@@ -64,6 +64,27 @@ func NewClient(cfg Config) (*minio.Client, Info, error) {
 	if err != nil {
 		return nil, Info{}, fmt.Errorf("s3 client: transport %s: %w", kind, err)
 	}
+	return newClient(cfg, ep, rt, Info{Used: used, Fallback: fallback, rt: rt})
+}
+
+// NewClientOver is NewClient with the given RoundTripper in place of a
+// registered transport (cfg.Transport is ignored): every request of the
+// client goes to rt, and Info.Used is used. It is for instruments that
+// measure the client without a byte path (the transport bench's floor),
+// never for talking to a store.
+func NewClientOver(cfg Config, rt http.RoundTripper, used transport.Kind) (*minio.Client, Info, error) {
+	if err := cfg.validateClient(); err != nil {
+		return nil, Info{}, err
+	}
+	if rt == nil || used == "" {
+		return nil, Info{}, fmt.Errorf("s3 client: NewClientOver needs a RoundTripper and its name")
+	}
+	ep, _ := ParseEndpoint(cfg.Endpoint) // validated above
+	return newClient(cfg, ep, rt, Info{Used: used, rt: rt})
+}
+
+// newClient builds the minio-go client of a validated cfg over rt.
+func newClient(cfg Config, ep Endpoint, rt http.RoundTripper, info Info) (*minio.Client, Info, error) {
 	region := cfg.Region
 	if region == "" {
 		region = DefaultRegion
@@ -83,5 +104,5 @@ func NewClient(cfg Config) (*minio.Client, Info, error) {
 	if err != nil {
 		return nil, Info{}, fmt.Errorf("s3 client for %s: %w", cfg.Endpoint, err)
 	}
-	return c, Info{Used: used, Fallback: fallback, rt: rt}, nil
+	return c, info, nil
 }
