@@ -14,8 +14,9 @@
 # discovery writes-quiet writes-neighbour transport-floor-versitygw
 # transport-floor-minio transport-floor-rustfs, and some that are not one run: s3-warehouse
 # (nine runs, labelled s3-warehouse), transport-c64-STORE (four runs per
-# store: transport-c64-STORE[-hold], transport-rate-STORE[-hold]) and
-# syscalls (perf or strace counts, printed, not recorded). Each starts the servers it needs (containers/*_up.sh, state in
+# store: transport-c64-STORE[-hold], transport-rate-STORE[-hold]),
+# syscalls (perf or strace counts, printed, not recorded) and floor-check
+# (the floor's CPU by perf's task clock, printed, not recorded). Each starts the servers it needs (containers/*_up.sh, state in
 # KATBENCH_STATE_DIR, default a dir of its own) and stops them after.
 #
 # A table marker <!-- katbench:table NAME --> shows the newest run labelled
@@ -309,6 +310,49 @@ syscalls() {
 	down versitygw
 }
 
+# floor-check: the floor's CPU per request measured a second way, by the
+# kernel's task clock instead of getrusage: three alternated pairs of
+# processes offer HEAD at c64 a fixed 3,500 ops/s, net/http alone and
+# net/http with the floor (--floor); the difference of their task-clock
+# over the floor's requests is the floor's cost. Not recorded: it prints a
+# table.
+floor_check() {
+	if ! perf stat -x, -e task-clock -- true >/dev/null 2>&1; then
+		echo "readme-runs: floor-check needs perf stat (linux-perf)" >&2
+		return 1
+	fi
+	up versitygw --port 17457
+	local i a b n own
+	local args=(transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head --concurrency 64 --iterations 200 --rounds 1
+		--rate 3500 --duration 10s --format jsonl)
+	printf '| pair | task-clock ms: net/http | net/http + floor | floor requests | floor µs/request: task-clock difference | floor µs/request: its open-loop line |\n|---|---|---|---|---|---|\n'
+	for i in 1 2 3; do
+		a=$(task_clock /tmp/readme-runs-floor-a.jsonl "$bin" "${args[@]}")
+		b=$(task_clock /tmp/readme-runs-floor-b.jsonl "$bin" "${args[@]}" --floor)
+		# The floor's requests: its closed loop's measured and warm-up
+		# operations, and every request its open loop completed.
+		n=$(grep '"target":"floor"' /tmp/readme-runs-floor-b.jsonl | awk '
+			/"loop":"open"/ { match($0, /"completed":[0-9]+/); n += substr($0, RSTART + 12, RLENGTH - 12); next }
+			{ match($0, /"ops":[0-9]+/); n += substr($0, RSTART + 6, RLENGTH - 6)
+			  match($0, /"warmup":[0-9]+/); n += substr($0, RSTART + 9, RLENGTH - 9) }
+			END { print n }')
+		own=$(grep '"target":"floor"' /tmp/readme-runs-floor-b.jsonl | grep '"loop":"open"' |
+			sed -E 's/.*"cpu_us_per_op":\{"value":([0-9.]+).*/\1/')
+		printf '| %d | %.0f | %.0f | %d | %s | %.1f |\n' "$i" "$a" "$b" "$n" \
+			"$(awk -v a="$a" -v b="$b" -v n="$n" 'BEGIN { printf "%.1f", (b - a) * 1000 / n }')" "$own"
+	done
+	down versitygw
+}
+
+# task_clock OUT CMD... runs CMD (stdout to OUT, stderr to the log) and
+# prints its task-clock in ms (every thread), as perf stat counts it.
+task_clock() {
+	local out=$1
+	shift
+	perf stat -x, -o /tmp/readme-runs-perf.txt -e task-clock -- "$@" >"$out" 2>>"$log"
+	awk -F, '/task-clock/ { print $1 }' /tmp/readme-runs-perf.txt
+}
+
 # syscalls_perf CMD... runs CMD (stdout discarded, stderr to the log) and
 # prints the system calls its threads made, as perf stat counts them.
 syscalls_perf() {
@@ -326,7 +370,7 @@ all=(peers fronts rest-vs-rest writes transport-versitygw transport-minio transp
 	data-versitygw data-minio open-3000 open-7500 s3-warehouse syscalls
 	capacity-read capacity-write capacity-read-1s capacity-read-deployed capacity-read-1s-deployed
 	history-depth history-depth-rest crawl-10k crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed discovery writes-quiet writes-neighbour transport-c64-versitygw transport-c64-minio transport-c64-rustfs
-	transport-floor-versitygw transport-floor-minio transport-floor-rustfs)
+	transport-floor-versitygw transport-floor-minio transport-floor-rustfs floor-check)
 # The tables named run (every table when none is) inside one { } that ends
 # in exit, so bash has read all of it before the first table starts:
 # editing this script during a run of an hour changes nothing in that run.

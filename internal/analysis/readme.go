@@ -31,7 +31,8 @@ import (
 // whose param has that value, e.g. a transport run's endpoint), layout=ab
 // with a= and b= (a two-sided A/B table: p50 A → B, B/A ops/s, B/A p99;
 // cpu=yes adds B/A CPU per operation, floor=TARGET also TARGET/A, the
-// lowest B/A CPU could be when TARGET is the transport bench's floor),
+// lowest B/A CPU could be when TARGET is the transport bench's floor, and
+// (B − TARGET)/(A − TARGET), what B adds to the floor over what A adds),
 // layout=history (the history-depth table of a --snapshots run: each
 // series' headline per level and its growth per 10× of snapshots; targets=
 // and scenarios=GLOB,… narrow it),
@@ -635,8 +636,8 @@ func abTable(b Block, run []Line) (string, error) {
 		rule += "---|"
 	}
 	if floor != "" {
-		fmt.Fprintf(&sb, " %s/%s CPU/op: the lowest %s/%s could be |", floor, a, bb, a)
-		rule += "---|"
+		fmt.Fprintf(&sb, " %s/%s CPU/op: the lowest %s/%s could be | %s/%s CPU/op above %s's |", floor, a, bb, a, bb, a, floor)
+		rule += "---|---|"
 	}
 	sb.WriteString("\n" + rule + "\n")
 	for _, r := range rows {
@@ -654,7 +655,7 @@ func abTable(b Block, run []Line) (string, error) {
 			if !ok {
 				return "", fmt.Errorf("%w: %s lacks %s", ErrNoLines, r.scenario, floor)
 			}
-			extra += " " + cpuRatio(la, lf) + " |"
+			extra += " " + cpuRatio(la, lf) + " | " + cpuAbove(la, lb, lf) + " |"
 		}
 		ops, _ := ratioSpread(OpsSec, la, lb)
 		p99, _ := ratioSpread(P99, la, lb)
@@ -668,6 +669,32 @@ func abTable(b Block, run []Line) (string, error) {
 		fmt.Fprintf(&sb, "| %s | %s → %s | %s | %s |%s\n", r.scenario, cellText(la, true, P50, false), cellText(lb, true, P50, false), ops, p99, extra)
 	}
 	return sb.String(), nil
+}
+
+// cpuAbove is what b's CPU per operation adds to floor's over what a's
+// adds, (b − floor)/(a − floor), round by round when all three carry
+// rounds (a round where either difference is not positive is left out),
+// else of the whole values; "—" when it cannot be said.
+func cpuAbove(a, b, floor Line) string {
+	ma, okA := a.Measure("cpu_us_per_op")
+	mb, okB := b.Measure("cpu_us_per_op")
+	mf, okF := floor.Measure("cpu_us_per_op")
+	if !okA || !okB || !okF {
+		return "—"
+	}
+	if n := len(mf.Rounds); n >= 2 && len(ma.Rounds) == n && len(mb.Rounds) == n {
+		da, db := make([]float64, n), make([]float64, n)
+		for i := range n {
+			da[i], db[i] = ma.Rounds[i]-mf.Rounds[i], mb.Rounds[i]-mf.Rounds[i]
+		}
+		if sp, ok := results.RoundSpread(da, db); ok {
+			return fmt.Sprintf("%s n=%d", sp, sp.N)
+		}
+	}
+	if d := ma.Value - mf.Value; d > 0 && mb.Value > mf.Value {
+		return fmt.Sprintf("%.3g× (n=1, no spread)", (mb.Value-mf.Value)/d)
+	}
+	return "—"
 }
 
 // cpuRatio is b's process CPU per operation over a's (the lines'
