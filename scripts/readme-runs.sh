@@ -12,7 +12,8 @@
 # capacity-read-deployed capacity-read-1s-deployed history-depth history-depth-rest crawl-10k
 # crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed
 # discovery writes-quiet writes-neighbour transport-floor-versitygw
-# transport-floor-minio transport-floor-rustfs, and some that are not one run: s3-warehouse
+# transport-floor-minio transport-floor-rustfs, and some that are not one run:
+# transport-rate-waits (four runs, transport-rate-wait-WAIT), s3-warehouse
 # (nine runs, labelled s3-warehouse), transport-c64-STORE (four runs per
 # store: transport-c64-STORE[-hold], transport-rate-STORE[-hold]),
 # syscalls (perf or strace counts, printed, not recorded) and floor-check
@@ -273,6 +274,21 @@ transport_floor() {
 		--ops head,get --sizes 4KiB --concurrency 64 --iterations 4000 --rounds 5 --rate 50%,75% --duration 10s
 	down "$store"
 }
+# transport-rate-waits: docs/transport.md, HEAD at c64 and a fixed rate on
+# versitygw in each private-ring wait, one run per wait, labelled
+# transport-rate-wait-WAIT.
+transport_rate_waits() {
+	local w
+	down polaris
+	down fixture
+	down nessie
+	up versitygw --port 17171
+	for w in hold block adaptive poll; do
+		KATBENCH_URING_WAIT=$w kb "transport-rate-wait-$w" transport "$KATBENCH_S3_ENDPOINT" --control=false --floor \
+			--ops head --concurrency 64 --iterations 4000 --rounds 5 --rate 50%,75% --duration 10s
+	done
+	down versitygw
+}
 transport_floor_versitygw() { transport_floor versitygw 17171; }
 transport_floor_minio() { transport_floor minio 19100; }
 transport_floor_rustfs() { transport_floor rustfs 19200; }
@@ -370,7 +386,7 @@ all=(peers fronts rest-vs-rest writes transport-versitygw transport-minio transp
 	data-versitygw data-minio open-3000 open-7500 s3-warehouse syscalls
 	capacity-read capacity-write capacity-read-1s capacity-read-deployed capacity-read-1s-deployed
 	history-depth history-depth-rest crawl-10k crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed discovery writes-quiet writes-neighbour transport-c64-versitygw transport-c64-minio transport-c64-rustfs
-	transport-floor-versitygw transport-floor-minio transport-floor-rustfs floor-check)
+	transport-floor-versitygw transport-floor-minio transport-floor-rustfs transport-rate-waits floor-check)
 # The tables named run (every table when none is) inside one { } that ends
 # in exit, so bash has read all of it before the first table starts:
 # editing this script during a run of an hour changes nothing in that run.
