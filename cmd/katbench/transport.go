@@ -37,7 +37,10 @@ run, against a plaintext S3 ENDPOINT (e.g. versitygw: eval
 One JSON line per (transport, op, size, concurrency) goes to stdout: target is
 the transport that really ran, scenario s3.<op>[.<size>].c<concurrency>,
 params.endpoint the store ("control" for the in-process one). A table per
-endpoint with ratios over --baseline goes to stderr.
+endpoint with ratios over --baseline goes to stderr. --floor adds target floor:
+the same client with every request answered from memory, the lowest CPU per
+operation any transport could reach in that cell (docs/transport.md, "The
+floor").
 
 Keys come from --access-key/--secret-key or AWS_ACCESS_KEY_ID and
 AWS_SECRET_ACCESS_KEY, the region from --region or AWS_REGION.
