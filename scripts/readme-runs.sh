@@ -240,14 +240,18 @@ writes_neighbour() { writes_floor writes-neighbour --background-io 1GiB; }
 # transport-c64-STORE[-hold]: docs/transport.md, c64 and c256 closed loop,
 # the shared ring (KATBENCH_URING_WAIT=shared) and the private ring's hold
 # wait; transport-rate-STORE[-hold]: a fixed offered rate at c64.
-transport_many() {
-	local store=$1 port=$2 w label
-	# Nothing else on the cores, and no store of another table (Nessie's
-	# versitygw) answering for this one.
+# only_store STORE PORT stops the catalog servers another table left up
+# (nothing else on the cores, and no store of theirs, Nessie's versitygw,
+# answering for this one) and starts STORE on PORT.
+only_store() {
 	down polaris
 	down fixture
 	down nessie
-	up "$store" --port "$port"
+	up "$1" --port "$2"
+}
+transport_many() {
+	local store=$1 port=$2 w label
+	only_store "$store" "$port"
 	for w in shared hold; do
 		label=transport-c64-$store
 		[ "$w" = hold ] && label+=-hold
@@ -266,10 +270,7 @@ transport_c64_rustfs() { transport_many rustfs 19200; }
 # the lowest CPU per request any transport could reach in that run.
 transport_floor() {
 	local store=$1 port=$2
-	down polaris
-	down fixture
-	down nessie
-	up "$store" --port "$port"
+	only_store "$store" "$port"
 	kb "transport-floor-$store" transport "$KATBENCH_S3_ENDPOINT" --control=false --floor \
 		--ops head,get --sizes 4KiB --concurrency 64 --iterations 4000 --rounds 5 --rate 50%,75% --duration 10s
 	down "$store"
@@ -279,10 +280,7 @@ transport_floor() {
 # transport-rate-wait-WAIT.
 transport_rate_waits() {
 	local w
-	down polaris
-	down fixture
-	down nessie
-	up versitygw --port 17171
+	only_store versitygw 17171
 	for w in hold block adaptive poll; do
 		KATBENCH_URING_WAIT=$w kb "transport-rate-wait-$w" transport "$KATBENCH_S3_ENDPOINT" --control=false --floor \
 			--ops head --concurrency 64 --iterations 4000 --rounds 5 --rate 50%,75% --duration 10s
@@ -328,10 +326,10 @@ syscalls() {
 
 # floor-check: the floor's CPU per request measured a second way, by the
 # kernel's task clock instead of getrusage: three alternated pairs of
-# processes offer HEAD at c64 a fixed 3,500 ops/s, net/http alone and
-# net/http with the floor (--floor); the difference of their task-clock
-# over the floor's requests is the floor's cost. Not recorded: it prints a
-# table.
+# processes offer HEAD at c64 a fixed 3,500 ops/s on both transports, one
+# without and one with the floor (--floor); the difference of their
+# task-clock over the floor's requests is the floor's cost. Not recorded:
+# it prints a table.
 floor_check() {
 	if ! perf stat -x, -e task-clock -- true >/dev/null 2>&1; then
 		echo "readme-runs: floor-check needs perf stat (linux-perf)" >&2
@@ -341,7 +339,7 @@ floor_check() {
 	local i a b n own
 	local args=(transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head --concurrency 64 --iterations 200 --rounds 1
 		--rate 3500 --duration 10s --format jsonl)
-	printf '| pair | task-clock ms: net/http | net/http + floor | floor requests | floor µs/request: task-clock difference | floor µs/request: its open-loop line |\n|---|---|---|---|---|---|\n'
+	printf '| pair | task-clock ms: without floor | with floor | floor requests | floor µs/request: task-clock difference | floor µs/request: its open-loop line |\n|---|---|---|---|---|---|\n'
 	for i in 1 2 3; do
 		a=$(task_clock /tmp/readme-runs-floor-a.jsonl "$bin" "${args[@]}")
 		b=$(task_clock /tmp/readme-runs-floor-b.jsonl "$bin" "${args[@]}" --floor)

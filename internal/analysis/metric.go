@@ -24,6 +24,9 @@ type Metric struct {
 	Floor float64
 	value func(Line) *float64
 	round func(Round) *float64
+	// samples, when set, gives the per-round values itself (a measure's
+	// rounds) instead of round.
+	samples func(Line) []float64
 }
 
 // Metrics katbench lines carry. All three are wall-clock.
@@ -33,6 +36,26 @@ var (
 	OpsSec = Metric{Name: "ops_sec", Unit: "ops/s", HigherBetter: true, value: func(l Line) *float64 { return l.OpsSec }, round: func(r Round) *float64 { return r.OpsSec }}
 	P999   = Metric{Name: "p999", Unit: "µs", value: func(l Line) *float64 { return l.P999US }}
 )
+
+// cpuPerOp is the process CPU per operation a transport line carries in
+// its measures (cpu_us_per_op, per round in the measure's rounds).
+var cpuPerOp = measureMetric("cpu_us_per_op", "µs/op")
+
+// measureMetric is the metric of the line's measure name, its per-round
+// values the measure's rounds; nil when the line lacks it.
+func measureMetric(name, unit string) Metric {
+	return Metric{Name: name, Unit: unit,
+		value: func(l Line) *float64 {
+			if m, ok := l.Measure(name); ok {
+				return &m.Value
+			}
+			return nil
+		},
+		samples: func(l Line) []float64 {
+			m, _ := l.Measure(name)
+			return m.Rounds
+		}}
+}
 
 // Counters are the deterministic per-operation counters a line may carry
 // (results.Counters, the line's `counters` object): they do not depend on
@@ -103,7 +126,11 @@ func (m Metric) Samples(l Line) []float64 {
 	if !l.Measured() {
 		return nil
 	}
-	if m.round != nil && len(l.Rounds) > 0 {
+	if m.samples != nil {
+		if out := m.samples(l); len(out) > 0 {
+			return out
+		}
+	} else if m.round != nil && len(l.Rounds) > 0 {
 		out := make([]float64, 0, len(l.Rounds))
 		for _, r := range l.Rounds {
 			if p := m.round(r); p != nil {

@@ -8,8 +8,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-
-	"github.com/nordisk/katbench/internal/results"
 )
 
 // README blocks: a start marker naming a table and what it shows, the
@@ -648,14 +646,16 @@ func abTable(b Block, run []Line) (string, error) {
 		}
 		var extra string
 		if cpu {
-			extra += " " + cpuRatio(la, lb) + " |"
+			r, _ := ratioSpread(cpuPerOp, la, lb)
+			extra += " " + r + " |"
 		}
 		if floor != "" {
 			lf, ok := cell[[2]string{floor, r.scenario}]
 			if !ok {
 				return "", fmt.Errorf("%w: %s lacks %s", ErrNoLines, r.scenario, floor)
 			}
-			extra += " " + cpuRatio(la, lf) + " | " + cpuAbove(la, lb, lf) + " |"
+			r, _ := ratioSpread(cpuPerOp, la, lf)
+			extra += " " + r + " | " + cpuAbove(la, lb, lf) + " |"
 		}
 		ops, _ := ratioSpread(OpsSec, la, lb)
 		p99, _ := ratioSpread(P99, la, lb)
@@ -672,42 +672,27 @@ func abTable(b Block, run []Line) (string, error) {
 }
 
 // cpuAbove is what b's CPU per operation adds to floor's over what a's
-// adds, (b − floor)/(a − floor), round by round when all three carry
-// rounds (a round where either difference is not positive is left out),
-// else of the whole values; "—" when it cannot be said.
+// adds, (b − floor)/(a − floor), round by round when all three carry the
+// same rounds (a round where either difference is not positive is left
+// out), else of the whole values; "—" when it cannot be said.
 func cpuAbove(a, b, floor Line) string {
-	ma, okA := a.Measure("cpu_us_per_op")
-	mb, okB := b.Measure("cpu_us_per_op")
-	mf, okF := floor.Measure("cpu_us_per_op")
-	if !okA || !okB || !okF {
-		return "—"
-	}
-	if n := len(mf.Rounds); n >= 2 && len(ma.Rounds) == n && len(mb.Rounds) == n {
-		da, db := make([]float64, n), make([]float64, n)
-		for i := range n {
-			da[i], db[i] = ma.Rounds[i]-mf.Rounds[i], mb.Rounds[i]-mf.Rounds[i]
+	sa, sb, sf := cpuPerOp.Samples(a), cpuPerOp.Samples(b), cpuPerOp.Samples(floor)
+	if len(sa) == len(sf) && len(sb) == len(sf) {
+		var da, db []float64
+		for i := range sf {
+			if x, y := sa[i]-sf[i], sb[i]-sf[i]; x > 0 && y > 0 {
+				da, db = append(da, x), append(db, y)
+			}
 		}
-		if sp, ok := results.RoundSpread(da, db); ok {
-			return fmt.Sprintf("%s n=%d", sp, sp.N)
+		if rr, ok := sampleRatios(da, db); ok {
+			return rr.String()
 		}
 	}
-	if d := ma.Value - mf.Value; d > 0 && mb.Value > mf.Value {
-		return fmt.Sprintf("%.3g× (n=1, no spread)", (mb.Value-mf.Value)/d)
+	va, okA := cpuPerOp.Value(a)
+	vb, okB := cpuPerOp.Value(b)
+	vf, okF := cpuPerOp.Value(floor)
+	if okA && okB && okF && va > vf && vb > vf {
+		return fmt.Sprintf("%.3g× (n=1, no spread)", (vb-vf)/(va-vf))
 	}
 	return "—"
-}
-
-// cpuRatio is b's process CPU per operation over a's (the lines'
-// cpu_us_per_op): the per-round spread when both carry rounds, else the
-// one ratio, "—" when either lacks it.
-func cpuRatio(a, b Line) string {
-	ma, okA := a.Measure("cpu_us_per_op")
-	mb, okB := b.Measure("cpu_us_per_op")
-	if !okA || !okB || !(ma.Value > 0) {
-		return "—"
-	}
-	if sp, ok := results.RoundSpread(ma.Rounds, mb.Rounds); ok {
-		return fmt.Sprintf("%s n=%d", sp, sp.N)
-	}
-	return fmt.Sprintf("%.3g× (n=1, no spread)", mb.Value/ma.Value)
 }

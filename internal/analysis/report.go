@@ -394,11 +394,7 @@ func ratios(lines []Line, runs []RunInfo, variant func(Line) string) []ratioRunV
 // It reports a tie when the spread straddles 1.
 func ratioSpread(m Metric, a, b Line) (string, bool) {
 	if rr, ok := roundRatios(m, a, b); ok {
-		s := fmt.Sprintf("%.3g× [%.3g–%.3g] n=%d", rr.median, rr.lo, rr.hi, rr.n)
-		if rr.tie() {
-			s += " tie"
-		}
-		return s, rr.tie()
+		return rr.String(), rr.tie()
 	}
 	va, oka := m.Value(a)
 	vb, okb := m.Value(b)
@@ -418,10 +414,24 @@ type roundRatio struct {
 // tie reports whether the per-round range straddles 1.
 func (r roundRatio) tie() bool { return r.lo < 1 && r.hi > 1 }
 
+// String is "1.14× [1.02–1.25] n=10", with " tie" when the range straddles 1.
+func (r roundRatio) String() string {
+	s := fmt.Sprintf("%.3g× [%.3g–%.3g] n=%d", r.median, r.lo, r.hi, r.n)
+	if r.tie() {
+		s += " tie"
+	}
+	return s
+}
+
 // roundRatios is b/a of m per interleaved round; false when the lines do
 // not carry the same number (≥ 2) of per-round samples.
 func roundRatios(m Metric, a, b Line) (roundRatio, bool) {
-	sa, sb := m.Samples(a), m.Samples(b)
+	return sampleRatios(m.Samples(a), m.Samples(b))
+}
+
+// sampleRatios is sb[i]/sa[i] summarised; false unless both hold the same
+// number (≥ 2) of samples.
+func sampleRatios(sa, sb []float64) (roundRatio, bool) {
 	if len(sa) < 2 || len(sa) != len(sb) {
 		return roundRatio{}, false
 	}

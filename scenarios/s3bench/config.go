@@ -174,6 +174,11 @@ func (c Config) withDefaults() (Config, error) {
 	if err := CheckConcurrency(c.Concurrency, c.AllowHighConcurrency); err != nil {
 		return c, err
 	}
+	if c.Floor {
+		if err := CheckFloor(c.Ops); err != nil {
+			return c, err
+		}
+	}
 	if c.Warmup < -1 {
 		return c, fmt.Errorf("%w: warmup %d", ErrBadConfig, c.Warmup)
 	}
@@ -220,6 +225,17 @@ func (c Config) warmup(conc int) int {
 	default:
 		return max(2*conc, c.Iterations/20)
 	}
+}
+
+// CheckFloor rejects ops the floor lane cannot answer: those that list
+// (a prepared prefix) rather than read or write one object.
+func CheckFloor(ops []Op) error {
+	for _, op := range ops {
+		if spec(op).prepare != nil {
+			return fmt.Errorf("%w: the floor answers HEAD, GET, ranged GET and PUT, not %s: leave %s out of --ops or run without --floor", ErrBadConfig, op, op)
+		}
+	}
+	return nil
 }
 
 // ParseOps parses a comma-separated list of operations.

@@ -2,15 +2,15 @@ package s3bench
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
-	"time"
 
 	"github.com/nordisk/katbench/transport"
+	"github.com/nordisk/katbench/transport/s3"
 )
 
 // Floor is the target of the floor lane (Config.Floor): the bench's
@@ -30,8 +30,6 @@ const floorNote = "the client without a byte path: minio-go, signing, the worker
 type floorRT struct {
 	mu   sync.RWMutex
 	objs map[string]*floorObject
-	// modified is every object's Last-Modified: one fixed time, formatted once.
-	modified string
 }
 
 // floorObject is one stored object; body is replaced, never written, so a
@@ -41,35 +39,35 @@ type floorObject struct {
 	etag string
 }
 
-func newFloorRT() *floorRT {
-	return &floorRT{objs: map[string]*floorObject{}, modified: time.Unix(0, 0).UTC().Format(http.TimeFormat)}
-}
+// floorModified is every floor object's Last-Modified.
+const floorModified = "Thu, 01 Jan 1970 00:00:00 GMT"
+
+func newFloorRT() *floorRT { return &floorRT{objs: map[string]*floorObject{}} }
 
 // errFloorMethod reports a request the floor does not answer (the bench
-// sends none: Config rejects the ops that would).
-var errFloorMethod = fmt.Errorf("s3bench: the floor answers HEAD, GET and PUT of one object")
+// sends none: CheckFloor rejects the ops that would).
+var errFloorMethod = errors.New("s3bench: the floor answers HEAD, GET and PUT of one object")
 
 // RoundTrip implements http.RoundTripper.
 func (f *floorRT) RoundTrip(req *http.Request) (*http.Response, error) {
-	path := req.URL.Path
-	if req.URL.RawQuery != "" {
-		closeBody(req)
-		return nil, fmt.Errorf("%w, not %s %s?%s", errFloorMethod, req.Method, path, req.URL.RawQuery)
+	if req.Body != nil {
+		defer req.Body.Close()
 	}
-	switch req.Method {
-	case http.MethodPut:
+	path := req.URL.Path
+	switch {
+	case req.URL.RawQuery != "":
+		return nil, fmt.Errorf("%w, not %s %s?%s", errFloorMethod, req.Method, path, req.URL.RawQuery)
+	case req.Method == http.MethodPut:
 		return f.put(req, path)
-	case http.MethodGet, http.MethodHead:
-		closeBody(req)
+	case req.Method == http.MethodGet || req.Method == http.MethodHead:
 		f.mu.RLock()
 		obj := f.objs[path]
 		f.mu.RUnlock()
 		if obj == nil {
-			return f.respond(req, http.StatusNotFound, http.Header{"Content-Type": {"application/xml"}}, []byte("<Error><Code>NoSuchKey</Code></Error>")), nil
+			return respond(req, http.StatusNotFound, http.Header{"Content-Type": {"application/xml"}}, []byte("<Error><Code>NoSuchKey</Code></Error>")), nil
 		}
-		return f.get(req, obj)
+		return get(req, obj), nil
 	default:
-		closeBody(req)
 		return nil, fmt.Errorf("%w, not %s %s", errFloorMethod, req.Method, path)
 	}
 }
@@ -77,11 +75,8 @@ func (f *floorRT) RoundTrip(req *http.Request) (*http.Response, error) {
 func (f *floorRT) put(req *http.Request, path string) (*http.Response, error) {
 	var body []byte
 	if req.Body != nil {
-		n := max(req.ContentLength, 0)
-		buf := bytes.NewBuffer(make([]byte, 0, n))
-		_, err := io.Copy(buf, req.Body)
-		req.Body.Close()
-		if err != nil {
+		buf := bytes.NewBuffer(make([]byte, 0, max(req.ContentLength, 0)))
+		if _, err := io.Copy(buf, req.Body); err != nil {
 			return nil, fmt.Errorf("s3bench: floor: read PUT body: %w", err)
 		}
 		body = buf.Bytes()
@@ -90,63 +85,41 @@ func (f *floorRT) put(req *http.Request, path string) (*http.Response, error) {
 	f.mu.Lock()
 	f.objs[path] = obj
 	f.mu.Unlock()
-	return f.respond(req, http.StatusOK, http.Header{"Etag": {obj.etag}}, nil), nil
+	return respond(req, http.StatusOK, http.Header{"Etag": {obj.etag}}, nil), nil
 }
 
-func (f *floorRT) get(req *http.Request, obj *floorObject) (*http.Response, error) {
+// get answers a GET or HEAD of obj, of the range the request names if any.
+func get(req *http.Request, obj *floorObject) *http.Response {
 	body, status := obj.body, http.StatusOK
 	h := http.Header{
 		"Etag":          {obj.etag},
-		"Last-Modified": {f.modified},
+		"Last-Modified": {floorModified},
 		"Content-Type":  {"application/octet-stream"},
 		"Accept-Ranges": {"bytes"},
 	}
 	if rg := req.Header.Get("Range"); rg != "" {
-		first, last, ok := parseFloorRange(rg, int64(len(body)))
-		if !ok {
-			return f.respond(req, http.StatusRequestedRangeNotSatisfiable, http.Header{"Content-Type": {"application/xml"}}, []byte("<Error><Code>InvalidRange</Code></Error>")), nil
+		first, last, err := s3.ParseRange(rg, int64(len(body)))
+		if err != nil {
+			return respond(req, http.StatusRequestedRangeNotSatisfiable, http.Header{"Content-Type": {"application/xml"}}, []byte("<Error><Code>InvalidRange</Code></Error>"))
 		}
 		h["Content-Range"] = []string{fmt.Sprintf("bytes %d-%d/%d", first, last, len(body))}
 		body, status = body[first:last+1], http.StatusPartialContent
 	}
-	if req.Method == http.MethodHead {
-		resp := f.respond(req, status, h, nil)
-		resp.ContentLength = int64(len(body))
-		resp.Header["Content-Length"] = []string{strconv.Itoa(len(body))}
-		return resp, nil
-	}
-	return f.respond(req, status, h, body), nil
+	return respond(req, status, h, body)
 }
 
-// parseFloorRange reads "bytes=first-last" (what minio-go sends) against
-// an object of size bytes.
-func parseFloorRange(rg string, size int64) (first, last int64, ok bool) {
-	spec, found := strings.CutPrefix(rg, "bytes=")
-	a, b, dash := strings.Cut(spec, "-")
-	if !found || !dash {
-		return 0, 0, false
-	}
-	first, err1 := strconv.ParseInt(a, 10, 64)
-	last, err2 := strconv.ParseInt(b, 10, 64)
-	if err1 != nil || err2 != nil || first < 0 || last < first || first >= size {
-		return 0, 0, false
-	}
-	return first, min(last, size-1), true
-}
-
-// respond is the response to req with status, headers h and body.
-func (f *floorRT) respond(req *http.Request, status int, h http.Header, body []byte) *http.Response {
+// respond is the response to req with status, headers h and body; a HEAD
+// gets body's length and no body.
+func respond(req *http.Request, status int, h http.Header, body []byte) *http.Response {
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
-	return &http.Response{
+	resp := &http.Response{
 		Status: strconv.Itoa(status) + " " + http.StatusText(status), StatusCode: status,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: h, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)),
 		Request: req,
 	}
-}
-
-func closeBody(req *http.Request) {
-	if req.Body != nil {
-		req.Body.Close()
+	if req.Method == http.MethodHead {
+		resp.Body = http.NoBody
 	}
+	return resp
 }

@@ -58,10 +58,8 @@ func (o Options) Config() (Config, error) {
 	}
 	c.AllowHighConcurrency = o.AllowHighConcurrency
 	if o.Floor {
-		for _, op := range c.Ops {
-			if spec(op).prepare != nil {
-				return c, scenarios.OptionErrf("floor", "the floor answers HEAD, GET, ranged GET and PUT, not %s: leave %s out of --ops or run without --floor", op, op)
-			}
+		if err := CheckFloor(c.Ops); err != nil {
+			return c, scenarios.OptionErr("floor", err)
 		}
 		c.Floor = true
 	}

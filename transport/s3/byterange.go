@@ -10,9 +10,9 @@ import (
 // errRange reports a Range header the control cannot satisfy.
 var errRange = errors.New("unsatisfiable range")
 
-// parseRange parses one "bytes=" range against an object of size bytes and
+// ParseRange parses one "bytes=" range against an object of size bytes and
 // returns inclusive bounds. Multiple ranges are not supported.
-func parseRange(s string, size int64) (start, end int64, err error) {
+func ParseRange(s string, size int64) (start, end int64, err error) {
 	spec, ok := strings.CutPrefix(s, "bytes=")
 	if !ok || strings.Contains(spec, ",") {
 		return 0, 0, fmt.Errorf("%w: %q", errRange, s)

@@ -345,7 +345,7 @@ func serveContent(w http.ResponseWriter, r *http.Request, o *object) {
 	body := o.data
 	status := http.StatusOK
 	if rng := r.Header.Get("Range"); rng != "" {
-		start, end, err := parseRange(rng, int64(len(o.data)))
+		start, end, err := ParseRange(rng, int64(len(o.data)))
 		if err != nil {
 			h["Content-Range"] = []string{"bytes */" + o.size}
 			writeError(w, r, http.StatusRequestedRangeNotSatisfiable, "InvalidRange", err.Error(), "", "")
