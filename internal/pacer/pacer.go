@@ -123,6 +123,15 @@ func schedule(cfg Config) (offset func(i int64) float64) {
 	}
 }
 
+// yieldBeforeSleep turns the scheduler's yield before a pacing sleep on;
+// off only in BenchmarkOpenLoopHandoff, which measures what it saves.
+var yieldBeforeSleep = true
+
+// beforeSleep, when set, is called by the scheduler before each pacing
+// sleep with the number of operations handed out so far. A test seam, set
+// before Run.
+var beforeSleep func(issued int64)
+
 type ticket struct {
 	due time.Time
 	// sched is the scheduler's own lateness in handing the ticket out.
@@ -239,6 +248,7 @@ func RunClasses(ctx context.Context, cfg Config, op ClassOp) (Result, error) {
 		// Every operation due by now goes out; the schedule never slips,
 		// so a late scheduler shows up as scheduling error, not as a
 		// lower requested rate.
+		sent := false
 	send:
 		for ; issued < total && next <= now; issued++ {
 			due := start.Add(time.Duration(next))
@@ -257,11 +267,25 @@ func RunClasses(ctx context.Context, cfg Config, op ClassOp) (Result, error) {
 				}
 			}
 			next = offset(issued + 1)
+			sent = true
 		}
 		if issued >= total {
 			break
 		}
-		if wait := time.Until(start.Add(time.Duration(next))); wait > sleepMin {
+		wait := time.Until(start.Add(time.Duration(next)))
+		if wait > sleepMin && sent && yieldBeforeSleep {
+			// A worker a send just woke waits in this goroutine's P's run
+			// queue, and the raw sleep below keeps that P: yield first, so
+			// the worker runs now, here, instead of when the sleep ends or
+			// a thread woken on another core steals it (measured:
+			// BenchmarkOpenLoopHandoff).
+			runtime.Gosched()
+			wait = time.Until(start.Add(time.Duration(next)))
+		}
+		if wait > sleepMin {
+			if h := beforeSleep; h != nil {
+				h(issued)
+			}
 			preciseSleep(wait - sleepMargin) // the rest yielding, below
 		} else if wait > 0 {
 			runtime.Gosched()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -170,4 +172,38 @@ func TestSchedErrorLeavesTheBacklogToTheTarget(t *testing.T) {
 			t.Errorf("at %v due %v room %v: %v, want %v", c.at.Sub(t0), c.due.Sub(t0), c.room.Sub(t0), got, c.want)
 		}
 	}
+}
+
+// The scheduler yields before a pacing sleep when it has just handed work
+// out, so a worker it woke runs before the sleep instead of after it. On
+// one P the difference is whole: the raw sleep keeps the only P, so without
+// the yield no operation handed out before a sleep could have started when
+// the sleep begins. (The runtime checks its global queue first on one
+// schedule in 61, so the check is on most sleeps, not all.)
+func TestSchedulerLetsTheWokenWorkerRunBeforeItSleeps(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var started atomic.Int64
+	var sleeps, ready int
+	beforeSleep = func(issued int64) {
+		if issued == 0 {
+			return // nothing handed out yet
+		}
+		sleeps++
+		if started.Load() == issued {
+			ready++
+		}
+	}
+	defer func() { beforeSleep = nil }()
+	res, err := Run(context.Background(), Config{Rate: 1000, Duration: 100 * time.Millisecond, Workers: 4},
+		func(context.Context, int) error { started.Add(1); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Completed != 100 || started.Load() != 100 {
+		t.Fatalf("completed %d, started %d, want 100", res.Completed, started.Load())
+	}
+	if sleeps < 10 || ready*2 < sleeps {
+		t.Fatalf("the handed-out operations had all started at %d of %d pacing sleeps, want most", ready, sleeps)
+	}
+	t.Logf("all handed-out operations started before %d of %d sleeps", ready, sleeps)
 }
