@@ -16,8 +16,10 @@
 # transport-rate-waits (four runs, transport-rate-wait-WAIT), s3-warehouse
 # (nine runs, labelled s3-warehouse), transport-c64-STORE (four runs per
 # store: transport-c64-STORE[-hold], transport-rate-STORE[-hold]),
-# syscalls (perf or strace counts, printed, not recorded) and floor-check
-# (the floor's CPU by perf's task clock, printed, not recorded). Each starts the servers it needs (containers/*_up.sh, state in
+# syscalls (perf or strace counts, printed, not recorded), floor-check
+# (the floor's CPU by perf's task clock, printed, not recorded) and
+# cpu-clocks (what getrusage and perf's task clock each charge for a
+# context switch, scripts/cpu-clocks.c; printed, not recorded). Each starts the servers it needs (containers/*_up.sh, state in
 # KATBENCH_STATE_DIR, default a dir of its own) and stops them after.
 #
 # A table marker <!-- katbench:table NAME --> shows the newest run labelled
@@ -358,6 +360,30 @@ floor_check() {
 	down versitygw
 }
 
+# cpu-clocks: the two CPU clocks floor-check compares, set beside each
+# other on the simplest load that switches: scripts/cpu-clocks.c's two
+# processes passing a byte back and forth, pinned to one CPU and on two,
+# three runs each. Not recorded: it prints a table.
+cpu_clocks() {
+	if ! perf stat -x, -e task-clock -- true >/dev/null 2>&1; then
+		echo "readme-runs: cpu-clocks needs perf stat (linux-perf)" >&2
+		return 1
+	fi
+	local prog i cpus ru sw tc
+	prog=$(dirname "$bin")/cpu-clocks
+	gcc -O2 -o "$prog" scripts/cpu-clocks.c
+	printf '| CPUs | getrusage ms | perf task-clock ms | context switches | getrusage − task-clock per switch, µs |\n|---|---|---|---|---|\n'
+	for cpus in 0 0,1; do
+		for i in 1 2 3; do
+			read -r ru sw < <(taskset -c "$cpus" perf stat -x, -o /tmp/readme-runs-perf.txt -e task-clock,context-switches -- "$prog" 200000 |
+				sed -E 's/getrusage ms ([0-9.]+), voluntary switches ([0-9]+).*/\1 \2/')
+			tc=$(awk -F, '/task-clock/ { print $1 }' /tmp/readme-runs-perf.txt)
+			sw=$(awk -F, '/context-switches/ { print $1 }' /tmp/readme-runs-perf.txt)
+			printf '| %s | %.0f | %.0f | %d | %s |\n' "$cpus" "$ru" "$tc" "$sw" "$(awk -v a="$ru" -v b="$tc" -v n="$sw" 'BEGIN { printf "%.1f", (a - b) * 1000 / n }')"
+		done
+	done
+}
+
 # task_clock OUT CMD... runs CMD (stdout to OUT, stderr to the log) and
 # prints its task-clock in ms (every thread), as perf stat counts it.
 task_clock() {
@@ -384,7 +410,7 @@ all=(peers fronts rest-vs-rest writes transport-versitygw transport-minio transp
 	data-versitygw data-minio open-3000 open-7500 s3-warehouse syscalls
 	capacity-read capacity-write capacity-read-1s capacity-read-deployed capacity-read-1s-deployed
 	history-depth history-depth-rest crawl-10k crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed discovery writes-quiet writes-neighbour transport-c64-versitygw transport-c64-minio transport-c64-rustfs
-	transport-floor-versitygw transport-floor-minio transport-floor-rustfs transport-rate-waits floor-check)
+	transport-floor-versitygw transport-floor-minio transport-floor-rustfs transport-rate-waits floor-check cpu-clocks)
 # The tables named run (every table when none is) inside one { } that ends
 # in exit, so bash has read all of it before the first table starts:
 # editing this script during a run of an hour changes nothing in that run.
