@@ -333,10 +333,7 @@ syscalls() {
 # task-clock over the floor's requests is the floor's cost. Not recorded:
 # it prints a table.
 floor_check() {
-	if ! perf stat -x, -e task-clock -- true >/dev/null 2>&1; then
-		echo "readme-runs: floor-check needs perf stat (linux-perf)" >&2
-		return 1
-	fi
+	need_perf floor-check || return 1
 	up versitygw --port 17457
 	local i a b n own
 	local args=(transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head --concurrency 64 --iterations 200 --rounds 1
@@ -365,24 +362,33 @@ floor_check() {
 # processes passing a byte back and forth, pinned to one CPU and on two,
 # three runs each. Not recorded: it prints a table.
 cpu_clocks() {
-	if ! perf stat -x, -e task-clock -- true >/dev/null 2>&1; then
-		echo "readme-runs: cpu-clocks needs perf stat (linux-perf)" >&2
-		return 1
-	fi
+	need_perf cpu-clocks || return 1
 	local prog i cpus ru sw tc
 	prog=$(dirname "$bin")/cpu-clocks
 	gcc -O2 -o "$prog" scripts/cpu-clocks.c
 	printf '| CPUs | getrusage ms | perf task-clock ms | context switches | getrusage − task-clock per switch, µs |\n|---|---|---|---|---|\n'
 	for cpus in 0 0,1; do
 		for i in 1 2 3; do
-			read -r ru sw < <(taskset -c "$cpus" perf stat -x, -o /tmp/readme-runs-perf.txt -e task-clock,context-switches -- "$prog" 200000 |
-				sed -E 's/getrusage ms ([0-9.]+), voluntary switches ([0-9]+).*/\1 \2/')
-			tc=$(awk -F, '/task-clock/ { print $1 }' /tmp/readme-runs-perf.txt)
-			sw=$(awk -F, '/context-switches/ { print $1 }' /tmp/readme-runs-perf.txt)
+			ru=$(taskset -c "$cpus" perf stat -x, -o /tmp/readme-runs-perf.txt -e task-clock,context-switches -- "$prog" 200000 |
+				sed -E 's/getrusage ms ([0-9.]+),.*/\1/')
+			tc=$(perf_count task-clock)
+			sw=$(perf_count context-switches)
 			printf '| %s | %.0f | %.0f | %d | %s |\n' "$cpus" "$ru" "$tc" "$sw" "$(awk -v a="$ru" -v b="$tc" -v n="$sw" 'BEGIN { printf "%.1f", (a - b) * 1000 / n }')"
 		done
 	done
 }
+
+# need_perf NAME says whether perf stat works here, and when it does not
+# tells why table NAME cannot run.
+need_perf() {
+	perf stat -x, -e task-clock -- true >/dev/null 2>&1 && return 0
+	echo "readme-runs: $1 needs perf stat (linux-perf)" >&2
+	return 1
+}
+
+# perf_count EVENT prints EVENT's count from the last perf stat -x, -o
+# /tmp/readme-runs-perf.txt.
+perf_count() { awk -F, -v e="$1" '$3 == e { print $1 }' /tmp/readme-runs-perf.txt; }
 
 # task_clock OUT CMD... runs CMD (stdout to OUT, stderr to the log) and
 # prints its task-clock in ms (every thread), as perf stat counts it.
@@ -390,14 +396,14 @@ task_clock() {
 	local out=$1
 	shift
 	perf stat -x, -o /tmp/readme-runs-perf.txt -e task-clock -- "$@" >"$out" 2>>"$log"
-	awk -F, '/task-clock/ { print $1 }' /tmp/readme-runs-perf.txt
+	perf_count task-clock
 }
 
 # syscalls_perf CMD... runs CMD (stdout discarded, stderr to the log) and
 # prints the system calls its threads made, as perf stat counts them.
 syscalls_perf() {
 	perf stat -x, -o /tmp/readme-runs-perf.txt -e raw_syscalls:sys_enter -- "$@" >/dev/null 2>>"$log"
-	awk -F, '/raw_syscalls:sys_enter/ { print $1 }' /tmp/readme-runs-perf.txt
+	perf_count raw_syscalls:sys_enter
 }
 
 # syscalls_strace CMD... is syscalls_perf with strace -f -c.

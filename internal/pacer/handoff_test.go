@@ -13,8 +13,9 @@ import (
 // operation that does nothing): the process's CPU per operation and the
 // latency from the intended start, which with nothing to do is the
 // scheduler's lateness plus the hand-off to a worker. "yield" is the
-// scheduler as built, "no-yield" without its yield before a pacing sleep;
-// run with -count to interleave them.
+// scheduler as built, "no-yield" without its yield before a pacing sleep.
+// -count repeats each of them in turn; to alternate them, run the
+// benchmark once per round (as docs/transport.md does).
 func BenchmarkOpenLoopHandoff(b *testing.B) {
 	for _, c := range []struct {
 		name  string
