@@ -12,7 +12,7 @@
 # capacity-read-deployed capacity-read-1s-deployed history-depth history-depth-rest crawl-10k
 # crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed
 # discovery writes-quiet writes-neighbour transport-floor-versitygw
-# transport-floor-minio transport-floor-rustfs, and some that are not one run:
+# transport-floor-minio transport-floor-rustfs transport-floor-one-p, and some that are not one run:
 # transport-rate-waits (four runs, transport-rate-wait-WAIT), s3-warehouse
 # (nine runs, labelled s3-warehouse), transport-c64-STORE (four runs per
 # store: transport-c64-STORE[-hold], transport-rate-STORE[-hold]),
@@ -292,6 +292,15 @@ transport_rate_waits() {
 transport_floor_versitygw() { transport_floor versitygw 17171; }
 transport_floor_minio() { transport_floor minio 19100; }
 transport_floor_rustfs() { transport_floor rustfs 19200; }
+# transport-floor-one-p: transport-floor-versitygw with the client on one
+# P (GOMAXPROCS=1; its lines carry host.gomaxprocs): no second P for the
+# scheduler to wake, so no cross-core hand-off inside the client.
+transport_floor_one_p() {
+	only_store versitygw 17171
+	GOMAXPROCS=1 kb transport-floor-one-p transport "$KATBENCH_S3_ENDPOINT" --control=false --floor \
+		--ops head,get --sizes 4KiB --concurrency 64 --iterations 4000 --rounds 5 --rate 50%,75% --duration 10s
+	down versitygw
+}
 
 # syscalls: system calls per HEAD request of the client process (Go
 # runtime calls included), from the difference of a 2,200- and a
@@ -416,7 +425,7 @@ all=(peers fronts rest-vs-rest writes transport-versitygw transport-minio transp
 	data-versitygw data-minio open-3000 open-7500 s3-warehouse syscalls
 	capacity-read capacity-write capacity-read-1s capacity-read-deployed capacity-read-1s-deployed
 	history-depth history-depth-rest crawl-10k crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed discovery writes-quiet writes-neighbour transport-c64-versitygw transport-c64-minio transport-c64-rustfs
-	transport-floor-versitygw transport-floor-minio transport-floor-rustfs transport-rate-waits floor-check cpu-clocks)
+	transport-floor-versitygw transport-floor-minio transport-floor-rustfs transport-floor-one-p transport-rate-waits floor-check cpu-clocks)
 # The tables named run (every table when none is) inside one { } that ends
 # in exit, so bash has read all of it before the first table starts:
 # editing this script during a run of an hour changes nothing in that run.

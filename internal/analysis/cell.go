@@ -42,18 +42,32 @@ var placeParams = map[string]bool{
 	"test_delay_us": true,
 }
 
-// HostKey is the identity of a machine for matching: hostname, cores, CPU
+// HostKey is the identity of a machine for matching: hostname, cores (and
+// GOMAXPROCS where the process ran with a different number of Ps), CPU
 // model, OS and architecture. Kernel and Go version are left out: a
 // toolchain or kernel upgrade is exactly what a comparison may want to see.
 func (l Line) HostKey() string {
 	h := l.Host
-	return fmt.Sprintf("%s|%d|%s|%s/%s", h.Hostname, h.Cores, h.CPU, h.OS, h.Arch)
+	return fmt.Sprintf("%s|%d%s|%s|%s/%s", h.Hostname, h.Cores, procsKey(h.GOMAXPROCS), h.CPU, h.OS, h.Arch)
+}
+
+// procsKey is "" when the process ran with one P per core (gomaxprocs 0),
+// else "/P".
+func procsKey(gomaxprocs int) string {
+	if gomaxprocs == 0 {
+		return ""
+	}
+	return fmt.Sprintf("/%d", gomaxprocs)
 }
 
 // HostLabel is a short human description of the line's host.
 func (l Line) HostLabel() string {
 	h := l.Host
-	return fmt.Sprintf("%s (%d cores, %s, %s %s, %s)", h.Hostname, h.Cores, h.CPU, h.OS, h.Kernel, h.Go)
+	procs := ""
+	if h.GOMAXPROCS != 0 {
+		procs = fmt.Sprintf(", GOMAXPROCS %d", h.GOMAXPROCS)
+	}
+	return fmt.Sprintf("%s (%d cores%s, %s, %s %s, %s)", h.Hostname, h.Cores, procs, h.CPU, h.OS, h.Kernel, h.Go)
 }
 
 // CellOf returns the line's cell; withHost=false drops the host from the

@@ -410,3 +410,27 @@ func TestUnpairedCellSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestCellSeparatesGOMAXPROCS: a run with fewer Ps than cores is another
+// cell on the same host, and its host label says so; a line without the
+// field (one P per core) matches the lines of earlier builds.
+func TestCellSeparatesGOMAXPROCS(t *testing.T) {
+	line := func(host string) Line {
+		return parse(t, []byte(`{"run_id":"r","target":"http","scenario":"s","ops":1,"p50_us":1,"host":`+host+`,"commit":{}}`))[0]
+	}
+	all := line(`{"hostname":"vm","cores":2}`)
+	old := line(`{"hostname":"vm","cores":2}`)
+	one := line(`{"hostname":"vm","cores":2,"gomaxprocs":1}`)
+	if CellOf(all, true) != CellOf(old, true) {
+		t.Fatal("two lines with one P per core are different cells")
+	}
+	if CellOf(all, true) == CellOf(one, true) {
+		t.Fatal("GOMAXPROCS 1 and 2 on a 2-core host are one cell")
+	}
+	if got := one.HostLabel(); !strings.Contains(got, "2 cores, GOMAXPROCS 1") {
+		t.Errorf("host label %q does not give GOMAXPROCS", got)
+	}
+	if got := all.HostLabel(); strings.Contains(got, "GOMAXPROCS") {
+		t.Errorf("host label %q gives GOMAXPROCS for one P per core", got)
+	}
+}

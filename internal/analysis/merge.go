@@ -309,8 +309,16 @@ func combinedHost(hs []results.Host) results.Host {
 		OS:       join(func(h results.Host) string { return h.OS }),
 		Arch:     join(func(h results.Host) string { return h.Arch }),
 	}
+	procs := 0
 	for _, h := range hs {
 		c.Cores += h.Cores
+		procs += h.GOMAXPROCS
+		if h.GOMAXPROCS == 0 {
+			procs += h.Cores
+		}
+	}
+	if procs != c.Cores {
+		c.GOMAXPROCS = procs
 	}
 	return c
 }

@@ -132,3 +132,16 @@ func BenchmarkMerge100(b *testing.B) {
 		}
 	}
 }
+
+// TestCombinedHostAddsPs: shards with fewer Ps than cores combine into a
+// host whose GOMAXPROCS is their sum; shards with one P per core give none.
+func TestCombinedHostAddsPs(t *testing.T) {
+	full := results.Host{Hostname: "a", Cores: 2}
+	one := results.Host{Hostname: "b", Cores: 2, GOMAXPROCS: 1}
+	if h := combinedHost([]results.Host{full, full}); h.Cores != 4 || h.GOMAXPROCS != 0 {
+		t.Errorf("two full hosts: %+v", h)
+	}
+	if h := combinedHost([]results.Host{full, one}); h.Cores != 4 || h.GOMAXPROCS != 3 {
+		t.Errorf("a full and a 1-P host: %+v, want cores 4, gomaxprocs 3", h)
+	}
+}

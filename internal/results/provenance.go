@@ -17,6 +17,11 @@ import (
 type Host struct {
 	Hostname string `json:"hostname"`
 	Cores    int    `json:"cores"`
+	// GOMAXPROCS is the number of Ps the process ran with, present only
+	// when it differs from Cores (a GOMAXPROCS setting or a CPU quota):
+	// the io_uring transport's wait and the scheduler's hand-offs depend
+	// on it, so lines that differ in it are different cells.
+	GOMAXPROCS int `json:"gomaxprocs,omitempty"`
 	CPU      string `json:"cpu"`
 	Kernel   string `json:"kernel"`
 	Go       string `json:"go"`
@@ -36,6 +41,9 @@ type Commit struct {
 // ThisHost reads this machine's provenance.
 func ThisHost() Host {
 	h := Host{Cores: runtime.NumCPU(), Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, CPU: cpuModel()}
+	if p := runtime.GOMAXPROCS(0); p != h.Cores {
+		h.GOMAXPROCS = p
+	}
 	h.Hostname, _ = os.Hostname()
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {

@@ -1,10 +1,13 @@
 package results
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -66,5 +69,22 @@ func TestGitDirtinessIgnoresTheHistoryFile(t *testing.T) {
 	write("main.go", "package main // changed\n")
 	if c, _ := commitFromGit(filepath.Join(dir, "sub")); !c.Dirty {
 		t.Fatal("a changed tracked file does not make the build dirty")
+	}
+}
+
+// TestThisHostRecordsGOMAXPROCS: the field is present exactly when the
+// process runs with a number of Ps other than its cores.
+func TestThisHostRecordsGOMAXPROCS(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(runtime.NumCPU()))
+	if h := ThisHost(); h.GOMAXPROCS != 0 {
+		t.Errorf("one P per core: gomaxprocs %d, want absent", h.GOMAXPROCS)
+	}
+	runtime.GOMAXPROCS(runtime.NumCPU() + 1)
+	if h := ThisHost(); h.GOMAXPROCS != runtime.NumCPU()+1 {
+		t.Errorf("GOMAXPROCS %d: recorded %d", runtime.NumCPU()+1, h.GOMAXPROCS)
+	}
+	b, err := json.Marshal(Host{Cores: 2})
+	if err != nil || strings.Contains(string(b), "gomaxprocs") {
+		t.Errorf("a host with one P per core marshals as %s, %v", b, err)
 	}
 }
