@@ -21,12 +21,12 @@ type Host struct {
 	// when it differs from Cores (a GOMAXPROCS setting or a CPU quota):
 	// the io_uring transport's wait and the scheduler's hand-offs depend
 	// on it, so lines that differ in it are different cells.
-	GOMAXPROCS int `json:"gomaxprocs,omitempty"`
-	CPU      string `json:"cpu"`
-	Kernel   string `json:"kernel"`
-	Go       string `json:"go"`
-	OS       string `json:"os"`
-	Arch     string `json:"arch"`
+	GOMAXPROCS int    `json:"gomaxprocs,omitempty"`
+	CPU        string `json:"cpu"`
+	Kernel     string `json:"kernel"`
+	Go         string `json:"go"`
+	OS         string `json:"os"`
+	Arch       string `json:"arch"`
 }
 
 // Commit is the build's source revision. Source says where it came from:
