@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nordisk/katbench/internal/phold"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -236,6 +237,7 @@ func RunClasses(ctx context.Context, cfg Config, op ClassOp) (Result, error) {
 	}
 
 	offset := schedule(cfg)
+	holdLimit := phold.Limit()                // the pacing sleep's P-holding budget, read once: GOMAXPROCS(0) locks
 	start := time.Now().Add(time.Millisecond) // the workers are ready by then
 	measStart := start
 	var issued int64
@@ -275,7 +277,7 @@ func RunClasses(ctx context.Context, cfg Config, op ClassOp) (Result, error) {
 		wait := time.Until(start.Add(time.Duration(next)))
 		if wait > sleepMin && sent && yieldBeforeSleep {
 			// A worker a send just woke waits in this goroutine's P's run
-			// queue, and the raw sleep below keeps that P: yield first, so
+			// queue, and the sleep below may keep that P: yield first, so
 			// the worker runs now, here, instead of when the sleep ends or
 			// a thread woken on another core steals it (measured:
 			// BenchmarkOpenLoopHandoff).
@@ -286,7 +288,7 @@ func RunClasses(ctx context.Context, cfg Config, op ClassOp) (Result, error) {
 			if h := beforeSleep; h != nil {
 				h(issued)
 			}
-			preciseSleep(wait - sleepMargin) // the rest yielding, below
+			preciseSleep(wait-sleepMargin, holdLimit) // the rest yielding, below
 		} else if wait > 0 {
 			runtime.Gosched()
 		}

@@ -5,6 +5,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nordisk/katbench/internal/phold"
 )
 
 // sleepSlack is the timer slack a pacing sleep asks the kernel for: the
@@ -20,18 +22,29 @@ const rawSleepMax = time.Millisecond
 // millisecond when the process is otherwise idle (measured: scheduling error p50 0.45 ms, p99 0.92 ms
 // at 3,000/s, BenchmarkOpenLoop3kEmbeddedControl).
 //
-// So the sleep is a raw nanosleep(2): the goroutine keeps its P while it
-// sleeps and runs again the moment the kernel wakes it, instead of queueing
-// for a P behind the workers (milliseconds on a busy host, measured with a
-// plain syscall). Around it the thread's timer slack is lowered and put
-// back. The goroutine is not locked to its thread: a locked goroutine makes
-// every yield between sleeps a thread hand-off, which measured far worse
-// at 50,000/s. A long gap is slept with time.Sleep up to rawSleepMax
-// before its deadline, so the P is held for at most that long.
-func preciseSleep(d time.Duration) {
+// So the sleep is a nanosleep(2) with the thread's timer slack lowered
+// around it. When the process's budget of P-holding waits (internal/phold,
+// limit of them at once) has a place, it is a raw system call: the
+// goroutine keeps its P while it sleeps and runs again the moment the
+// kernel wakes it, instead of queueing for a P behind the workers
+// (milliseconds on a busy host, measured with a plain syscall). When every
+// place is taken — an io_uring hold wait keeps the other P, or there is
+// only one — it is an ordinary system call, so the scheduler can hand the
+// P to a thread that runs the workers and polls the network: with every P
+// held, nothing polls it until sysmon does, up to 10 ms later (see
+// docs/transport.md, "Who polls the network"). The goroutine is not locked
+// to its thread: a locked goroutine makes every yield between sleeps a
+// thread hand-off, which measured far worse at 50,000/s. A long gap is
+// slept with time.Sleep up to rawSleepMax before its deadline, so the P
+// is held for at most that long.
+func preciseSleep(d time.Duration, limit int32) {
 	if d > 2*rawSleepMax {
 		time.Sleep(d - rawSleepMax)
 		return // the caller's next round sleeps what is left
+	}
+	hold := phold.TryHold(limit)
+	if hold {
+		defer phold.Release()
 	}
 	old, _, errno := unix.RawSyscall(unix.SYS_PRCTL, unix.PR_GET_TIMERSLACK, 0, 0)
 	set := errno == 0
@@ -40,13 +53,21 @@ func preciseSleep(d time.Duration) {
 		set = errno == 0
 	}
 	ts := unix.NsecToTimespec(d.Nanoseconds())
-	for {
-		_, _, errno := unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), uintptr(unsafe.Pointer(&ts)), 0)
-		if errno != unix.EINTR {
-			break
-		}
+	for nanosleep(&ts, hold) == unix.EINTR { // ts now holds what is left
 	}
 	if set {
 		_, _, _ = unix.RawSyscall(unix.SYS_PRCTL, unix.PR_SET_TIMERSLACK, old, 0)
 	}
+}
+
+// nanosleep sleeps for *ts, leaving what is left in *ts when a signal cuts
+// it short; hold makes it a raw system call that keeps the P. A test seam.
+var nanosleep = func(ts *unix.Timespec, hold bool) unix.Errno {
+	p := uintptr(unsafe.Pointer(ts))
+	if hold {
+		_, _, errno := unix.RawSyscall(unix.SYS_NANOSLEEP, p, p, 0)
+		return errno
+	}
+	_, _, errno := unix.Syscall(unix.SYS_NANOSLEEP, p, p, 0)
+	return errno
 }

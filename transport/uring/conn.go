@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nordisk/katbench/internal/phold"
 	"github.com/nordisk/katbench/internal/ring"
 )
 
@@ -377,11 +378,10 @@ func (c *conn) submitAndWait(want uint32) error {
 		return c.ring.SubmitAndWait(want)
 	case waitHold:
 		if c.pool != nil {
-			if n := holding.Add(1); n <= c.pool.maxHolding {
-				defer holding.Add(-1)
+			if phold.TryHold(c.pool.maxHolding) {
+				defer phold.Release()
 				return c.ring.SubmitAndWaitHolding(want)
 			}
-			holding.Add(-1)
 		}
 	case waitAdaptive:
 		if c.pool != nil {

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nordisk/katbench/internal/phold"
 	"github.com/nordisk/katbench/internal/ring"
 )
 
@@ -48,7 +49,7 @@ type hostPool struct {
 func newHostPool(hostport string, opts Options, skipPeek bool) *hostPool {
 	return &hostPool{hostport: hostport, dialTimeout: opts.DialTimeout, idleTimeout: opts.IdleTimeout,
 		wait: opts.Wait, skipPeek: skipPeek, sem: make(chan struct{}, opts.PoolSize),
-		maxBlocked: int32(max(runtime.GOMAXPROCS(0)-1, 1)), maxHolding: holdLimit()}
+		maxBlocked: int32(max(runtime.GOMAXPROCS(0)-1, 1)), maxHolding: phold.Limit()}
 }
 
 // connWait is the wait mode of a connection to addr: the pool's, or for

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/nordisk/katbench/internal/phold"
 	"github.com/nordisk/katbench/internal/ring"
 )
 
@@ -102,19 +103,13 @@ func (g *sharedGroup) lane() (*ring.Lane, error) {
 }
 
 // options are the group's ring options: a holding group's reaper takes
-// its P-holding waits from the process's budget (holding, holdLimit).
+// its P-holding waits from the process's budget (internal/phold).
 func (g *sharedGroup) options() ring.SharedOptions {
 	opts := ring.SharedOptions{Lanes: sharedLanes, FixedFiles: true}
 	if g.hold {
-		limit := holdLimit()
-		opts.Hold = func() bool {
-			if holding.Add(1) <= limit {
-				return true
-			}
-			holding.Add(-1)
-			return false
-		}
-		opts.Release = func() { holding.Add(-1) }
+		limit := phold.Limit()
+		opts.Hold = func() bool { return phold.TryHold(limit) }
+		opts.Release = phold.Release
 	}
 	return opts
 }
@@ -150,7 +145,7 @@ func (p *hostPool) newLane(addr netip.AddrPort) (*ring.Lane, error) {
 	p.autoMu.Lock()
 	if p.lanes == nil {
 		p.lanes = sharedParking
-		if here, err := servedHere(addr); err == nil && !here && holdLimit() >= 1 {
+		if here, err := servedHere(addr); err == nil && !here && phold.Limit() >= 1 {
 			p.lanes = sharedHolding
 		}
 	}

@@ -4,11 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/nordisk/katbench/internal/phold"
 	"github.com/nordisk/katbench/internal/ring"
 )
 
@@ -113,7 +112,7 @@ func autoWait(addr netip.AddrPort) (WaitMode, string) {
 		return WaitPoll, "poll: cannot tell whether the server is in this process: " + err.Error()
 	case here:
 		return WaitPoll, "poll: the server listens in this process"
-	case holdLimit() < 1:
+	case phold.Limit() < 1:
 		return WaitPoll, "poll: GOMAXPROCS is 1, no P to hold"
 	}
 	return waitHold, "hold: the server is in another process"
@@ -173,14 +172,6 @@ func (t *Transport) Describe(hostport string) map[string]any {
 	}
 	return nil
 }
-
-// holding counts the requests of the process in a P-holding wait
-// (waitHold); a pool lets it reach holdLimit, taken when the pool is made.
-var holding atomic.Int32
-
-// holdLimit leaves one P free of P-holding waits: GOMAXPROCS-1, 0 on a
-// single P.
-func holdLimit() int32 { return int32(runtime.GOMAXPROCS(0) - 1) }
 
 // sqpollIdle is how long the shared submission thread polls an empty queue
 // before it sleeps (the kernel's granularity is a millisecond).
