@@ -47,8 +47,8 @@ func TestMain(m *testing.M) {
 // another process, as an S3 server is. "2P-held" keeps one of two Ps in a
 // raw blocking system call all along, taking a place of the P-holding
 // budget as an io_uring hold wait does; "1P" runs on one P. "budget" is
-// the pacing sleep as built (raw only with a place free), "raw" a sleep
-// that always keeps its P, as before the budget. When every P is kept —
+// the pacing sleep with sleepWithinBudget (raw only with a place free),
+// "raw" the default, a sleep that always keeps its P. When every P is kept —
 // held, sleeping raw, or yielding in a loop, which leaves the run queue
 // never empty — nothing polls the network until sysmon does, every 10 ms.
 // Each case runs 2 s of round trips; run it with -count to repeat, once
@@ -67,11 +67,8 @@ func BenchmarkRoundTripWhilePacing(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.procs))
-			if c.raw {
-				saved := nanosleep
-				nanosleep = func(ts *unix.Timespec, _ bool) unix.Errno { return saved(ts, true) }
-				defer func() { nanosleep = saved }()
-			}
+			defer func(w bool) { sleepWithinBudget = w }(sleepWithinBudget)
+			sleepWithinBudget = !c.raw
 			conn := startEcho(b)
 			if c.held {
 				release := holdAP(b)

@@ -128,6 +128,14 @@ func schedule(cfg Config) (offset func(i int64) float64) {
 // off only in BenchmarkOpenLoopHandoff, which measures what it saves.
 var yieldBeforeSleep = true
 
+// sleepWithinBudget makes the pacing sleep take a place of the process's
+// budget of P-holding waits (internal/phold) and let its P go when none is
+// free. Off: measured against versitygw it turned io_uring's p99 at 75 %
+// of the closed loop from below net/http's to above it, while against
+// RustFS it kept a rate the raw sleep fell behind (docs/transport.md,
+// "Who polls the network"). BenchmarkRoundTripWhilePacing turns it on.
+var sleepWithinBudget bool
+
 // beforeSleep, when set, is called by the scheduler before each pacing
 // sleep with the number of operations handed out so far. A test seam, set
 // before Run.

@@ -22,17 +22,16 @@ const rawSleepMax = time.Millisecond
 // millisecond when the process is otherwise idle (measured: scheduling error p50 0.45 ms, p99 0.92 ms
 // at 3,000/s, BenchmarkOpenLoop3kEmbeddedControl).
 //
-// So the sleep is a nanosleep(2) with the thread's timer slack lowered
-// around it. When the process's budget of P-holding waits (internal/phold,
-// limit of them at once) has a place, it is a raw system call: the
-// goroutine keeps its P while it sleeps and runs again the moment the
-// kernel wakes it, instead of queueing for a P behind the workers
-// (milliseconds on a busy host, measured with a plain syscall). When every
-// place is taken — an io_uring hold wait keeps the other P, or there is
-// only one — it is an ordinary system call, so the scheduler can hand the
-// P to a thread that runs the workers and polls the network: with every P
-// held, nothing polls it until sysmon does, up to 10 ms later (see
-// docs/transport.md, "Who polls the network"). The goroutine is not locked
+// So the sleep is a raw nanosleep(2) with the thread's timer slack lowered
+// around it: the goroutine keeps its P while it sleeps and runs again the
+// moment the kernel wakes it, instead of queueing for a P behind the
+// workers (milliseconds on a busy host, measured with a plain syscall).
+// With sleepWithinBudget it is raw only while the process's budget of
+// P-holding waits (internal/phold, limit of them at once) has a place, and
+// an ordinary system call that lets the P go when every place is taken (an
+// io_uring hold wait keeps the other P, or there is only one): with every
+// P held nothing polls the network until sysmon does, up to 10 ms later
+// (docs/transport.md, "Who polls the network"). The goroutine is not locked
 // to its thread: a locked goroutine makes every yield between sleeps a
 // thread hand-off, which measured far worse at 50,000/s. A long gap is
 // slept with time.Sleep up to rawSleepMax before its deadline, so the P
@@ -42,9 +41,11 @@ func preciseSleep(d time.Duration, limit int32) {
 		time.Sleep(d - rawSleepMax)
 		return // the caller's next round sleeps what is left
 	}
-	hold := phold.TryHold(limit)
-	if hold {
-		defer phold.Release()
+	hold := true
+	if sleepWithinBudget {
+		if hold = phold.TryHold(limit); hold {
+			defer phold.Release()
+		}
 	}
 	old, _, errno := unix.RawSyscall(unix.SYS_PRCTL, unix.PR_GET_TIMERSLACK, 0, 0)
 	set := errno == 0

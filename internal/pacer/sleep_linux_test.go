@@ -15,12 +15,14 @@ type sleepCall struct {
 	held int32 // phold.Held() while it slept
 }
 
-// recordSleeps replaces the nanosleep seam for the test with one that
-// records each call and returns results[i] for the i-th (0 past the end).
+// recordSleeps turns sleepWithinBudget on and replaces the nanosleep seam
+// for the test with one that records each call and returns results[i] for
+// the i-th (0 past the end).
 func recordSleeps(t *testing.T, results ...unix.Errno) *[]sleepCall {
 	t.Helper()
 	var calls []sleepCall
-	saved := nanosleep
+	saved, within := nanosleep, sleepWithinBudget
+	sleepWithinBudget = true
 	nanosleep = func(ts *unix.Timespec, hold bool) unix.Errno {
 		calls = append(calls, sleepCall{hold: hold, held: phold.Held()})
 		if i := len(calls) - 1; i < len(results) {
@@ -28,7 +30,7 @@ func recordSleeps(t *testing.T, results ...unix.Errno) *[]sleepCall {
 		}
 		return 0
 	}
-	t.Cleanup(func() { nanosleep = saved })
+	t.Cleanup(func() { nanosleep, sleepWithinBudget = saved, within })
 	return &calls
 }
 
@@ -93,5 +95,19 @@ func TestPacingSleepOfALongGapTakesNoPlace(t *testing.T) {
 	preciseSleep(3*rawSleepMax, 1) // slept with time.Sleep up to rawSleepMax before the deadline
 	if len(*calls) != 0 {
 		t.Fatalf("a gap of %v made %d nanosleeps, want time.Sleep alone", 3*rawSleepMax, len(*calls))
+	}
+}
+
+func TestPacingSleepOutsideTheBudgetIsRawAndTakesNoPlace(t *testing.T) {
+	calls := recordSleeps(t)
+	sleepWithinBudget = false // the default
+	const limit = 1
+	if !phold.TryHold(limit) { // an io_uring hold wait on the other P
+		t.Fatal("the budget is not empty at the start")
+	}
+	defer phold.Release()
+	preciseSleep(200*time.Microsecond, limit)
+	if len(*calls) != 1 || !(*calls)[0].hold || (*calls)[0].held != limit {
+		t.Fatalf("sleeps %+v outside the budget with every place taken, want one raw sleep taking no place", *calls)
 	}
 }

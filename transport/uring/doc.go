@@ -24,8 +24,7 @@
 // back to back. The default (WaitAuto) picks per host: a server listening
 // in this process gets the poll wait; a server elsewhere the hold wait, a
 // blocking enter that keeps its P (at most GOMAXPROCS-1 at a time,
-// counted with the open-loop pacer's sleeps in internal/phold; the rest
-// poll), which costs about one system call per exchange and the least
+// counted in internal/phold; the rest poll), which costs about one system call per exchange and the least
 // CPU. Transport.WaitUsed says which a host got and why.
 //
 // Why a private ring per connection, even for hundreds of connections: a
