@@ -6,10 +6,11 @@
 // its P runs nothing else — and a P that never reaches the scheduler's
 // idle step never polls the network either. When every P holds, a
 // goroutine parked in Go's poller waits for sysmon's forced poll, up to
-// 10 ms. So every holder, whatever package it is in (io_uring's hold
-// wait, the open-loop pacer's precise sleep), takes a place here first,
-// and at most Limit — GOMAXPROCS-1 — hold at once: one P always stays free
-// to run and poll for everything else.
+// 10 ms. So a holder takes a place here first — io_uring's hold wait and
+// its shared ring's reaper do, the open-loop pacer's precise sleep only
+// with its sleepWithinBudget switch (off: docs/transport.md, "Who polls
+// the network") — and at most Limit, GOMAXPROCS-1, hold at once: one P
+// stays free of them to run and poll for everything else.
 package phold
 
 import (
