@@ -84,6 +84,12 @@ type Config struct {
 	// Env is what the environment says about the competitor (ReadEnv,
 	// called by cmd); competitors never read the environment themselves.
 	Env Env
+	// ServeChild, when set, is the katbench command (the executable and
+	// any arguments before `serve`) with which rest and grpc, given no
+	// address, run their server as a child process instead of in-process,
+	// so the server's cost is measured apart from the client's
+	// (server_child.go). Empty runs them in-process.
+	ServeChild []string
 }
 
 // Storage says where an in-process embedded catalog writes its metadata

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
+	"google.golang.org/grpc"
 
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/catalog/grpcfront"
@@ -26,7 +27,15 @@ type grpcCompetitor struct {
 	client    *grpcfront.Client
 	ephemeral bool
 	mode      string // durability of the in-process catalog; "" for a remote server
+	wire      *wireCount
+	addr      string // the server's host:port
 }
+
+// WireBytes is the bytes moved over the client's connection so far.
+func (c *grpcCompetitor) WireBytes() int64 { return c.wire.WireBytes() }
+
+// ServerAddr is the host:port of the server the client talks to.
+func (c *grpcCompetitor) ServerAddr() string { return c.addr }
 
 var (
 	_ Controller       = (*grpcCompetitor)(nil)
@@ -100,6 +109,11 @@ func newGRPC(ctx context.Context, cfg Config) (Competitor, error) {
 	if err != nil {
 		return nil, err
 	}
+	wire := &wireCount{}
+	dial := wire.dialer((&net.Dialer{}).DialContext)
+	opts.DialOptions = append(opts.DialOptions, grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+		return dial(ctx, "tcp", addr)
+	}))
 	addr := cfg.Env.URL // KATBENCH_GRPC_URL
 	if len(cfg.Args) == 1 {
 		addr = cfg.Args[0]
@@ -114,14 +128,53 @@ func newGRPC(ctx context.Context, cfg Config) (Competitor, error) {
 		params["store"] = StoreUnknown
 		return &grpcCompetitor{
 			Base:   Base{N: "grpc", Cat: cl, P: params, CloseFn: cl.Close},
-			client: cl,
+			client: cl, wire: wire, addr: addr,
 		}, nil
 	}
-	return startGRPC(ctx, cfg, opts, params)
+	if len(cfg.ServeChild) > 0 && cfg.Storage.Warehouse == "" {
+		return startChildGRPC(ctx, cfg, opts, params, wire)
+	}
+	c, err := startGRPC(ctx, cfg, opts, params)
+	if err != nil {
+		return nil, err
+	}
+	c.wire = wire
+	return c, nil
+}
+
+// startChildGRPC runs the front as `katbench serve grpc`, a child process
+// over a fresh embedded catalog (see Config.ServeChild).
+func startChildGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOptions, params map[string]any, wire *wireCount) (Competitor, error) {
+	dur, err := catalog.ParseDurability(cfg.Durability)
+	if err != nil {
+		return nil, fmt.Errorf("grpc: %w", err)
+	}
+	if opts.Credential.ID != "" {
+		return nil, errors.New("grpc: a credential for the child server is not supported; give the server's address")
+	}
+	ch, err := startChild(ctx, cfg, "grpc")
+	if err != nil {
+		return nil, fmt.Errorf("grpc: %w", err)
+	}
+	cl, err := grpcfront.Dial(ctx, ch.addr, opts)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("grpc: %w", err), ch.stop())
+	}
+	params["addr"] = ch.addr
+	params["server"] = "child"
+	params["server_pid"] = ch.pid()
+	params["dir"] = cfg.Dir
+	params["durability"] = string(dur)
+	return &grpcCompetitor{
+		Base: Base{N: "grpc", Cat: cl, P: params, CloseFn: func() error {
+			return errors.Join(cl.Close(), ch.stop())
+		}},
+		client: cl, ephemeral: true, mode: string(dur), wire: wire, addr: ch.addr,
+	}, nil
 }
 
 // startGRPC runs the front in-process over a fresh embedded catalog.
-func startGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOptions, params map[string]any) (Competitor, error) {
+func startGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOptions, params map[string]any) (*grpcCompetitor, error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("grpc: no directory given")
 	}
@@ -170,6 +223,7 @@ func startGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOptions, pa
 		client:    cl,
 		ephemeral: true,
 		mode:      string(dur),
+		addr:      addr,
 	}, nil
 }
 

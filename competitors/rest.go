@@ -46,6 +46,8 @@ type restCompetitor struct {
 	warmup    time.Duration
 	mode      string     // durability of the in-process catalog; "" for a remote server
 	direct    directLoad // the conditional load katbench sends itself (revalidate.go)
+	wire      *wireCount // bytes over the client's connections
+	base      string     // the server's base URL
 }
 
 var (
@@ -53,7 +55,15 @@ var (
 	_ Ephemeral    = (*restCompetitor)(nil)
 	_ WarmupHinter = (*restCompetitor)(nil)
 	_ Durable      = (*restCompetitor)(nil)
+	_ WireCounter  = (*restCompetitor)(nil)
+	_ Served       = (*restCompetitor)(nil)
 )
+
+// WireBytes is the bytes moved over the competitor's connections so far.
+func (c *restCompetitor) WireBytes() int64 { return c.wire.WireBytes() }
+
+// ServerAddr is the host:port of the server the client talks to.
+func (c *restCompetitor) ServerAddr() string { return hostPort(c.base) }
 
 // Control does GET {url}/v1/config (with the warehouse and the bearer token
 // the catalog uses) on the catalog's own connection pool.
@@ -324,6 +334,9 @@ func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rest: %w", err)
 	}
+	if len(cfg.ServeChild) > 0 && cfg.Storage.Warehouse == "" {
+		return newChildREST(ctx, cfg, dur)
+	}
 	storageParams := map[string]any{}
 	cat, err := openEmbedded(ctx, cfg, dur, storageParams)
 	if err != nil {
@@ -366,6 +379,28 @@ func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 	maps.Copy(c.P, storageParams)
 	closeClient := c.CloseFn
 	c.CloseFn = func() error { return errors.Join(closeClient(), stopServer()) }
+	return c, nil
+}
+
+// newChildREST builds `rest` over `katbench serve rest` run as a child
+// process on a fresh catalog (see Config.ServeChild).
+func newChildREST(ctx context.Context, cfg Config, dur catalog.Durability) (Competitor, error) {
+	ch, err := startChild(ctx, cfg, "rest")
+	if err != nil {
+		return nil, fmt.Errorf("rest: %w", err)
+	}
+	c, err := dialREST(ctx, "rest", "http://"+ch.addr, maps.Clone(cfg.Props), cfg.Env.S3)
+	if err != nil {
+		return nil, errors.Join(err, ch.stop())
+	}
+	c.ephemeral = true
+	c.mode = string(dur)
+	c.P["dir"] = cfg.Dir
+	c.P["durability"] = string(dur)
+	c.P["server"] = "child"
+	c.P["server_pid"] = ch.pid()
+	closeClient := c.CloseFn
+	c.CloseFn = func() error { return errors.Join(closeClient(), ch.stop()) }
 	return c, nil
 }
 
@@ -457,7 +492,7 @@ func props(cfg Config, name string) map[string]string {
 func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]string) (*restCompetitor, error) {
 	tr := newRESTTransport()
 	client := &http.Client{Transport: tr}
-	c := &restCompetitor{client: client}
+	c := &restCompetitor{client: client, wire: tr.wire}
 
 	var opts []rest.Option
 	extra := iceberg.Properties{}
@@ -517,6 +552,7 @@ func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]st
 		return err
 	}}
 	c.configURL = cu
+	c.base = base
 	c.auth = auth
 	c.direct = directLoad{base: base, prefix: p["prefix"], headers: headers}
 	return c, nil
@@ -526,9 +562,10 @@ func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]st
 // enough idle connections per host that 32 workers reuse theirs instead of
 // reconnecting, and every request bounded by RESTTimeout.
 func newRESTTransport() *timeoutTransport {
+	wire := &wireCount{}
 	base := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:           wire.dialer((&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext),
 		MaxIdleConns:          256,
 		MaxIdleConnsPerHost:   128,
 		IdleConnTimeout:       90 * time.Second,
@@ -536,7 +573,7 @@ func newRESTTransport() *timeoutTransport {
 		ResponseHeaderTimeout: RESTTimeout,
 		ExpectContinueTimeout: time.Second,
 	}
-	return &timeoutTransport{base: base, timeout: RESTTimeout}
+	return &timeoutTransport{base: base, timeout: RESTTimeout, wire: wire}
 }
 
 // timeoutTransport bounds each request, body included, by timeout. It is
@@ -545,6 +582,7 @@ func newRESTTransport() *timeoutTransport {
 type timeoutTransport struct {
 	base    *http.Transport
 	timeout time.Duration
+	wire    *wireCount // every connection base dials
 }
 
 func (t *timeoutTransport) RoundTrip(req *http.Request) (*http.Response, error) {

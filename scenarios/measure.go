@@ -53,6 +53,7 @@ func Latency(ctx context.Context, op Op, warmup time.Duration, minWarmup, maxWar
 			warmErr.set(fmt.Errorf("warm-up: %w", err))
 		}
 	}
+	endWindow := beginWindow(ctx)
 	c0 := results.SnapshotFrom(ctx)
 	start := time.Now()
 	done := int64(0)
@@ -73,6 +74,7 @@ func Latency(ctx context.Context, op Op, warmup time.Duration, minWarmup, maxWar
 	}
 	m := Measurement{Rec: rec, Elapsed: time.Since(start), FirstErr: eh.err, WarmupErrors: warmErrs, CountedOps: done}
 	m.Counters.Add(c0, results.SnapshotFrom(ctx))
+	endWindow()
 	if m.FirstErr == nil {
 		m.FirstErr = warmErr.err
 	}
@@ -161,6 +163,7 @@ func throughputClasses(ctx context.Context, op ClassOp, classes, threads int, wa
 	sleepCtx(ctx, warmup)
 	// Operations that began during warm-up but end after this point are
 	// recorded; their count is at most one per worker.
+	endWindow := beginWindow(ctx)
 	c0 := results.SnapshotFrom(ctx)
 	phase.Store(phaseMeasure)
 	start := time.Now()
@@ -171,6 +174,7 @@ func throughputClasses(ctx context.Context, op ClassOp, classes, threads int, wa
 	phase.Store(phaseDone)
 	elapsed := time.Since(start)
 	c1 := results.SnapshotFrom(ctx)
+	endWindow()
 	stop.Store(true)
 	wg.Wait()
 	byClass := make([]*results.Recorder, classes)

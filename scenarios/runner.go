@@ -11,6 +11,7 @@ import (
 
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/servercost"
 )
 
 // cleanupTimeout bounds the dropping of what a run created, which happens
@@ -90,6 +91,9 @@ type Options struct {
 	// is called when the last one is done (before the cleanup). A CPU
 	// profile of the measured phase (--cpuprofile) hangs here.
 	Measuring func() (done func() error, err error)
+	// ServerCost says how each competitor's server cost is measured
+	// (servercost.go); the zero value measures none.
+	ServerCost ServerCost
 }
 
 // QuickThreads are the throughput levels of a quick run: one worker and
@@ -125,6 +129,9 @@ type state struct {
 	created  createdSet    // tables made by scenarios
 	warmed   time.Duration // the one-time server warm-up it really got
 	parallel int           // setup workers it tolerates
+	meter    servercost.Meter
+	meterWhy string // why there is no meter
+	wire     competitors.WireCounter
 }
 
 // cell accumulates one scenario's rounds on one competitor.
@@ -141,6 +148,7 @@ type cell struct {
 	counters  results.CounterDelta
 	countOps  int64
 	measures  map[string]results.Measure
+	server    *serverTotals
 }
 
 // Execute builds every target, builds its dataset and warms it up, then
@@ -170,6 +178,8 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 			return fmt.Errorf("start %s: %w", t.Factory.Name, err)
 		}
 		s := &state{t: t, c: c, parallel: o.Parallel}
+		s.meter, s.meterWhy = o.ServerCost.meter(c)
+		s.wire, _ = competitors.As[competitors.WireCounter](c)
 		if p := t.Factory.SetupParallel; p > 0 && p < s.parallel {
 			s.parallel = p
 		}
@@ -370,6 +380,12 @@ func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, roun
 	} else {
 		r.logf("%s: %s", s.c.Name(), sc.Name)
 	}
+	if r.Opts.ServerCost.On {
+		if c.server == nil {
+			c.server = &serverTotals{}
+		}
+		ctx = withWindow(ctx, &serverWindows{meter: s.meter, wire: s.wire, acc: c.server})
+	}
 	out, err := sc.Run(ctx, env)
 	if reason, ok := skipped(err); ok {
 		c.skip = reason
@@ -444,6 +460,9 @@ func (r *Runner) emit(sc Scenario, s *state, c *cell) error {
 	}
 	if c.firstErr != nil {
 		rec.FirstError = c.firstErr.Error()
+	}
+	if r.Opts.ServerCost.On {
+		c.server.stamp(&rec, c.countOps, s.meterWhy)
 	}
 	return r.Sink.Write(rec)
 }

@@ -26,12 +26,14 @@ type benchFlags struct {
 	allowErrs                   bool
 	props                       []string
 	storage                     workspace.StorageSettings
+	cost                        serverCostFlags
 }
 
 func (f *benchFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	f.s.RegisterFlags(fl, os.Getenv)
 	f.storage.RegisterFlags(fl)
+	f.cost.register(fl)
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
 	fl.StringVar(&f.history, "history", "", "also append result lines to this file (none by default; the README's runs are recorded with --history bench_history.jsonl)")
 	results.RegisterLabelFlag(fl, &f.label)
@@ -81,6 +83,10 @@ func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (
 	if err != nil {
 		return err
 	}
+	serveChild, err := f.cost.apply(&opts)
+	if err != nil {
+		return err
+	}
 	specs, factories, err := scenarios.LookupTargets(given, opts)
 	if err != nil {
 		return err
@@ -125,7 +131,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (
 		err = errors.Join(err, cleanDir())
 		prog.Close()
 	}()
-	base := competitors.Config{Durability: opts.Durability, Props: props, Log: prog}
+	base := competitors.Config{Durability: opts.Durability, Props: props, Log: prog, ServeChild: serveChild}
 	targets, err := scenarios.NewTargets(specs, factories, dir, base, st.ForCompetitor, os.Getenv)
 	if err != nil {
 		return err

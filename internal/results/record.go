@@ -100,6 +100,13 @@ type Record struct {
 	// Resources is what the process held for the line (see Resources);
 	// absent where it was not measured.
 	Resources *Resources `json:"resources,omitempty"`
+	// Server is what the catalog server paid for the line's operations
+	// (see ServerCost); absent where it was not measured.
+	Server *ServerCost `json:"server,omitempty"`
+	// WireBytesPerOp is the bytes a measured operation moved over the
+	// client's connections, request and response, TCP payload as the
+	// client wrote and read it; absent where it was not counted.
+	WireBytesPerOp *float64 `json:"wire_bytes_per_op,omitempty"`
 }
 
 // Loop values.

@@ -1,0 +1,123 @@
+package competitors
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"syscall"
+	"time"
+)
+
+// childStartTimeout bounds how long a child server may take to print the
+// address it listens on.
+const childStartTimeout = time.Minute
+
+// childStopTimeout is how long a child server gets to shut down after
+// SIGTERM before it is killed.
+const childStopTimeout = 30 * time.Second
+
+// childBanner matches the line `katbench serve` prints once it listens:
+// "katbench: serving Iceberg REST at http://127.0.0.1:PORT (…)".
+var childBanner = regexp.MustCompile(`serving .+ at (?:http://)?(\S+) \(`)
+
+// childServer is one of our fronts serving as a child process, so its
+// CPU and memory are its own and not the benchmark's. Not safe for
+// concurrent use.
+type childServer struct {
+	cmd  *exec.Cmd
+	addr string
+	done chan error // the process's exit
+}
+
+// startChild runs `cfg.ServeChild... serve FRONT` on a free loopback port
+// over a fresh catalog in cfg.Dir/server-FRONT and waits until it says
+// where it listens. Its log lines go to cfg.Log.
+func startChild(ctx context.Context, cfg Config, front string) (*childServer, error) {
+	if len(cfg.ServeChild) == 0 {
+		return nil, errors.New("no command to serve a child with")
+	}
+	args := append(cfg.ServeChild[1:len(cfg.ServeChild):len(cfg.ServeChild)], "serve", front,
+		"--addr", "127.0.0.1:0", "--dir", filepath.Join(cfg.Dir, "server-"+front))
+	if cfg.Durability != "" {
+		args = append(args, "--durability", cfg.Durability)
+	}
+	cmd := exec.Command(cfg.ServeChild[0], args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM} // never outlive the benchmark
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s serve %s: %w", cfg.ServeChild[0], front, err)
+	}
+	s := &childServer{cmd: cmd, done: make(chan error, 1)}
+	addrc := make(chan string, 1)
+	var tail []string // what it said before failing, for the error
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		found := false
+		for sc.Scan() {
+			line := sc.Text()
+			if !found {
+				if m := childBanner.FindStringSubmatch(line); m != nil {
+					found = true
+					addrc <- m[1]
+					continue
+				}
+				tail = append(tail[max(0, len(tail)-4):], line)
+				continue
+			}
+			cfg.Logf("%s server: %s", front, line)
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+		s.done <- cmd.Wait()
+		close(addrc)
+	}()
+	select {
+	case a, ok := <-addrc:
+		if ok {
+			s.addr = a
+			return s, nil
+		}
+		err := <-s.done
+		s.done <- err
+		return nil, fmt.Errorf("serve %s exited before listening (%v): %q", front, err, tail)
+	case <-ctx.Done():
+		return nil, errors.Join(ctx.Err(), s.stop())
+	case <-time.After(childStartTimeout):
+		return nil, errors.Join(fmt.Errorf("serve %s printed no address within %v", front, childStartTimeout), s.stop())
+	}
+}
+
+// pid is the child's process id.
+func (s *childServer) pid() int { return s.cmd.Process.Pid }
+
+// stop sends SIGTERM, waits for a graceful exit, and kills the child when
+// it does not come.
+func (s *childServer) stop() error {
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-s.done:
+		s.done <- err
+		return childExit(err)
+	case <-time.After(childStopTimeout):
+		_ = s.cmd.Process.Kill()
+		err := <-s.done
+		s.done <- err
+		return fmt.Errorf("child server did not stop within %v of SIGTERM; killed", childStopTimeout)
+	}
+}
+
+// childExit keeps a failure of the child's shutdown: an exit after
+// SIGTERM with status 0 is the graceful one.
+func childExit(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("child server: %w", err)
+}
