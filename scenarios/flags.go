@@ -14,7 +14,8 @@ import (
 func (s *Settings) RegisterFlags(fl *pflag.FlagSet, getenv func(string) string) {
 	fl.BoolVar(&s.Quick, "quick", getenv("BENCH_QUICK") == "1", "smoke run: small dataset (200 tables), short phases, threads 1,4, no durability throughput sweep; env BENCH_QUICK=1")
 	fl.BoolVar(&s.Full, "full", false, "with --quick: still run every thread level (1..32) and the durability throughput sweep")
-	fl.IntVar(&s.Tables, "tables", 0, "tables in the dataset (default 200 with --quick, 10000 otherwise)")
+	fl.Var(tablesValue{one: &s.Tables, sizes: &s.Sizes}, "tables", "tables in the dataset (default 200 with --quick, 10000 otherwise); several, like 1k,10k,100k,1M, run a growth sweep: every scenario at each size, the dataset grown between them")
+	fl.DurationVar(&s.SetupBudget, "setup-budget", 0, "with a growth sweep: the most time each competitor's dataset setup may take over all sizes; one that runs out stops at the size it reached (default: no limit)")
 	fl.DurationVar(&s.Duration, "duration", 0, "measured time per throughput level (default 500ms with --quick, 5s otherwise)")
 	fl.DurationVar(&s.Warmup, "warmup", 0, "unrecorded warm-up before each scenario (default 200ms with --quick, 2s otherwise; JVM servers ask for more)")
 	fl.StringVar(&s.ServerWarmup, "server-warmup", "auto", "one-time warm-up of each server before its first scenario; 'auto' = what the competitor asks for (30s for JVM servers: Nessie, Polaris, the fixture; 0 otherwise)")

@@ -91,6 +91,14 @@ type Options struct {
 	// is called when the last one is done (before the cleanup). A CPU
 	// profile of the measured phase (--cpuprofile) hangs here.
 	Measuring func() (done func() error, err error)
+	// Sizes, when set, makes the run a growth sweep (sweep.go): every
+	// scenario is measured at each size in turn, ascending, the dataset
+	// grown between them; Shape is then SweepShape's at Sizes[0].
+	Sizes []int
+	// SetupBudget, when > 0, bounds each competitor's dataset setup over
+	// the whole sweep: a competitor whose setup runs out stops at the size
+	// it reached, and its lines at larger sizes say so.
+	SetupBudget time.Duration
 	// ServerCost says how each competitor's server cost is measured
 	// (servercost.go); the zero value measures none.
 	ServerCost ServerCost
@@ -117,6 +125,8 @@ type Runner struct {
 	Run  *results.Run
 	Sink results.Sink
 	Opts Options
+
+	size int // the growth sweep's size being measured; 0 outside a sweep
 }
 
 // state is one live competitor during a run.
@@ -132,6 +142,8 @@ type state struct {
 	meter    servercost.Meter
 	meterWhy string // why there is no meter
 	wire     competitors.WireCounter
+	setupDur time.Duration // dataset setup so far (a sweep's growth included)
+	stopped  string        // why a sweep stopped growing it; "" while it grows
 }
 
 // cell accumulates one scenario's rounds on one competitor.
@@ -188,7 +200,11 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 	for _, s := range states {
 		r.logf("%s: building dataset (%d tables, %+v, %d setup workers) in namespace %s",
 			s.c.Name(), o.Shape.Tables(), o.Shape, s.parallel, o.Namespace)
-		s.d, s.setup = Build(ctx, s.c.Catalog(), o.Namespace, o.Shape, s.parallel, prefixed(o.Progress, s.c.Name()))
+		bctx, cancel := r.setupContext(ctx, s)
+		t0 := time.Now()
+		s.d, s.setup = Build(bctx, s.c.Catalog(), o.Namespace, o.Shape, s.parallel, prefixed(o.Progress, s.c.Name()))
+		s.setupDur += time.Since(t0)
+		cancel()
 		if s.setup != nil && s.d != nil && len(s.d.Namespaces) == 0 {
 			s.d = nil // nothing was created, nothing to drop
 		}
@@ -244,13 +260,21 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 	if o.Quick && !o.Full && len(o.Select) == 0 {
 		r.logf("--quick: threads %v, no durability throughput sweep (--full or no --quick runs every level and the sweep)", o.Threads)
 	}
+	if len(o.Sizes) > 0 {
+		return r.sweep(ctx, states, plan)
+	}
+	return RunCells(ctx, r.cells(states, plan), len(states), o.Rounds, o.Progress, OverallTask)
+}
+
+// cells are plan's measurements on states, one Cell per scenario.
+func (r *Runner) cells(states []*state, plan []Scenario) []Cell {
 	measured := make([]Cell, len(plan))
 	for k, sc := range plan {
 		cells := make([]*cell, len(states))
 		measured[k] = CellFuncs{
 			StartFunc: func(context.Context) error {
-				for i := range cells {
-					cells[i] = &cell{rec: results.NewRecorder(), params: maps.Clone(sc.Params)}
+				for i, s := range states {
+					cells[i] = &cell{rec: results.NewRecorder(), params: maps.Clone(sc.Params), skip: s.stopped}
 					if cells[i].params == nil {
 						cells[i].params = map[string]any{}
 					}
@@ -270,7 +294,7 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 			},
 		}
 	}
-	return RunCells(ctx, measured, len(states), o.Rounds, o.Progress, OverallTask)
+	return measured
 }
 
 // OverallTask is the progress task of the whole run: measurements done of
@@ -472,6 +496,12 @@ func (r *Runner) emit(sc Scenario, s *state, c *cell) error {
 func (r *Runner) describe(rec *results.Record, sc Scenario) {
 	Stamp(rec, sc, Level{DimThreads: float64(sc.Threads)})
 	rec.Control = sc.Control
+	if r.size > 0 {
+		if rec.Dims == nil {
+			rec.Dims = results.Dims{}
+		}
+		rec.Dims[results.DimTables] = float64(r.size)
+	}
 }
 
 // Stamp writes how a line measures on it — sc's kind, its headline metric
@@ -531,6 +561,13 @@ func (r *Runner) params(s *state, extra map[string]any) map[string]any {
 	}
 	if s.d != nil {
 		p["tables"] = len(s.d.Tables)
+	}
+	if len(o.Sizes) > 0 {
+		p["sweep_tables"] = o.Sizes
+		p["setup_s"] = s.setupDur.Seconds()
+		if r.size > 0 {
+			p["shape"] = SweepShape(o.Sizes, r.size)
+		}
 	}
 	for k, v := range s.c.Params() {
 		p[k] = v

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +28,8 @@ var ErrSettings = errors.New("bad settings")
 type Settings struct {
 	Quick, Full             bool
 	Tables                  int
+	Sizes                   []int         // --tables with several sizes: a growth sweep
+	SetupBudget             time.Duration // --setup-budget
 	Duration, Warmup        time.Duration
 	ServerWarmup            string // "auto" or a duration
 	Threads                 string // comma-separated levels
@@ -103,6 +106,15 @@ func (s Settings) Options(runID string) (Options, error) {
 	}
 	if s.Tables > 0 {
 		o.Shape = ShapeFor(s.Tables)
+	}
+	if s.SetupBudget < 0 {
+		return o, settingsf("--setup-budget %v: must not be negative", s.SetupBudget)
+	}
+	if len(s.Sizes) > 1 {
+		if err := SweepShape(s.Sizes, slices.Max(s.Sizes)).Validate(); err != nil {
+			return o, settingsErr(err)
+		}
+		o.Sizes, o.Shape, o.SetupBudget = slices.Clone(s.Sizes), SweepShape(s.Sizes, s.Sizes[0]), s.SetupBudget
 	}
 	if err := o.Shape.Validate(); err != nil {
 		return o, settingsErr(err)

@@ -56,9 +56,11 @@ func (o *Results) Close() error {
 	recs := o.coll.Snapshot()
 	if o.format == "table" {
 		err = results.WriteTableWidth(o.stdout, recs, TerminalWidth(o.stdout))
+		err = errors.Join(err, results.WriteServerTable(o.stdout, recs))
 	} else if IsTerminal(o.stderr) && len(recs) > 0 {
 		fmt.Fprintln(o.stderr)
 		err = results.WriteTableWidth(o.stderr, recs, TerminalWidth(o.stderr))
+		err = errors.Join(err, results.WriteServerTable(o.stderr, recs))
 	}
 	if o.hist != nil {
 		err = errors.Join(err, o.hist.Close())

@@ -28,11 +28,12 @@ func WriteTableWidth(w io.Writer, recs []Record, width int) error {
 			seenT[r.Target] = true
 			targets = append(targets, r.Target)
 		}
-		if !seenS[r.Scenario] {
-			seenS[r.Scenario] = true
-			scenarios = append(scenarios, r.Scenario)
+		row := RowName(r)
+		if !seenS[row] {
+			seenS[row] = true
+			scenarios = append(scenarios, row)
 		}
-		cell[[2]string{r.Target, r.Scenario}] = r
+		cell[[2]string{r.Target, row}] = r
 	}
 	if len(targets) == 0 {
 		return nil

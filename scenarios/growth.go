@@ -1,0 +1,79 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	icecatalog "github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+)
+
+// SweepShape is the dataset shape at size tables of a growth sweep over
+// sizes: the namespace tree of the largest size at every size, so a
+// larger size only adds tables to the leaves a smaller one made (Grow),
+// and a leaf's siblings grow with the size.
+func SweepShape(sizes []int, size int) Shape {
+	s := ShapeFor(slices.Max(sizes))
+	s.TablesPerLeaf = max(1, (size+s.Leaves()-1)/s.Leaves())
+	return s
+}
+
+// leafNamespaces are the namespaces of a dataset of depth depth that
+// hold its tables (leaves lists those that hold some already).
+func (d *Dataset) leafNamespaces(depth int) []table.Identifier {
+	var out []table.Identifier
+	for _, ns := range d.Namespaces {
+		if len(ns) == len(d.Root)+depth && !slices.Equal(ns, d.Work) {
+			out = append(out, ns)
+		}
+	}
+	if depth == 0 {
+		out = []table.Identifier{d.Root}
+	}
+	return out
+}
+
+// Grow adds tables to d until every leaf holds shape.TablesPerLeaf, with
+// parallel workers, reusing the tables it has: a growth sweep's next size
+// starts from the last one. shape's width and depth must be those d was
+// built with. The tables made are appended to d.Tables (so Drop removes
+// them) even when it stops early; the error says why it stopped.
+func (d *Dataset) Grow(ctx context.Context, cat icecatalog.Catalog, shape Shape, parallel int, progress Progress) error {
+	if err := shape.Validate(); err != nil {
+		return err
+	}
+	have := make(map[string]bool, len(d.Tables))
+	for _, t := range d.Tables {
+		have[strings.Join(t, "\x00")] = true
+	}
+	leaves := d.leafNamespaces(shape.Depth)
+	if len(leaves) != shape.Leaves() {
+		return fmt.Errorf("grow: the dataset has %d leaf namespaces, the shape %+v wants %d", len(leaves), shape, shape.Leaves())
+	}
+	var todo []table.Identifier
+	for t := range shape.TablesPerLeaf { // leaf after leaf at each index: every leaf grows evenly
+		for _, leaf := range leaves {
+			id := append(slices.Clone(leaf), fmt.Sprintf("t%06d", t))
+			if !have[strings.Join(id, "\x00")] {
+				todo = append(todo, id)
+			}
+		}
+	}
+	created, err := parallelDo(ctx, todo, parallel, func(ctx context.Context, id table.Identifier) error {
+		return SetupRetry.do(ctx, func(again bool) error {
+			_, err := cat.CreateTable(ctx, id, Schema)
+			if again && errors.Is(err, icecatalog.ErrTableAlreadyExists) {
+				return nil
+			}
+			return err
+		})
+	}, func(done int) { report(progress, "tables", len(d.Tables)+done, len(d.Tables)+len(todo)) })
+	d.Tables = append(d.Tables, created...)
+	// Leaf after leaf, each leaf's tables in name order, as Build makes
+	// them: the scenarios read a leaf's tables as one run of d.Tables.
+	slices.SortFunc(d.Tables, func(a, b table.Identifier) int { return slices.Compare(a, b) })
+	return err
+}
