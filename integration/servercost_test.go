@@ -1,0 +1,112 @@
+package integration
+
+import (
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/testenv"
+)
+
+// TestServerCostRESTAndFixture runs our REST front (as a child process
+// of katbench) and the Apache REST fixture (started by containers/), and
+// checks that each line says what the server paid: its processes, CPU for
+// the operations done, its memory and the client's wire bytes; the
+// fixture's SQLite file is found as its store. Presence and plausibility,
+// not timings.
+func TestServerCostRESTAndFixture(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run; skipped with -short")
+	}
+	needKatbench(t)
+	state := filepath.Join(t.TempDir(), "state")
+	port := freePorts(t, 1)[0]
+	svc, err := testenv.StartService("fixture", state, 15*time.Minute, "--port", strconv.Itoa(port))
+	if svc != nil {
+		t.Cleanup(func() { _ = svc.Down(2 * time.Minute) })
+	}
+	testenv.Need(t, "fixture", err)
+
+	res := runKatbench(t, 15*time.Minute, svc.Environ(nil), "run", "rest", "fixture", "--quick",
+		"--scenario", "load_table.latency", "--server-warmup", "0", "--history", "")
+	if res.err != nil {
+		t.Fatalf("katbench run failed: %v\nstderr:\n%s", res.err, tailLines(res.stderr, 40))
+	}
+	rows := byTarget(parseRecords(t, res.stdout))
+	for _, target := range []string{"rest", "fixture"} {
+		r, ok := rows[target]["load_table.latency"]
+		if !ok {
+			t.Fatalf("%s: no load_table.latency line in\n%s", target, res.stdout)
+		}
+		assertServerCost(t, r)
+	}
+	rest := rows["rest"]["load_table.latency"]
+	if rest.Params["server"] != "child" {
+		t.Errorf("rest params.server = %v, want child (its cost apart from the client's)", rest.Params["server"])
+	}
+	if pid, ok := rest.Params["server_pid"].(float64); !ok || !slices.Contains(rest.Server.PIDs, int(pid)) {
+		t.Errorf("rest server pids %v do not hold its child %v", rest.Server.PIDs, rest.Params["server_pid"])
+	}
+	if fx := rows["fixture"]["load_table.latency"]; fx.Server.StoreBytes == nil || *fx.Server.StoreBytes <= 0 {
+		t.Errorf("fixture store_bytes = %v, want its SQLite file's size", fx.Server.StoreBytes)
+	}
+}
+
+// TestGrowthSweepREST runs a two-size sweep on rest and checks that each
+// size has its lines, the second measured on the grown dataset.
+func TestGrowthSweepREST(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run; skipped with -short")
+	}
+	res := runKatbench(t, 10*time.Minute, nil, "run", "rest", "--quick", "--tables", "20,200",
+		"--scenario", "load_table.latency,list_tables.latency", "--history", "")
+	if res.err != nil {
+		t.Fatalf("katbench run failed: %v\nstderr:\n%s", res.err, tailLines(res.stderr, 40))
+	}
+	seen := map[float64]results.Record{}
+	for _, r := range parseRecords(t, res.stdout) {
+		if r.Scenario == "list_tables.latency" {
+			seen[r.Dims[results.DimTables]] = r
+		}
+		if r.Scenario == "load_table.latency" {
+			assertServerCost(t, r)
+		}
+	}
+	for size, wantAtLeast := range map[float64]float64{20: 20, 200: 200} {
+		r, ok := seen[size]
+		if !ok {
+			t.Fatalf("no list_tables line at %v tables; lines at %v", size, seen)
+		}
+		if got, _ := r.Params["tables"].(float64); got < wantAtLeast {
+			t.Errorf("list_tables at %v tables ran on %v tables", size, r.Params["tables"])
+		}
+	}
+}
+
+// assertServerCost checks that a measured line carries plausible server
+// cost and wire bytes.
+func assertServerCost(t *testing.T, r results.Record) {
+	t.Helper()
+	s := r.Server
+	if s == nil {
+		t.Fatalf("%s %s: no server field; params %v", r.Target, r.Scenario, r.Params)
+	}
+	if r.Ops <= 0 {
+		t.Fatalf("%s %s: no operations", r.Target, r.Scenario)
+	}
+	if s.Source != "proc" || len(s.PIDs) == 0 {
+		t.Errorf("%s: server source %q pids %v, want proc and the server's pids", r.Target, s.Source, s.PIDs)
+	}
+	if s.CPUUSPerOp == nil || *s.CPUUSPerOp <= 0 {
+		t.Errorf("%s: cpu_us_per_op %v for %d operations, want > 0", r.Target, s.CPUUSPerOp, r.Ops)
+	}
+	if s.RSSAfterBytes == nil || *s.RSSAfterBytes <= 0 || s.RSSPeakBytes == nil || *s.RSSPeakBytes < *s.RSSAfterBytes {
+		t.Errorf("%s: rss peak %v after %v, want peak ≥ after > 0", r.Target, s.RSSPeakBytes, s.RSSAfterBytes)
+	}
+	if r.WireBytesPerOp == nil || *r.WireBytesPerOp <= 0 {
+		t.Errorf("%s: wire_bytes_per_op %v, want > 0", r.Target, r.WireBytesPerOp)
+	}
+}
