@@ -47,6 +47,7 @@ type restCompetitor struct {
 	mode      string     // durability of the in-process catalog; "" for a remote server
 	direct    directLoad // the conditional load katbench sends itself (revalidate.go)
 	wire      *wireCount // bytes over the client's connections
+	timing    *reqTiming // where the client's requests spent their time
 	base      string     // the server's base URL
 }
 
@@ -57,6 +58,7 @@ var (
 	_ Durable      = (*restCompetitor)(nil)
 	_ WireCounter  = (*restCompetitor)(nil)
 	_ Served       = (*restCompetitor)(nil)
+	_ TimeSplitter = (*restCompetitor)(nil)
 )
 
 // WireBytes is the bytes moved over the competitor's connections so far.
@@ -64,6 +66,9 @@ func (c *restCompetitor) WireBytes() int64 { return c.wire.WireBytes() }
 
 // ServerAddr is the host:port of the server the client talks to.
 func (c *restCompetitor) ServerAddr() string { return hostPort(c.base) }
+
+// TimeSplit is where the client's requests have spent their time so far.
+func (c *restCompetitor) TimeSplit() TimeSplit { return c.timing.TimeSplit() }
 
 // Control does GET {url}/v1/config (with the warehouse and the bearer token
 // the catalog uses) on the catalog's own connection pool.
@@ -492,7 +497,7 @@ func props(cfg Config, name string) map[string]string {
 func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]string) (*restCompetitor, error) {
 	tr := newRESTTransport()
 	client := &http.Client{Transport: tr}
-	c := &restCompetitor{client: client, wire: tr.wire}
+	c := &restCompetitor{client: client, wire: tr.wire, timing: &tr.timing}
 
 	var opts []rest.Option
 	extra := iceberg.Properties{}
@@ -583,15 +588,18 @@ type timeoutTransport struct {
 	base    *http.Transport
 	timeout time.Duration
 	wire    *wireCount // every connection base dials
+	timing  reqTiming  // where the requests' time went
 }
 
 func (t *timeoutTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
+	start := time.Now()
 	resp, err := t.base.RoundTrip(req.WithContext(ctx))
 	if err != nil {
 		cancel()
 		return nil, err
 	}
+	t.timing.observe(start, time.Now(), resp)
 	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 	return resp, nil
 }

@@ -142,6 +142,7 @@ type state struct {
 	meter    servercost.Meter
 	meterWhy string // why there is no meter
 	wire     competitors.WireCounter
+	split    competitors.TimeSplitter
 	setupDur time.Duration // dataset setup so far (a sweep's growth included)
 	stopped  string        // why a sweep stopped growing it; "" while it grows
 }
@@ -192,6 +193,7 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 		s := &state{t: t, c: c, parallel: o.Parallel}
 		s.meter, s.meterWhy = o.ServerCost.meter(c)
 		s.wire, _ = competitors.As[competitors.WireCounter](c)
+		s.split, _ = competitors.As[competitors.TimeSplitter](c)
 		if p := t.Factory.SetupParallel; p > 0 && p < s.parallel {
 			s.parallel = p
 		}
@@ -408,7 +410,7 @@ func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, roun
 		if c.server == nil {
 			c.server = &serverTotals{}
 		}
-		ctx = withWindow(ctx, &serverWindows{meter: s.meter, wire: s.wire, acc: c.server})
+		ctx = withWindow(ctx, &serverWindows{meter: s.meter, wire: s.wire, split: s.split, acc: c.server})
 	}
 	out, err := sc.Run(ctx, env)
 	if reason, ok := skipped(err); ok {

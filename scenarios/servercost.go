@@ -83,8 +83,10 @@ func onThisHost(host string) bool {
 type serverWindows struct {
 	meter servercost.Meter
 	wire  competitors.WireCounter
+	split competitors.TimeSplitter
 	acc   *serverTotals
 	wire0 int64
+	sp0   competitors.TimeSplit
 	open  bool
 }
 
@@ -103,6 +105,8 @@ type serverTotals struct {
 	pids, storePIDs   []int
 	wire              int64
 	wireN             int
+	split             competitors.TimeSplit
+	splitN            int
 	err               error
 	missing           map[string]string
 }
@@ -111,6 +115,9 @@ type serverTotals struct {
 func (s *serverWindows) Begin(ctx context.Context) {
 	if s.wire != nil {
 		s.wire0 = s.wire.WireBytes()
+	}
+	if s.split != nil {
+		s.sp0 = s.split.TimeSplit()
 	}
 	if s.meter == nil || s.acc.err != nil {
 		return
@@ -128,6 +135,15 @@ func (s *serverWindows) End(ctx context.Context) {
 	if s.wire != nil {
 		a.wire += s.wire.WireBytes() - s.wire0
 		a.wireN++
+	}
+	if s.split != nil {
+		sp := s.split.TimeSplit()
+		a.split.Requests += sp.Requests - s.sp0.Requests
+		a.split.Head += sp.Head - s.sp0.Head
+		a.split.Server += sp.Server - s.sp0.Server
+		a.split.ServerTimed += sp.ServerTimed - s.sp0.ServerTimed
+		a.split.Body += sp.Body - s.sp0.Body
+		a.splitN++
 	}
 	a.windows++
 	if !s.open {
@@ -197,6 +213,7 @@ func (a *serverTotals) stamp(rec *results.Record, ops int64, absent string) {
 	} else {
 		set("wire_bytes_absent", "the client counts no bytes on its connections (an in-process catalog has none)")
 	}
+	a.stampParts(rec, ops)
 	switch {
 	case absent != "":
 		set("server_cost_absent", absent)
@@ -230,4 +247,26 @@ func (a *serverTotals) stamp(rec *results.Record, ops int64, absent string) {
 		}
 		rec.Params["server_cost_missing"] = m
 	}
+}
+
+// stampParts writes where the operations' time went (results.TimeParts),
+// when the client timed its requests in every window.
+func (a *serverTotals) stampParts(rec *results.Record, ops int64) {
+	sp := a.split
+	if a.splitN != a.windows || sp.Requests == 0 {
+		return
+	}
+	us := func(d time.Duration) float64 { return float64(d) / 1e3 / float64(ops) }
+	tp := &results.TimeParts{HeadUS: us(sp.Head), TransferUS: us(sp.Body),
+		RequestsPerOp: float64(sp.Requests) / float64(ops), ServerUS: us(sp.Head), ServerSource: "ttfb"}
+	if sp.ServerTimed == sp.Requests {
+		tp.ServerUS, tp.ServerSource = us(sp.Server), "server-timing"
+	}
+	// The rest of the mean operation is the client's own; it is left out
+	// when the requests' sums exceed the mean (failed operations' requests
+	// are in the sums but not in the mean).
+	if c := rec.MeanUS - tp.HeadUS - tp.TransferUS; rec.MeanUS > 0 && c >= 0 {
+		tp.ClientUS = &c
+	}
+	rec.TimeParts = tp
 }

@@ -255,6 +255,7 @@ func (s *Server) configResponse() configResponse {
 // read before the body is admitted, nor, but on the token route, before
 // the caller is authorized.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w = &timedWriter{ResponseWriter: w, start: time.Now()}
 	rt, err := parseRoute(r.URL.EscapedPath(), s.prefix)
 	if err != nil {
 		s.writeError(w, r, err)

@@ -390,6 +390,8 @@ func renderBlock(b Block, src Sources) (string, error) {
 		body, err = historyTable(narrow(b, run))
 	case "capacity":
 		body, err = capacityTable(b, run, info)
+	case "sizing":
+		body, err = sizingTable(b, run, info)
 	default:
 		body, err = targetsTable(b, run, info)
 	}

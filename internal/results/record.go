@@ -107,6 +107,9 @@ type Record struct {
 	// client's connections, request and response, TCP payload as the
 	// client wrote and read it; absent where it was not counted.
 	WireBytesPerOp *float64 `json:"wire_bytes_per_op,omitempty"`
+	// TimeParts is where the line's operations spent their time, as the
+	// client saw its requests; absent where the client cannot tell.
+	TimeParts *TimeParts `json:"time_parts,omitempty"`
 }
 
 // Loop values.

@@ -22,3 +22,25 @@ type ServerCost struct {
 	PIDs      []int `json:"pids,omitempty"`
 	StorePIDs []int `json:"store_pids,omitempty"`
 }
+
+// TimeParts is where a line's operations spent their time, per operation
+// and in µs, as the client saw its requests (`time_parts`): the server's
+// own work, the time to the answer's head, the transfer of its body, and
+// what is left of the mean operation — the client's own work, such as
+// iceberg-go building the table from the answer.
+type TimeParts struct {
+	// ServerUS is the server's time: from its Server-Timing header where
+	// every answer carried one (ServerSource "server-timing"), else the
+	// time to first byte (ServerSource "ttfb", which includes the network).
+	ServerUS     float64 `json:"server_us"`
+	ServerSource string  `json:"server_source"`
+	// HeadUS is the time from sending a request to its answer's head.
+	HeadUS float64 `json:"head_us"`
+	// TransferUS is the time from the answer's head to the end of its body.
+	TransferUS float64 `json:"transfer_us"`
+	// ClientUS is the mean operation's time less HeadUS and TransferUS:
+	// the client's own work; absent when no operation succeeded.
+	ClientUS *float64 `json:"client_us,omitempty"`
+	// RequestsPerOp is the HTTP requests an operation made.
+	RequestsPerOp float64 `json:"requests_per_op"`
+}

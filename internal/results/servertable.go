@@ -18,6 +18,7 @@ func WriteServerTable(w io.Writer, recs []Record) error {
 		{head: "target", left: true}, {head: "scenario", left: true}, {head: "p50 µs"},
 		{head: "server CPU µs/op"}, {head: "store CPU µs/op"}, {head: "RSS peak MiB"},
 		{head: "RSS after MiB"}, {head: "store MiB"}, {head: "wire B/op"},
+		{head: "server µs"}, {head: "head µs"}, {head: "transfer µs"}, {head: "client µs"},
 	}
 	absent := map[string][]string{} // reason → targets
 	rows := 0
@@ -31,7 +32,7 @@ func WriteServerTable(w io.Writer, recs []Record) error {
 				absent[key] = append(absent[key], r.Target)
 			}
 		}
-		if r.Server == nil && r.WireBytesPerOp == nil {
+		if r.Server == nil && r.WireBytesPerOp == nil && r.TimeParts == nil {
 			continue
 		}
 		rows++
@@ -42,6 +43,7 @@ func WriteServerTable(w io.Writer, recs []Record) error {
 		vals := []string{r.Target, RowName(r), num(r.P50US),
 			optF(s.CPUUSPerOp), optF(s.StoreCPUUSPerOp), optMiB(s.RSSPeakBytes),
 			optMiB(s.RSSAfterBytes), optMiB(s.StoreBytes), optF(r.WireBytesPerOp)}
+		vals = append(vals, timeParts(r.TimeParts)...)
 		for i := range cols {
 			cols[i].cells = append(cols[i].cells, vals[i])
 		}
@@ -53,6 +55,8 @@ func WriteServerTable(w io.Writer, recs []Record) error {
 	b.WriteString("\nwhat the server paid (measured phase only; server CPU includes its store's):\n")
 	if rows > 0 {
 		writeColumns(&b, cols)
+		b.WriteString("server, head, transfer, client: where the mean operation's time went, per operation (server from its Server-Timing header, " +
+			"or * = time to first byte where it sends none; client = mean − head − transfer: the client's own decoding)\n")
 	}
 	reasons := make([]string, 0, len(absent))
 	for why := range absent {
@@ -114,4 +118,17 @@ func contains(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// timeParts are the four time columns of a line: server (starred when it
+// is the time to first byte), head, transfer, client.
+func timeParts(tp *TimeParts) []string {
+	if tp == nil {
+		return []string{"—", "—", "—", "—"}
+	}
+	server := num(tp.ServerUS)
+	if tp.ServerSource != "server-timing" {
+		server += "*"
+	}
+	return []string{server, num(tp.HeadUS), num(tp.TransferUS), optF(tp.ClientUS)}
 }

@@ -132,7 +132,12 @@ func (m *ProcMeter) End(context.Context) (Window, error) {
 	}
 	w.StorePIDs = store
 	total := serverCPU + storeCPU
-	w.CPU, w.StoreCPU = &total, &storeCPU
+	w.CPU = &total
+	if len(store) > 0 {
+		w.StoreCPU = &storeCPU
+	} else {
+		w.miss("store_cpu", "no store process: the store runs inside the server's process (bbolt, RocksDB, SQLite), its CPU is in the server's")
+	}
 	if gone > 0 {
 		w.miss("store_cpu", fmt.Sprintf("%d store processes ended in the window; their CPU in it is not counted", gone))
 	}

@@ -1,0 +1,139 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/nordisk/katbench/internal/results"
+)
+
+// The sizing tables (layout=sizing in a katbench:table marker) read a
+// growth sweep (`katbench run … --tables 1k,10k,100k,1M`): for each
+// target and scenario, the cost at each size and its fitted growth
+// exponent with a 95 % interval (p50, p99, the server's CPU per
+// operation); then, per target, what a deployment needs — cores and MiB
+// per 1,000 load_table/s at the largest size, and the memory and disk
+// 100k more tables take (the least-squares slope of the server's RSS after
+// the load_table cell, and of its store's bytes, over the sizes).
+//
+//	<!-- katbench:table sizing label=sizing layout=sizing -->
+
+// sizingPoint is one line of a sweep.
+type sizingPoint struct {
+	size float64
+	l    Line
+}
+
+// sizingTable renders the sizing tables of run.
+func sizingTable(b Block, run []Line, info RunInfo) (string, error) {
+	type key struct{ target, scenario string }
+	pts := map[key][]sizingPoint{}
+	var keys []key
+	for _, l := range run {
+		size, ok := l.Dims[results.DimTables]
+		if !ok || !l.Measured() {
+			continue
+		}
+		k := key{l.Target, l.Scenario}
+		if _, seen := pts[k]; !seen {
+			keys = append(keys, k)
+		}
+		pts[k] = append(pts[k], sizingPoint{size, l})
+	}
+	if len(keys) == 0 {
+		return "", fmt.Errorf("%w: run %s has no line of a growth sweep (dims.tables)", ErrNoLines, info.ID)
+	}
+	sort.SliceStable(keys, func(i, j int) bool { return keys[i].scenario < keys[j].scenario })
+	var sb strings.Builder
+	sb.WriteString("| target | scenario | p50 by size | p50 exponent | p99 exponent | server CPU µs/op by size | CPU exponent |\n|---|---|---|---|---|---|---|\n")
+	for _, k := range keys {
+		p := pts[k]
+		sort.Slice(p, func(i, j int) bool { return p[i].size < p[j].size })
+		var x50, y50, x99, y99, xc, yc []float64
+		var p50s, cpus []string
+		for _, pt := range p {
+			if len(pt.l.Rounds) > 1 {
+				for _, r := range pt.l.Rounds {
+					if r.P50US != nil {
+						x50, y50 = append(x50, pt.size), append(y50, *r.P50US)
+					}
+				}
+			} else if pt.l.P50US != nil {
+				x50, y50 = append(x50, pt.size), append(y50, *pt.l.P50US)
+			}
+			if pt.l.P99US != nil {
+				x99, y99 = append(x99, pt.size), append(y99, *pt.l.P99US)
+			}
+			p50s = append(p50s, fmt.Sprintf("%s: %s", results.CountName(int64(pt.size)), fmtOptMicros(pt.l.P50US)))
+			cpu := "—"
+			if s := pt.l.Server; s != nil && s.CPUUSPerOp != nil {
+				xc, yc = append(xc, pt.size), append(yc, *s.CPUUSPerOp)
+				cpu = fmt.Sprintf("%.0f", *s.CPUUSPerOp)
+			}
+			cpus = append(cpus, results.CountName(int64(pt.size))+": "+cpu)
+		}
+		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s | %s | %s |\n", k.target, k.scenario, strings.Join(p50s, ", "),
+			growthText(x50, y50), growthText(x99, y99), strings.Join(cpus, ", "), growthText(xc, yc))
+	}
+	sb.WriteString("\nExponent: the slope of log cost on log tables (0 = flat, 1 = linear), with its 95 % interval where there are more points than sizes' worth of a line (rounds, or three sizes or more).\n\n")
+	sb.WriteString("| target | per 1,000 load_table/s: cores | server RSS MiB while serving them | per 100k tables: MiB memory | MiB disk |\n|---|---|---|---|---|\n")
+	targets := info.Targets
+	for _, t := range targets {
+		p := pts[key{t, "load_table.latency"}]
+		if len(p) == 0 {
+			continue
+		}
+		sort.Slice(p, func(i, j int) bool { return p[i].size < p[j].size })
+		last := p[len(p)-1].l
+		cores, rss := "—", "—"
+		if s := last.Server; s != nil && s.CPUUSPerOp != nil {
+			cores = fmt.Sprintf("%.2f", *s.CPUUSPerOp*1000/1e6)
+		}
+		if s := last.Server; s != nil && s.RSSPeakBytes != nil {
+			rss = fmt.Sprintf("%.0f", float64(*s.RSSPeakBytes)/(1<<20))
+		}
+		var xs, rssY, diskX, diskY []float64
+		for _, pt := range p {
+			tables, _ := pt.l.Params["tables"].(float64)
+			if s := pt.l.Server; s != nil && tables > 0 {
+				if s.RSSAfterBytes != nil {
+					xs, rssY = append(xs, tables), append(rssY, float64(*s.RSSAfterBytes))
+				}
+				if s.StoreBytes != nil {
+					diskX, diskY = append(diskX, tables), append(diskY, float64(*s.StoreBytes))
+				}
+			}
+		}
+		mem, disk := "—", "—"
+		if v, ok := Slope(xs, rssY); ok {
+			mem = fmt.Sprintf("%.1f", v*1e5/(1<<20))
+		}
+		if v, ok := Slope(diskX, diskY); ok {
+			disk = fmt.Sprintf("%.1f", v*1e5/(1<<20))
+		}
+		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s |\n", t, cores, rss, mem, disk)
+	}
+	sb.WriteString("\nCores: the server's CPU (its store's included) per load_table at the largest size × 1,000. Memory and disk per 100k tables: the least-squares slope of the server's RSS after the load_table cell and of its store's bytes against the tables that existed, over the sizes (a JVM's heap grows in steps, so its slope is rough).\n")
+	return sb.String(), nil
+}
+
+// growthText writes a fitted exponent and its interval.
+func growthText(x, y []float64) string {
+	g, ok := FitGrowth(x, y)
+	if !ok {
+		return "—"
+	}
+	if math.IsNaN(g.Lo) {
+		return fmt.Sprintf("%.2f (2 sizes: no interval)", g.Exponent)
+	}
+	return fmt.Sprintf("%.2f [%.2f, %.2f]", g.Exponent, g.Lo, g.Hi)
+}
+
+func fmtOptMicros(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmtMicros(*v)
+}
