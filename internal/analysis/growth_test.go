@@ -1,0 +1,67 @@
+package analysis
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/nordisk/katbench/internal/results"
+)
+
+func TestFitGrowth(t *testing.T) {
+	// y = 3·x^0.5 exactly at three sizes: exponent 0.5, no spread.
+	x := []float64{1e3, 1e4, 1e5}
+	y := []float64{3 * math.Sqrt(1e3), 3 * math.Sqrt(1e4), 3 * math.Sqrt(1e5)}
+	g, ok := FitGrowth(x, y)
+	if !ok || math.Abs(g.Exponent-0.5) > 1e-9 {
+		t.Fatalf("FitGrowth = %+v, %v; want exponent 0.5", g, ok)
+	}
+	// Flat with noise, two rounds per size: an interval around 0.
+	x = []float64{1e3, 1e3, 1e4, 1e4, 1e5, 1e5}
+	y = []float64{100, 110, 104, 98, 101, 109}
+	g, ok = FitGrowth(x, y)
+	if !ok || math.IsNaN(g.Lo) || g.Lo > 0 || g.Hi < 0 || g.N != 6 {
+		t.Fatalf("flat: %+v, want an interval holding 0 over 6 points", g)
+	}
+	// Two sizes, one point each: a slope but no interval.
+	g, ok = FitGrowth([]float64{1e3, 1e6}, []float64{10, 10_000})
+	if !ok || math.Abs(g.Exponent-1) > 1e-9 || !math.IsNaN(g.Lo) {
+		t.Fatalf("two sizes: %+v, want exponent 1 and no interval", g)
+	}
+	if _, ok := FitGrowth([]float64{1e3, 1e3}, []float64{1, 2}); ok {
+		t.Fatal("one size: a fit")
+	}
+	if b, ok := Slope([]float64{1000, 3000}, []float64{5000, 9000}); !ok || b != 2 {
+		t.Fatalf("Slope = %v, %v; want 2", b, ok)
+	}
+}
+
+func TestSizingTable(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	i := func(v int64) *int64 { return &v }
+	var run []Line
+	for _, size := range []float64{1000, 10000} {
+		l := Line{Record: results.Record{Target: "rest", Scenario: "load_table.latency", Ops: 100,
+			Dims:   results.Dims{results.DimTables: size},
+			Params: map[string]any{"tables": size},
+			Server: &results.ServerCost{CPUUSPerOp: f(100), RSSPeakBytes: i(80 << 20), RSSAfterBytes: i(int64(size) * 1024),
+				StoreBytes: i(int64(size) * 512), Source: "proc"}}}
+		l.P50US, l.P99US = f(200), f(size/10)
+		run = append(run, l)
+	}
+	out, err := sizingTable(Block{}, run, RunInfo{ID: "r", Targets: []string{"rest"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| rest | load_table.latency | 1k: 200 µs, 10k: 200 µs | 0.00 (2 sizes: no interval) | 1.00 (2 sizes: no interval) |",
+		"| rest | 0.10 | 80 | 97.7 | 48.8 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sizing table lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := sizingTable(Block{}, []Line{{Record: results.Record{Target: "rest", Ops: 1}}}, RunInfo{ID: "r"}); err == nil {
+		t.Error("a run without a sweep: no error")
+	}
+}

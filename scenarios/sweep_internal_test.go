@@ -1,0 +1,157 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	icecatalog "github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/nordisk/katbench/catalog"
+	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/internal/results"
+)
+
+func TestParseSizes(t *testing.T) {
+	for in, want := range map[string][]int{
+		"200":            {200},
+		"1k,10k,100k,1M": {1000, 10_000, 100_000, 1_000_000},
+		" 5 , 2K ":       {5, 2000},
+	} {
+		got, err := ParseSizes(in)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("ParseSizes(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "0", "-1k", "10k,1k", "1k,1k", "1G", "ten"} {
+		if got, err := ParseSizes(bad); err == nil {
+			t.Errorf("ParseSizes(%q) = %v, want an error", bad, got)
+		}
+	}
+}
+
+// TestGrowReusesTables builds a sweep's first size on the embedded
+// catalog, grows it to the second, and checks that every leaf holds the
+// second size's share, the first size's tables were kept, and d.Tables
+// lists each leaf's tables as one run (as Build does).
+func TestGrowReusesTables(t *testing.T) {
+	ctx := context.Background()
+	cat, err := catalog.Open(ctx, catalog.Options{Dir: t.TempDir(), Durability: catalog.None})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cat.Close() })
+	sizes := []int{8, 20}
+	d, err := Build(ctx, cat, "sweep", SweepShape(sizes, sizes[0]), 2, nil)
+	if err != nil || d.TablesErr != nil {
+		t.Fatal(err, d.TablesErr)
+	}
+	first := slices.Clone(d.Tables)
+	shape := SweepShape(sizes, sizes[1])
+	if err := d.Grow(ctx, cat, shape, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Tables) != shape.Tables() || shape.Tables() < 20 {
+		t.Fatalf("%d tables after growing, want %d (≥ 20)", len(d.Tables), shape.Tables())
+	}
+	for _, id := range first {
+		if !slices.ContainsFunc(d.Tables, func(x table.Identifier) bool { return slices.Equal(x, id) }) {
+			t.Fatalf("table %v of the first size is gone", id)
+		}
+	}
+	leaves := d.leaves()
+	if len(leaves) != shape.Leaves() {
+		t.Fatalf("d.Tables runs over %d leaves (%v), want %d: a leaf's tables are not one run", len(leaves), leaves, shape.Leaves())
+	}
+	for _, leaf := range leaves {
+		var listed int
+		for _, err := range cat.ListTables(ctx, leaf) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			listed++
+		}
+		if listed != shape.TablesPerLeaf {
+			t.Errorf("leaf %v lists %d tables, want %d", leaf, listed, shape.TablesPerLeaf)
+		}
+	}
+	if err := d.Drop(ctx, cat, nil, 2, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cat.LoadNamespaceProperties(ctx, d.Root); err == nil {
+		t.Error("the dataset's root namespace survives Drop")
+	} else if !isNoSuchNamespace(err) {
+		t.Errorf("after Drop: %v", err)
+	}
+}
+
+func isNoSuchNamespace(err error) bool { return err != nil && errors.Is(err, icecatalog.ErrNoSuchNamespace) }
+
+// countingObserver counts the windows the measuring loops open.
+type countingObserver struct{ begins, ends int }
+
+func (c *countingObserver) Begin(context.Context) { c.begins++ }
+func (c *countingObserver) End(context.Context)   { c.ends++ }
+
+// TestMeasuringLoopsOpenOneWindow: each measuring loop tells its
+// observer once that the measured phase begins and once that it ends.
+func TestMeasuringLoopsOpenOneWindow(t *testing.T) {
+	op := func(context.Context, int, int) error { return nil }
+	for name, run := range map[string]func(ctx context.Context){
+		"latency":    func(ctx context.Context) { Latency(ctx, op, 0, 1, 2, 10) },
+		"throughput": func(ctx context.Context) { ThroughputAtLeast(ctx, op, 2, 0, 0, 5) },
+	} {
+		var c countingObserver
+		run(withWindow(context.Background(), &c))
+		if c.begins != 1 || c.ends != 1 {
+			t.Errorf("%s: %d begins, %d ends; want one window", name, c.begins, c.ends)
+		}
+	}
+}
+
+// fakeSplit is a TimeSplitter whose sums a test sets.
+type fakeSplit struct{ s competitors.TimeSplit }
+
+func (f *fakeSplit) TimeSplit() competitors.TimeSplit { return f.s }
+
+// fakeWire is a WireCounter whose count a test sets.
+type fakeWire struct{ n int64 }
+
+func (f *fakeWire) WireBytes() int64 { return f.n }
+
+// TestServerTotalsStamp: per-operation values from the window's
+// differences, and absent values with their reasons, never 0.
+func TestServerTotalsStamp(t *testing.T) {
+	ctx := context.Background()
+	wire, split := &fakeWire{n: 1000}, &fakeSplit{}
+	acc := &serverTotals{}
+	w := &serverWindows{wire: wire, split: split, acc: acc}
+	w.Begin(ctx)
+	wire.n += 4000
+	split.s = competitors.TimeSplit{Requests: 4, Head: 400 * time.Microsecond, Body: 40 * time.Microsecond,
+		Server: 8 * time.Microsecond, ServerTimed: 4}
+	w.End(ctx)
+	rec := results.Record{Params: map[string]any{}, MeanUS: 200}
+	acc.stamp(&rec, 4, "no server: the catalog runs in the benchmark's own process")
+	if rec.WireBytesPerOp == nil || *rec.WireBytesPerOp != 1000 {
+		t.Errorf("wire bytes per op = %v, want 1000", rec.WireBytesPerOp)
+	}
+	if rec.Server != nil || rec.Params["server_cost_absent"] == nil {
+		t.Errorf("server = %+v, params %v; want absent with a reason", rec.Server, rec.Params)
+	}
+	tp := rec.TimeParts
+	if tp == nil || tp.ServerSource != "server-timing" || tp.ServerUS != 2 || tp.HeadUS != 100 || tp.TransferUS != 10 ||
+		tp.ClientUS == nil || *tp.ClientUS != 90 {
+		t.Errorf("time parts = %+v, want server 2 (server-timing), head 100, transfer 10, client 90", tp)
+	}
+
+	var none *serverTotals
+	rec = results.Record{Params: map[string]any{}}
+	none.stamp(&rec, 10, "")
+	if rec.Server != nil || rec.WireBytesPerOp != nil || rec.Params["server_cost_absent"] == nil {
+		t.Errorf("no window: server %+v wire %v params %v; want both absent with a reason", rec.Server, rec.WireBytesPerOp, rec.Params)
+	}
+}
