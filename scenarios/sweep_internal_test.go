@@ -88,7 +88,9 @@ func TestGrowReusesTables(t *testing.T) {
 	}
 }
 
-func isNoSuchNamespace(err error) bool { return err != nil && errors.Is(err, icecatalog.ErrNoSuchNamespace) }
+func isNoSuchNamespace(err error) bool {
+	return err != nil && errors.Is(err, icecatalog.ErrNoSuchNamespace)
+}
 
 // countingObserver counts the windows the measuring loops open.
 type countingObserver struct{ begins, ends int }
