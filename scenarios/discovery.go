@@ -318,10 +318,12 @@ func init() {
 			cat := env.Competitor.Catalog()
 			ctx, p := listContext(ctx, cat, env.Opts.PageSize)
 			c := &crawler{cat: cat, rec: results.NewRecorder()}
+			endWindow := beginWindow(ctx)
 			c0, gc0 := results.SnapshotFrom(ctx), results.ReadGC()
 			start := time.Now()
 			nss, tables := c.crawl(ctx, env.Dataset.Root)
 			elapsed := time.Since(start)
+			endWindow()
 			m := Measurement{Rec: c.rec, Elapsed: elapsed, FirstErr: c.firstErr, CountedOps: c.rec.Count() + c.rec.Errors()}
 			m.Counters.Add(c0, results.SnapshotFrom(ctx))
 			gc := results.GCMeasures(gc0, results.ReadGC())
