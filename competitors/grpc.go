@@ -65,7 +65,7 @@ func init() {
 	Register(Factory{
 		Name:        "grpc",
 		Usage:       "[HOST:PORT]",
-		Description: "our gRPC front over a fresh embedded catalog, in-process on loopback (or the server at HOST:PORT, env KATBENCH_GRPC_URL)",
+		Description: "our gRPC front over a fresh embedded catalog on loopback, in a child `katbench serve grpc` while server cost is measured (--server-cost), else in-process (or the server at HOST:PORT, env KATBENCH_GRPC_URL)",
 		Durability:  true,
 		Store:       StoreBbolt,
 		Storage:     true,
@@ -131,7 +131,10 @@ func newGRPC(ctx context.Context, cfg Config) (Competitor, error) {
 			client: cl, wire: wire, addr: addr,
 		}, nil
 	}
-	if len(cfg.ServeChild) > 0 && cfg.Storage.Warehouse == "" {
+	// A credential would reach the child only on its command line, where
+	// every user of the host can read it: with one, the front stays
+	// in-process.
+	if len(cfg.ServeChild) > 0 && cfg.Storage.Warehouse == "" && opts.Credential.ID == "" {
 		return startChildGRPC(ctx, cfg, opts, params, wire)
 	}
 	c, err := startGRPC(ctx, cfg, opts, params)
@@ -148,9 +151,6 @@ func startChildGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOption
 	dur, err := catalog.ParseDurability(cfg.Durability)
 	if err != nil {
 		return nil, fmt.Errorf("grpc: %w", err)
-	}
-	if opts.Credential.ID != "" {
-		return nil, errors.New("grpc: a credential for the child server is not supported; give the server's address")
 	}
 	ch, err := startChild(ctx, cfg, "grpc")
 	if err != nil {

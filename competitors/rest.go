@@ -114,7 +114,7 @@ func init() {
 	Register(Factory{
 		Name:        "rest",
 		Usage:       "[URL]",
-		Description: "our Iceberg REST server over a fresh embedded catalog, in-process on loopback (or the server at URL)",
+		Description: "our Iceberg REST server over a fresh embedded catalog on loopback, in a child `katbench serve rest` while server cost is measured (--server-cost), else in-process (or the server at URL)",
 		Durability:  true,
 		Store:       StoreBbolt,
 		Storage:     true,
