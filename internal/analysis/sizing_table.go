@@ -19,6 +19,8 @@ import (
 // the load_table cell, and of its store's bytes, over the sizes).
 //
 //	<!-- katbench:table sizing label=sizing layout=sizing -->
+//
+// rows=deploy shows the second table alone (the README's).
 
 // sizingPoint is one line of a sweep.
 type sizingPoint struct {
@@ -28,7 +30,7 @@ type sizingPoint struct {
 
 // sizingTable renders the sizing tables of run.
 func sizingTable(b Block, run []Line, info RunInfo) (string, error) {
-	type key struct{ target, scenario string }
+	type key = sizingKey
 	pts := map[key][]sizingPoint{}
 	var keys []key
 	for _, l := range run {
@@ -46,6 +48,19 @@ func sizingTable(b Block, run []Line, info RunInfo) (string, error) {
 		return "", fmt.Errorf("%w: run %s has no line of a growth sweep (dims.tables)", ErrNoLines, info.ID)
 	}
 	sort.SliceStable(keys, func(i, j int) bool { return keys[i].scenario < keys[j].scenario })
+	var sb strings.Builder
+	if b.Attrs["rows"] != "deploy" {
+		sb.WriteString(growthRows(keys, pts))
+	}
+	sb.WriteString(deployRows(info.Targets, pts))
+	return sb.String(), nil
+}
+
+// sizingKey is one (target, scenario) of a sweep.
+type sizingKey struct{ target, scenario string }
+
+// growthRows is the table of each cost by size with its exponent.
+func growthRows(keys []sizingKey, pts map[sizingKey][]sizingPoint) string {
 	var sb strings.Builder
 	sb.WriteString("| target | scenario | p50 by size | p50 exponent | p99 exponent | server CPU µs/op by size | CPU exponent |\n|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {
@@ -78,10 +93,15 @@ func sizingTable(b Block, run []Line, info RunInfo) (string, error) {
 			growthText(x50, y50), growthText(x99, y99), strings.Join(cpus, ", "), growthText(xc, yc))
 	}
 	sb.WriteString("\nExponent: the slope of log cost on log tables (0 = flat, 1 = linear), with its 95 % interval where there are more points than sizes' worth of a line (rounds, or three sizes or more).\n\n")
+	return sb.String()
+}
+
+// deployRows is the table of what a deployment needs, per target.
+func deployRows(targets []string, pts map[sizingKey][]sizingPoint) string {
+	var sb strings.Builder
 	sb.WriteString("| target | per 1,000 load_table/s: cores | server RSS MiB while serving them | per 100k tables: MiB memory | MiB disk |\n|---|---|---|---|---|\n")
-	targets := info.Targets
 	for _, t := range targets {
-		p := pts[key{t, "load_table.latency"}]
+		p := pts[sizingKey{t, "load_table.latency"}]
 		if len(p) == 0 {
 			continue
 		}
@@ -116,7 +136,7 @@ func sizingTable(b Block, run []Line, info RunInfo) (string, error) {
 		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s |\n", t, cores, rss, mem, disk)
 	}
 	sb.WriteString("\nCores: the server's CPU (its store's included) per load_table at the largest size × 1,000. Memory and disk per 100k tables: the least-squares slope of the server's RSS after the load_table cell and of its store's bytes against the tables that existed, over the sizes (a JVM's heap grows in steps, so its slope is rough).\n")
-	return sb.String(), nil
+	return sb.String()
 }
 
 // growthText writes a fitted exponent and its interval.
