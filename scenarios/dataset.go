@@ -184,15 +184,8 @@ func Build(ctx context.Context, cat icecatalog.Catalog, root string, shape Shape
 			tables = append(tables, append(append(table.Identifier{}, leaf...), fmt.Sprintf("t%06d", t)))
 		}
 	}
-	created, err := parallelDo(ctx, tables, parallel, func(ctx context.Context, id table.Identifier) error {
-		return SetupRetry.do(ctx, func(again bool) error {
-			_, err := cat.CreateTable(ctx, id, Schema)
-			if again && errors.Is(err, icecatalog.ErrTableAlreadyExists) {
-				return nil
-			}
-			return err
-		})
-	}, func(done int) { report(progress, "tables", done, len(tables)) })
+	created, err := parallelDo(ctx, tables, parallel, createDatasetTable(cat),
+		func(done int) { report(progress, "tables", done, len(tables)) })
 	d.Tables = created
 	d.TablesErr = err
 	return d, nil
@@ -276,5 +269,20 @@ func parallelDo(ctx context.Context, ids []table.Identifier, n int, fn func(cont
 func report(p Progress, what string, done, total int) {
 	if p != nil {
 		p(what, done, total)
+	}
+}
+
+// createDatasetTable creates one dataset table on cat, retried as
+// SetupRetry says; a retry that finds the table made by an earlier
+// attempt succeeds.
+func createDatasetTable(cat icecatalog.Catalog) func(context.Context, table.Identifier) error {
+	return func(ctx context.Context, id table.Identifier) error {
+		return SetupRetry.do(ctx, func(again bool) error {
+			_, err := cat.CreateTable(ctx, id, Schema)
+			if again && errors.Is(err, icecatalog.ErrTableAlreadyExists) {
+				return nil
+			}
+			return err
+		})
 	}
 }

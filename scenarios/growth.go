@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -62,15 +61,7 @@ func (d *Dataset) Grow(ctx context.Context, cat icecatalog.Catalog, shape Shape,
 			}
 		}
 	}
-	created, err := parallelDo(ctx, todo, parallel, func(ctx context.Context, id table.Identifier) error {
-		return SetupRetry.do(ctx, func(again bool) error {
-			_, err := cat.CreateTable(ctx, id, Schema)
-			if again && errors.Is(err, icecatalog.ErrTableAlreadyExists) {
-				return nil
-			}
-			return err
-		})
-	}, func(done int) { report(progress, "tables", len(d.Tables)+done, len(d.Tables)+len(todo)) })
+	created, err := parallelDo(ctx, todo, parallel, createDatasetTable(cat), func(done int) { report(progress, "tables", len(d.Tables)+done, len(d.Tables)+len(todo)) })
 	d.Tables = append(d.Tables, created...)
 	// Leaf after leaf, each leaf's tables in name order, as Build makes
 	// them: the scenarios read a leaf's tables as one run of d.Tables.

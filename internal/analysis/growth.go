@@ -25,24 +25,10 @@ func FitGrowth(x, y []float64) (g Growth, ok bool) {
 		}
 	}
 	n := len(lx)
-	if n < 2 {
-		return Growth{}, false
-	}
-	var mx, my float64
-	for i := range lx {
-		mx += lx[i]
-		my += ly[i]
-	}
-	mx, my = mx/float64(n), my/float64(n)
-	var sxx, sxy float64
-	for i := range lx {
-		sxx += (lx[i] - mx) * (lx[i] - mx)
-		sxy += (lx[i] - mx) * (ly[i] - my)
-	}
-	if sxx == 0 {
+	k, mx, my, sxx, ok := leastSquares(lx, ly)
+	if !ok {
 		return Growth{}, false // one size only
 	}
-	k := sxy / sxx
 	g = Growth{Exponent: k, Lo: math.NaN(), Hi: math.NaN(), N: n}
 	if n > 2 {
 		var sse float64
@@ -82,23 +68,29 @@ func tQuantile975(df int) float64 {
 // more unit of x (bytes per table, say); ok is false with fewer than two
 // distinct x.
 func Slope(x, y []float64) (b float64, ok bool) {
+	b, _, _, _, ok = leastSquares(x, y)
+	return b, ok
+}
+
+// leastSquares fits y = a + b·x and returns b with the means and the
+// spread of x it used; ok is false with fewer than two distinct x.
+func leastSquares(x, y []float64) (b, mx, my, sxx float64, ok bool) {
 	n := float64(len(x))
 	if len(x) < 2 {
-		return 0, false
+		return 0, 0, 0, 0, false
 	}
-	var mx, my float64
 	for i := range x {
 		mx += x[i]
 		my += y[i]
 	}
 	mx, my = mx/n, my/n
-	var sxx, sxy float64
+	var sxy float64
 	for i := range x {
 		sxx += (x[i] - mx) * (x[i] - mx)
 		sxy += (x[i] - mx) * (y[i] - my)
 	}
 	if sxx == 0 {
-		return 0, false
+		return 0, 0, 0, 0, false
 	}
-	return sxy / sxx, true
+	return sxy / sxx, mx, my, sxx, true
 }

@@ -79,27 +79,10 @@ func depthSlope(pts []depthPoint) (float64, bool) {
 		if p.snapshots < 1 || !ok {
 			continue
 		}
-		xs, ys = append(xs, math.Log10(p.snapshots)), append(ys, math.Log10(v))
+		xs, ys = append(xs, p.snapshots), append(ys, v)
 	}
-	if len(xs) < 2 {
-		return 0, false
-	}
-	var mx, my float64
-	for i := range xs {
-		mx += xs[i]
-		my += ys[i]
-	}
-	mx /= float64(len(xs))
-	my /= float64(len(ys))
-	var sxy, sxx float64
-	for i := range xs {
-		sxy += (xs[i] - mx) * (ys[i] - my)
-		sxx += (xs[i] - mx) * (xs[i] - mx)
-	}
-	if sxx == 0 {
-		return 0, false
-	}
-	return sxy / sxx, true
+	g, ok := FitGrowth(xs, ys)
+	return g.Exponent, ok
 }
 
 // historyTable is the history-depth table of one run (the block layout
