@@ -56,13 +56,15 @@ func TestServerCostRESTAndFixture(t *testing.T) {
 }
 
 // TestGrowthSweepREST runs a two-size sweep on rest and checks that each
-// size has its lines, the second measured on the grown dataset.
+// size has its lines, the second measured on the grown dataset, and that
+// the creates of the second size name tables of their own (a failed
+// create fails the run).
 func TestGrowthSweepREST(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run; skipped with -short")
 	}
 	res := runKatbench(t, 10*time.Minute, nil, "run", "rest", "--quick", "--tables", "20,200",
-		"--scenario", "load_table.latency,list_tables.latency", "--history", "")
+		"--scenario", "load_table.latency,list_tables.latency,create_table.latency", "--history", "")
 	if res.err != nil {
 		t.Fatalf("katbench run failed: %v\nstderr:\n%s", res.err, tailLines(res.stderr, 40))
 	}

@@ -126,7 +126,8 @@ type Runner struct {
 	Sink results.Sink
 	Opts Options
 
-	size int // the growth sweep's size being measured; 0 outside a sweep
+	size    int // the growth sweep's size being measured; 0 outside a sweep
+	sizeIdx int // its index in Opts.Sizes
 }
 
 // state is one live competitor during a run.
@@ -329,6 +330,9 @@ func (r *Runner) meets(sc Scenario, s *state) bool {
 
 // env is what round round of sc on s runs with.
 func (r *Runner) env(sc Scenario, s *state, round int) *Env {
+	// A sweep measures every round at every size: the rounds of later
+	// sizes are numbered on, so the tables a round names are new.
+	round += r.sizeIdx * max(r.Opts.Rounds, 1)
 	env := &Env{Competitor: s.c, Dataset: s.d, SetupErr: s.setup, Opts: r.Opts, Threads: sc.Threads, Round: round, Target: s.t, created: &s.created}
 	if s.setup != nil {
 		env.Dataset = nil

@@ -16,7 +16,7 @@ import (
 // sizes it did not reach are skipped with where and why it stopped.
 func (r *Runner) sweep(ctx context.Context, states []*state, plan []Scenario) error {
 	o := r.Opts
-	defer func() { r.size = 0 }()
+	defer func() { r.size, r.sizeIdx = 0, 0 }()
 	for k, size := range o.Sizes {
 		if k > 0 {
 			for _, s := range states {
@@ -31,7 +31,7 @@ func (r *Runner) sweep(ctx context.Context, states []*state, plan []Scenario) er
 				s.stopped = fmt.Sprintf("setup stopped at %d of %d tables: %v", len(s.d.Tables), size, s.d.TablesErr)
 			}
 		}
-		r.size = size
+		r.size, r.sizeIdx = size, k
 		r.logf("growth sweep: measuring at %s tables (%d of %d sizes)", results.CountName(int64(size)), k+1, len(o.Sizes))
 		task := fmt.Sprintf("%s @%s tables", OverallTask, results.CountName(int64(size)))
 		if err := RunCells(ctx, r.cells(states, plan), len(states), o.Rounds, o.Progress, task); err != nil {
