@@ -110,6 +110,9 @@ func (s Settings) Options(runID string) (Options, error) {
 	if s.SetupBudget < 0 {
 		return o, settingsf("--setup-budget %v: must not be negative", s.SetupBudget)
 	}
+	if s.SetupBudget > 0 && len(s.Sizes) < 2 {
+		return o, settingsf("--setup-budget bounds a growth sweep's setup: give --tables with several sizes, like 1k,10k,100k")
+	}
 	if len(s.Sizes) > 1 {
 		if err := SweepShape(s.Sizes, slices.Max(s.Sizes)).Validate(); err != nil {
 			return o, settingsErr(err)

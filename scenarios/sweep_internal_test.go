@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,5 +156,22 @@ func TestServerTotalsStamp(t *testing.T) {
 	none.stamp(&rec, 10, "")
 	if rec.Server != nil || rec.WireBytesPerOp != nil || rec.Params["server_cost_absent"] == nil {
 		t.Errorf("no window: server %+v wire %v params %v; want both absent with a reason", rec.Server, rec.WireBytesPerOp, rec.Params)
+	}
+}
+
+// TestSweepSettings: several sizes make a sweep starting at the first
+// size's shape; a budget without a sweep is refused.
+func TestSweepSettings(t *testing.T) {
+	s := Settings{Quick: true, Tables: 1000, Sizes: []int{1000, 100_000}, SetupBudget: time.Minute, Parallel: 4, Rounds: 1, RateWorkers: 16}
+	o, err := s.Options("r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(o.Sizes, s.Sizes) || o.Shape != SweepShape(s.Sizes, 1000) || o.SetupBudget != time.Minute {
+		t.Fatalf("options sizes %v shape %+v budget %v", o.Sizes, o.Shape, o.SetupBudget)
+	}
+	s.Sizes = nil
+	if _, err := s.Options("r"); err == nil || !strings.Contains(err.Error(), "growth sweep") {
+		t.Fatalf("--setup-budget without a sweep: %v, want the sweep it needs", err)
 	}
 }
