@@ -200,6 +200,9 @@ func (a *serverTotals) stamp(rec *results.Record, ops int64, absent string) {
 		rec.Params[k] = why
 	}
 	switch {
+	case (a == nil || a.windows == 0) && absent != "":
+		set("server_cost_absent", absent)
+		return
 	case a == nil || a.windows == 0:
 		set("server_cost_absent", "no measured window was observed (this scenario measures outside the engine's loops)")
 		return
