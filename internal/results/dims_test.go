@@ -122,7 +122,14 @@ func TestDecodeFillsDimsOfTheWholeHistory(t *testing.T) {
 				t.Errorf("line %d %s: dims %v, want none", n, r.Scenario, d)
 			}
 		case r.Threads > 0:
-			if len(d) != 1 || d[DimThreads] != float64(r.Threads) {
+			want := 1 // the worker count; a growth sweep's line has its size too
+			if size, sweep := d[DimTables]; sweep {
+				want = 2
+				if size < 1 {
+					t.Errorf("line %d %s: dims %v, a sweep's size below one table", n, r.Scenario, d)
+				}
+			}
+			if len(d) != want || d[DimThreads] != float64(r.Threads) {
 				t.Errorf("line %d %s: dims %v, threads %d", n, r.Scenario, d, r.Threads)
 			}
 		}
