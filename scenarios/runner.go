@@ -555,24 +555,34 @@ func orDefault(s, d string) string {
 // seconds of total, until the returned stop is called (which reports it
 // complete). A nil p reports nothing.
 func reportElapsed(p Progress, what string, total time.Duration) (stop func()) {
-	secs := max(int(total.Round(time.Second)/time.Second), 1)
 	if p == nil {
 		return func() {}
 	}
+	tick := time.NewTicker(time.Second)
+	start := time.Now()
+	stopReports := reportElapsedOn(p, what, total, tick.C, func() time.Duration { return time.Since(start) })
+	return func() {
+		stopReports()
+		tick.Stop()
+	}
+}
+
+// reportElapsedOn is reportElapsed with its clock given: it reports
+// elapsed() on every value from ticks, as whole seconds below total, and
+// stops taking ticks once stop returns.
+func reportElapsedOn(p Progress, what string, total time.Duration, ticks <-chan time.Time, elapsed func() time.Duration) (stop func()) {
+	secs := max(int(total.Round(time.Second)/time.Second), 1)
 	done := make(chan struct{})
 	finished := make(chan struct{})
-	start := time.Now()
 	p(what, 0, secs)
 	go func() {
 		defer close(finished)
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
 		for {
 			select {
 			case <-done:
 				return
-			case <-tick.C:
-				p(what, min(int(time.Since(start)/time.Second), secs-1), secs)
+			case <-ticks:
+				p(what, min(int(elapsed()/time.Second), secs-1), secs)
 			}
 		}
 	}()
