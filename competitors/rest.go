@@ -169,20 +169,49 @@ type remoteRESTServer struct {
 }
 
 var remoteRESTServers = []remoteRESTServer{
-	{"nessie", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog, in-memory version store (containers/nessie_up.sh)", true,
-		nessieExample, jvmWarmup, nessieDirect, 0, StoreInMemory, "containers/nessie_up.sh"},
-	{"nessie-pg", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog, JDBC2 version store on PostgreSQL (containers/nessie_up.sh --store jdbc)", true,
-		nessieExample, jvmWarmup, nessieDirect, 0, StorePostgreSQL, "containers/nessie_up.sh --store jdbc"},
-	{"nessie-rocks", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog, RocksDB version store (containers/nessie_up.sh --store rocksdb)", true,
-		nessieExample, jvmWarmup, nessieDirect, 0, StoreRocksDB, "containers/nessie_up.sh --store rocksdb"},
-	{"polaris", "URL WAREHOUSE", "Apache Polaris, in-memory persistence (containers/polaris_up.sh)", true,
-		polarisExample, jvmWarmup, polarisDirect, 0, StoreInMemory, "containers/polaris_up.sh"},
-	{"polaris-pg", "URL WAREHOUSE", "Apache Polaris, relational-jdbc persistence on PostgreSQL (containers/polaris_up.sh --store postgres)", true,
-		polarisExample, jvmWarmup, polarisDirect, 0, StorePostgreSQL, "containers/polaris_up.sh --store postgres"},
-	{"fixture", "URL [WAREHOUSE]", "Apache Iceberg's REST fixture, the reference server, JDBC catalog on SQLite (containers/fixture_up.sh)", false,
-		fixtureExample, jvmWarmup, fixtureDirect, 1, StoreSQLite, "containers/fixture_up.sh"},
-	{"fixture-pg", "URL [WAREHOUSE]", "Apache Iceberg's REST fixture, JDBC catalog on PostgreSQL (containers/fixture_up.sh --store postgres)", false,
-		fixtureExample, jvmWarmup, fixtureDirect, 0, StorePostgreSQL, "containers/fixture_up.sh --store postgres"},
+	{
+		name: "nessie", usage: "URL WAREHOUSE", needWarehouse: true,
+		desc:    "Project Nessie's Iceberg REST catalog, in-memory version store (containers/nessie_up.sh)",
+		example: nessieExample, warmup: jvmWarmup, direct: nessieDirect,
+		store: StoreInMemory, up: "containers/nessie_up.sh",
+	},
+	{
+		name: "nessie-pg", usage: "URL WAREHOUSE", needWarehouse: true,
+		desc:    "Project Nessie's Iceberg REST catalog, JDBC2 version store on PostgreSQL (containers/nessie_up.sh --store jdbc)",
+		example: nessieExample, warmup: jvmWarmup, direct: nessieDirect,
+		store: StorePostgreSQL, up: "containers/nessie_up.sh --store jdbc",
+	},
+	{
+		name: "nessie-rocks", usage: "URL WAREHOUSE", needWarehouse: true,
+		desc:    "Project Nessie's Iceberg REST catalog, RocksDB version store (containers/nessie_up.sh --store rocksdb)",
+		example: nessieExample, warmup: jvmWarmup, direct: nessieDirect,
+		store: StoreRocksDB, up: "containers/nessie_up.sh --store rocksdb",
+	},
+	{
+		name: "polaris", usage: "URL WAREHOUSE", needWarehouse: true,
+		desc:    "Apache Polaris, in-memory persistence (containers/polaris_up.sh)",
+		example: polarisExample, warmup: jvmWarmup, direct: polarisDirect,
+		store: StoreInMemory, up: "containers/polaris_up.sh",
+	},
+	{
+		name: "polaris-pg", usage: "URL WAREHOUSE", needWarehouse: true,
+		desc:    "Apache Polaris, relational-jdbc persistence on PostgreSQL (containers/polaris_up.sh --store postgres)",
+		example: polarisExample, warmup: jvmWarmup, direct: polarisDirect,
+		store: StorePostgreSQL, up: "containers/polaris_up.sh --store postgres",
+	},
+	{
+		name: "fixture", usage: "URL [WAREHOUSE]", needWarehouse: false,
+		desc:    "Apache Iceberg's REST fixture, the reference server, JDBC catalog on SQLite (containers/fixture_up.sh)",
+		example: fixtureExample, warmup: jvmWarmup, direct: fixtureDirect,
+		setupParallel: 1,
+		store:         StoreSQLite, up: "containers/fixture_up.sh",
+	},
+	{
+		name: "fixture-pg", usage: "URL [WAREHOUSE]", needWarehouse: false,
+		desc:    "Apache Iceberg's REST fixture, JDBC catalog on PostgreSQL (containers/fixture_up.sh --store postgres)",
+		example: fixtureExample, warmup: jvmWarmup, direct: fixtureDirect,
+		store: StorePostgreSQL, up: "containers/fixture_up.sh --store postgres",
+	},
 }
 
 const (
