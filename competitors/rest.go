@@ -124,7 +124,7 @@ func init() {
 				"%[1]s_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token, scope, header.*)", envPrefix(s.name), s.up),
 			CheckArgs: checkURLArgs(2),
 			New: func(ctx context.Context, cfg Config) (Competitor, error) {
-				c, err := newRemoteREST(ctx, s.name, s.needWarehouse, cfg)
+				c, err := newRemoteREST(ctx, s, cfg)
 				if err != nil {
 					return nil, err
 				}
@@ -166,6 +166,9 @@ type remoteRESTServer struct {
 	store string
 	// up is the command that starts the server and prints its exports.
 	up string
+	// hint says how to reach a server when none was given or none
+	// answers; "" for the one built from up.
+	hint string
 }
 
 var remoteRESTServers = []remoteRESTServer{
@@ -232,16 +235,6 @@ const (
 func (s remoteRESTServer) helpExample() string {
 	return fmt.Sprintf("  eval \"$(%s)\"; katbench %s --quick\n  katbench %s %s --quick\n  katbench run rest %s --quick",
 		s.up, s.name, s.name, s.direct, s.name)
-}
-
-// upCommand is the command that starts the named server ("" when none).
-func upCommand(name string) string {
-	for _, s := range remoteRESTServers {
-		if s.name == name {
-			return s.up
-		}
-	}
-	return ""
 }
 
 // authHint says how to give credentials when a server refused the
@@ -344,7 +337,8 @@ func truncate(s string, n int) string {
 // in cfg.Dir.
 func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 	if len(cfg.Args) > 0 {
-		return newRemoteREST(ctx, "rest", false, cfg)
+		return newRemoteREST(ctx, remoteRESTServer{name: "rest", store: StoreUnknown, // a server of its own: katbench cannot tell
+			hint: "give `katbench rest URL`, or no URL to start our server in-process"}, cfg)
 	}
 	if cfg.Dir == "" {
 		return nil, errors.New("rest: no directory given")
@@ -401,11 +395,12 @@ func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 // newRemoteREST builds a competitor for an already running REST server:
 // URL and WAREHOUSE from the arguments, else from cfg.Env
 // (KATBENCH_<NAME>_URL and KATBENCH_<NAME>_WAREHOUSE).
-func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Config) (Competitor, error) {
+func newRemoteREST(ctx context.Context, s remoteRESTServer, cfg Config) (Competitor, error) {
+	name, needWarehouse := s.name, s.needWarehouse
 	env := envPrefix(name)
-	hint := fmt.Sprintf("start one with `eval \"$(%s)\"`, or give `katbench %s URL WAREHOUSE`", upCommand(name), name)
-	if name == "rest" {
-		hint = "give `katbench rest URL`, or no URL to start our server in-process"
+	hint := s.hint
+	if hint == "" {
+		hint = fmt.Sprintf("start one with `eval \"$(%s)\"`, or give `katbench %s URL WAREHOUSE`", s.up, name)
 	}
 	if len(cfg.Args) > 2 {
 		return nil, fmt.Errorf("%s: too many arguments %q (want URL [WAREHOUSE])", name, cfg.Args)
@@ -438,14 +433,12 @@ func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Con
 		if errors.As(err, &opErr) {
 			return nil, fmt.Errorf("%w (is the server up? %s)", err, hint)
 		}
-		if up := upCommand(name); up != "" {
-			return nil, fmt.Errorf("%w (the server answered but refused the catalog: is it the one `%s` started, bootstrapped?)", err, up)
+		if s.up != "" {
+			return nil, fmt.Errorf("%w (the server answered but refused the catalog: is it the one `%s` started, bootstrapped?)", err, s.up)
 		}
 		return nil, err
 	}
-	if name == "rest" {
-		c.P["store"] = StoreUnknown // a server of its own: katbench cannot tell
-	}
+	c.P["store"] = s.store
 	// The up scripts export the version of the server they started.
 	if v := cfg.Env.ServerVersion; v != "" {
 		c.P["server_version"] = v
