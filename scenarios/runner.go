@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -205,7 +206,7 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 	}
 	if !o.StartAt.IsZero() {
 		r.logf("waiting until %s to start measuring (--start-at)", o.StartAt.UTC().Format(time.RFC3339Nano))
-		sleepCtx(ctx, time.Until(o.StartAt))
+		pacer.Sleep(ctx, time.Until(o.StartAt))
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
