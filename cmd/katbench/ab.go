@@ -57,7 +57,7 @@ failed run, 2 on bad input, 0 otherwise.`,
 				s.Out = ab.DefaultOut(args, time.Now())
 			}
 			if err := s.Check(analysis.MinRuns(0.05)); err != nil {
-				return usageError{err}
+				return asUsage(err)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()

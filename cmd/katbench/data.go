@@ -106,7 +106,7 @@ func (f *dataFlags) targets(args []string) ([]dataplane.Target, error) {
 		spec := scenarios.ParseTargetSpec(a)
 		fac, err := competitors.Lookup(spec.Name)
 		if err != nil {
-			return nil, usageError{err}
+			return nil, asUsage(err)
 		}
 		targets[i] = dataplane.Target{Factory: fac, Name: spec.Name, Args: spec.Args, Index: i, Props: props, Durability: f.durability,
 			Env: competitors.ReadEnv(spec.Name, os.Getenv)}
@@ -124,7 +124,7 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 	}
 	if f.durability != "" {
 		if _, err := catalog.ParseDurability(f.durability); err != nil {
-			return usageError{err}
+			return asUsage(err)
 		}
 	}
 	if err := output.CheckFormat(f.loop.format); err != nil {
@@ -138,7 +138,7 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 	env.Endpoint, env.TransportSettings = f.endpoint, transportSettings
 	store, err := workspace.ParseStore(f.warehouse, "s3://katbench/data", env, run.ID)
 	if err != nil {
-		return usageError{err}
+		return asUsage(err)
 	}
 	// The store is checked before --dir is created: an unreachable
 	// endpoint or refused keys leave nothing behind.
