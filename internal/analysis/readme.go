@@ -8,6 +8,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // README blocks: a start marker naming a table and what it shows, the
@@ -552,7 +554,7 @@ func cellText(l Line, ok bool, m Metric, withControl bool) string {
 	}
 	s := FormatNum(v)
 	if withControl && m.Name == P50.Name && l.ControlP50US != nil && *l.ControlP50US > 0 && !isControl(l) {
-		s += fmt.Sprintf(" (%s control)", fmtRatio(v / *l.ControlP50US))
+		s += fmt.Sprintf(" (%s control)", results.FormatRatio(v / *l.ControlP50US))
 	}
 	if l.Errors > 0 {
 		s += fmt.Sprintf(" (%d errors)", l.Errors)
@@ -569,7 +571,7 @@ func ratioText(cell map[[2]string]Line, num, den string, r rowSpec) string {
 	if rr, ok := roundRatios(r.metric, a, b); ok {
 		// Interleaved rounds: the median of the per-round ratios with their
 		// range, and "tie" when the range straddles 1.
-		s := fmt.Sprintf("%s [%s–%s]", fmtRatio(rr.median), trimX(fmtRatio(rr.lo)), trimX(fmtRatio(rr.hi)))
+		s := fmt.Sprintf("%s [%s–%s]", results.FormatRatio(rr.median), trimX(results.FormatRatio(rr.lo)), trimX(results.FormatRatio(rr.hi)))
 		if rr.tie() {
 			s += " tie"
 		}
@@ -580,7 +582,7 @@ func ratioText(cell map[[2]string]Line, num, den string, r rowSpec) string {
 	if !ha || !hb || va == 0 {
 		return "—"
 	}
-	return fmtRatio(vb / va)
+	return results.FormatRatio(vb / va)
 }
 
 // timeRatioText is num's time per operation over den's, so that a ratio
@@ -595,13 +597,6 @@ func timeRatioText(cell map[[2]string]Line, num, den string, r rowSpec) string {
 }
 
 func trimX(s string) string { return strings.TrimSuffix(s, "×") }
-
-func fmtRatio(x float64) string {
-	if x >= 100 {
-		return fmt.Sprintf("%.0f×", x)
-	}
-	return fmt.Sprintf("%.3g×", x)
-}
 
 // abTable is the two-transport table: per scenario, p50 of A → B, and B/A
 // of ops/s and p99, with the per-round spread when the lines carry rounds.

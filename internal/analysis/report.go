@@ -503,7 +503,7 @@ func speedRatio(a, b Line) (text string, v, lo, hi float64, ok bool) {
 		return "—", 0, 0, 0, false
 	}
 	v = inv(vb / va)
-	return fmt.Sprintf("%.3g×", v), v, v, v, true
+	return results.FormatRatio(v), v, v, v, true
 }
 
 // summary is the headline of each compared pair of targets: over every
@@ -550,7 +550,7 @@ func summary(rs []ratioRunView) []summaryView {
 			for _, x := range logs[t] {
 				sum += x
 			}
-			sv.GeoMean = fmt.Sprintf("%.3g×", math.Exp(sum/float64(len(logs[t]))))
+			sv.GeoMean = results.FormatRatio(math.Exp(sum / float64(len(logs[t]))))
 			sv.Best = fmt.Sprintf("%.3g× %s", best[t].speed, best[t].Scenario)
 			sv.Worst = fmt.Sprintf("%.3g× %s", worst[t].speed, worst[t].Scenario)
 			out = append(out, *sv)
