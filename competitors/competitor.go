@@ -125,6 +125,11 @@ type Factory struct {
 	// own (`katbench embedded` runs sql beside it), so a single command
 	// still gives a comparison. Empty for none.
 	Peer string
+	// Floor is the floor that runs beside this competitor when its write
+	// scenarios are selected: the one whose files are the ones this
+	// competitor writes (FloorName for the embedded catalog). Empty for
+	// none.
+	Floor string
 	// Durability reports whether the factory may honour Config.Durability
 	// (`katbench list` shows it). Whether a built competitor really runs in
 	// the mode asked for is its [Durable] capability: a remote server

@@ -63,6 +63,7 @@ func init() {
 		Store:       StoreBbolt,
 		Storage:     true,
 		Peer:        "sql",
+		Floor:       FloorName,
 		Example: `  katbench embedded --quick
   katbench embedded --quick --durability eventual
   eval "$(containers/versitygw_up.sh)"; katbench embedded --quick --warehouse s3://katbench/wh`,

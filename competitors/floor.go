@@ -29,13 +29,14 @@ const FloorName = "fs-floor"
 var FloorScenarios = []string{"create_table.throughput", "commit_table.throughput", "create_table.flush", "commit_table.flush"}
 
 // FloorOf returns the floor that runs beside target name when its write
-// scenarios are selected ("" for none): the embedded catalog's files are
-// the ones the floor writes.
+// scenarios are selected: its factory's Floor ("" for none, or for a name
+// that is not registered).
 func FloorOf(name string) string {
-	if name == "embedded" {
-		return FloorName
+	f, err := Lookup(name)
+	if err != nil {
+		return ""
 	}
-	return ""
+	return f.Floor
 }
 
 // Scoped is the capability of a competitor that runs only some scenarios:

@@ -139,7 +139,7 @@ func init() {
 				"%[1]s_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token, scope, header.*)", envPrefix(s.name), s.up),
 			CheckArgs: checkURLArgs(2),
 			New: func(ctx context.Context, cfg Config) (Competitor, error) {
-				c, err := newRemoteREST(ctx, s.name, s.needWarehouse, cfg)
+				c, err := newRemoteREST(ctx, s, cfg)
 				if err != nil {
 					return nil, err
 				}
@@ -181,23 +181,55 @@ type remoteRESTServer struct {
 	store string
 	// up is the command that starts the server and prints its exports.
 	up string
+	// hint says how to reach a server when none was given or none
+	// answers; "" for the one built from up.
+	hint string
 }
 
 var remoteRESTServers = []remoteRESTServer{
-	{"nessie", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog, in-memory version store (containers/nessie_up.sh)", true,
-		nessieExample, jvmWarmup, nessieDirect, 0, StoreInMemory, "containers/nessie_up.sh"},
-	{"nessie-pg", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog, JDBC2 version store on PostgreSQL (containers/nessie_up.sh --store jdbc)", true,
-		nessieExample, jvmWarmup, nessieDirect, 0, StorePostgreSQL, "containers/nessie_up.sh --store jdbc"},
-	{"nessie-rocks", "URL WAREHOUSE", "Project Nessie's Iceberg REST catalog, RocksDB version store (containers/nessie_up.sh --store rocksdb)", true,
-		nessieExample, jvmWarmup, nessieDirect, 0, StoreRocksDB, "containers/nessie_up.sh --store rocksdb"},
-	{"polaris", "URL WAREHOUSE", "Apache Polaris, in-memory persistence (containers/polaris_up.sh)", true,
-		polarisExample, jvmWarmup, polarisDirect, 0, StoreInMemory, "containers/polaris_up.sh"},
-	{"polaris-pg", "URL WAREHOUSE", "Apache Polaris, relational-jdbc persistence on PostgreSQL (containers/polaris_up.sh --store postgres)", true,
-		polarisExample, jvmWarmup, polarisDirect, 0, StorePostgreSQL, "containers/polaris_up.sh --store postgres"},
-	{"fixture", "URL [WAREHOUSE]", "Apache Iceberg's REST fixture, the reference server, JDBC catalog on SQLite (containers/fixture_up.sh)", false,
-		fixtureExample, jvmWarmup, fixtureDirect, 1, StoreSQLite, "containers/fixture_up.sh"},
-	{"fixture-pg", "URL [WAREHOUSE]", "Apache Iceberg's REST fixture, JDBC catalog on PostgreSQL (containers/fixture_up.sh --store postgres)", false,
-		fixtureExample, jvmWarmup, fixtureDirect, 0, StorePostgreSQL, "containers/fixture_up.sh --store postgres"},
+	{
+		name: "nessie", usage: "URL WAREHOUSE", needWarehouse: true,
+		desc:    "Project Nessie's Iceberg REST catalog, in-memory version store (containers/nessie_up.sh)",
+		example: nessieExample, warmup: jvmWarmup, direct: nessieDirect,
+		store: StoreInMemory, up: "containers/nessie_up.sh",
+	},
+	{
+		name: "nessie-pg", usage: "URL WAREHOUSE", needWarehouse: true,
+		desc:    "Project Nessie's Iceberg REST catalog, JDBC2 version store on PostgreSQL (containers/nessie_up.sh --store jdbc)",
+		example: nessieExample, warmup: jvmWarmup, direct: nessieDirect,
+		store: StorePostgreSQL, up: "containers/nessie_up.sh --store jdbc",
+	},
+	{
+		name: "nessie-rocks", usage: "URL WAREHOUSE", needWarehouse: true,
+		desc:    "Project Nessie's Iceberg REST catalog, RocksDB version store (containers/nessie_up.sh --store rocksdb)",
+		example: nessieExample, warmup: jvmWarmup, direct: nessieDirect,
+		store: StoreRocksDB, up: "containers/nessie_up.sh --store rocksdb",
+	},
+	{
+		name: "polaris", usage: "URL WAREHOUSE", needWarehouse: true,
+		desc:    "Apache Polaris, in-memory persistence (containers/polaris_up.sh)",
+		example: polarisExample, warmup: jvmWarmup, direct: polarisDirect,
+		store: StoreInMemory, up: "containers/polaris_up.sh",
+	},
+	{
+		name: "polaris-pg", usage: "URL WAREHOUSE", needWarehouse: true,
+		desc:    "Apache Polaris, relational-jdbc persistence on PostgreSQL (containers/polaris_up.sh --store postgres)",
+		example: polarisExample, warmup: jvmWarmup, direct: polarisDirect,
+		store: StorePostgreSQL, up: "containers/polaris_up.sh --store postgres",
+	},
+	{
+		name: "fixture", usage: "URL [WAREHOUSE]", needWarehouse: false,
+		desc:    "Apache Iceberg's REST fixture, the reference server, JDBC catalog on SQLite (containers/fixture_up.sh)",
+		example: fixtureExample, warmup: jvmWarmup, direct: fixtureDirect,
+		setupParallel: 1,
+		store:         StoreSQLite, up: "containers/fixture_up.sh",
+	},
+	{
+		name: "fixture-pg", usage: "URL [WAREHOUSE]", needWarehouse: false,
+		desc:    "Apache Iceberg's REST fixture, JDBC catalog on PostgreSQL (containers/fixture_up.sh --store postgres)",
+		example: fixtureExample, warmup: jvmWarmup, direct: fixtureDirect,
+		store: StorePostgreSQL, up: "containers/fixture_up.sh --store postgres",
+	},
 }
 
 const (
@@ -218,16 +250,6 @@ const (
 func (s remoteRESTServer) helpExample() string {
 	return fmt.Sprintf("  eval \"$(%s)\"; katbench %s --quick\n  katbench %s %s --quick\n  katbench run rest %s --quick",
 		s.up, s.name, s.name, s.direct, s.name)
-}
-
-// upCommand is the command that starts the named server ("" when none).
-func upCommand(name string) string {
-	for _, s := range remoteRESTServers {
-		if s.name == name {
-			return s.up
-		}
-	}
-	return ""
 }
 
 // authHint says how to give credentials when a server refused the
@@ -330,7 +352,8 @@ func truncate(s string, n int) string {
 // in cfg.Dir.
 func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 	if len(cfg.Args) > 0 {
-		return newRemoteREST(ctx, "rest", false, cfg)
+		return newRemoteREST(ctx, remoteRESTServer{name: "rest", store: StoreUnknown, // a server of its own: katbench cannot tell
+			hint: "give `katbench rest URL`, or no URL to start our server in-process"}, cfg)
 	}
 	if cfg.Dir == "" {
 		return nil, errors.New("rest: no directory given")
@@ -412,11 +435,12 @@ func newChildREST(ctx context.Context, cfg Config, dur catalog.Durability) (Comp
 // newRemoteREST builds a competitor for an already running REST server:
 // URL and WAREHOUSE from the arguments, else from cfg.Env
 // (KATBENCH_<NAME>_URL and KATBENCH_<NAME>_WAREHOUSE).
-func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Config) (Competitor, error) {
+func newRemoteREST(ctx context.Context, s remoteRESTServer, cfg Config) (Competitor, error) {
+	name, needWarehouse := s.name, s.needWarehouse
 	env := envPrefix(name)
-	hint := fmt.Sprintf("start one with `eval \"$(%s)\"`, or give `katbench %s URL WAREHOUSE`", upCommand(name), name)
-	if name == "rest" {
-		hint = "give `katbench rest URL`, or no URL to start our server in-process"
+	hint := s.hint
+	if hint == "" {
+		hint = fmt.Sprintf("start one with `eval \"$(%s)\"`, or give `katbench %s URL WAREHOUSE`", s.up, name)
 	}
 	if len(cfg.Args) > 2 {
 		return nil, fmt.Errorf("%s: too many arguments %q (want URL [WAREHOUSE])", name, cfg.Args)
@@ -449,14 +473,12 @@ func newRemoteREST(ctx context.Context, name string, needWarehouse bool, cfg Con
 		if errors.As(err, &opErr) {
 			return nil, fmt.Errorf("%w (is the server up? %s)", err, hint)
 		}
-		if up := upCommand(name); up != "" {
-			return nil, fmt.Errorf("%w (the server answered but refused the catalog: is it the one `%s` started, bootstrapped?)", err, up)
+		if s.up != "" {
+			return nil, fmt.Errorf("%w (the server answered but refused the catalog: is it the one `%s` started, bootstrapped?)", err, s.up)
 		}
 		return nil, err
 	}
-	if name == "rest" {
-		c.P["store"] = StoreUnknown // a server of its own: katbench cannot tell
-	}
+	c.P["store"] = s.store
 	// The up scripts export the version of the server they started.
 	if v := cfg.Env.ServerVersion; v != "" {
 		c.P["server_version"] = v

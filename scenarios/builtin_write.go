@@ -114,7 +114,7 @@ func inDurability(ctx context.Context, env *Env, mode, tag string,
 	if err != nil {
 		return Outcome{}, err
 	}
-	defer func() { err = errors.Join(err, c.Close()) }()
+	defer func() { err = errors.Join(err, closeFresh(c, cfg.Dir)) }()
 	var created createdSet
 	out, err := measure(ctx, c, ns, created.add)
 	if err != nil {
@@ -133,6 +133,13 @@ func inDurability(ctx context.Context, env *Env, mode, tag string,
 	}
 	out.Params["durability"] = mode
 	return out, nil
+}
+
+// closeFresh closes a competitor that startFresh started and removes its
+// directory: nothing reads a sweep's files after its scenario, and a run
+// that kept them would hold every sweep's tables on disk until it ends.
+func closeFresh(c competitors.Competitor, dir string) error {
+	return errors.Join(c.Close(), os.RemoveAll(dir))
 }
 
 // startFresh starts a fresh competitor of env's target with cfg (in the

@@ -1,47 +1,58 @@
 package scenarios
 
 import (
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
+// The phase's reports follow a clock the test moves: 0/2 at the start,
+// whole seconds below the total on each tick, 2/2 at stop, and no tick
+// taken after stop.
 func TestReportElapsed(t *testing.T) {
-	var mu sync.Mutex
 	type call struct{ done, total int }
-	var calls []call
+	calls := make(chan call, 8)
 	p := func(what string, done, total int) {
 		if what != "warm-up (s)" {
 			t.Errorf("what = %q", what)
 		}
-		mu.Lock()
-		calls = append(calls, call{done, total})
-		mu.Unlock()
+		calls <- call{done, total}
 	}
-	stop := reportElapsed(p, "warm-up (s)", 2*time.Second)
-	time.Sleep(2200 * time.Millisecond)
-	stop()
-	mu.Lock()
-	defer mu.Unlock()
-	if len(calls) < 3 {
-		t.Fatalf("calls %v: want the start, at least one tick and the end", calls)
-	}
-	if calls[0] != (call{0, 2}) || calls[len(calls)-1] != (call{2, 2}) {
-		t.Fatalf("calls %v: want to start at 0/2 and end at 2/2", calls)
-	}
-	for i := 1; i < len(calls); i++ {
-		if calls[i].done < calls[i-1].done || calls[i].total != 2 {
-			t.Fatalf("calls %v: not monotonic within 0..2", calls)
+	var now atomic.Int64
+	ticks := make(chan time.Time)
+	stop := reportElapsedOn(p, "warm-up (s)", 2*time.Second, ticks, func() time.Duration { return time.Duration(now.Load()) })
+	expect := func(want call) {
+		t.Helper()
+		if got := <-calls; got != want {
+			t.Fatalf("report %v, want %v", got, want)
 		}
 	}
-	// After stop nothing more is reported.
-	n := len(calls)
-	mu.Unlock()
-	time.Sleep(1100 * time.Millisecond)
-	mu.Lock()
-	if len(calls) != n {
-		t.Fatalf("reports after stop: %v", calls[n:])
+	expect(call{0, 2})
+	for _, c := range []struct {
+		at   time.Duration
+		want call
+	}{
+		{1100 * time.Millisecond, call{1, 2}},
+		{1900 * time.Millisecond, call{1, 2}},
+		{5 * time.Second, call{1, 2}}, // never "done" before stop
+	} {
+		now.Store(int64(c.at))
+		ticks <- time.Time{}
+		expect(c.want)
 	}
+	stop()
+	expect(call{2, 2})
+	select {
+	case ticks <- time.Time{}:
+		t.Fatal("a tick was taken after stop")
+	default:
+	}
+	select {
+	case c := <-calls:
+		t.Fatalf("a report after stop: %v", c)
+	default:
+	}
+
 	if stop := reportElapsed(nil, "x", time.Second); stop == nil {
 		t.Fatal("nil stop for a nil Progress")
 	} else {

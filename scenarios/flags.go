@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/pflag"
+
+	"github.com/nordisk/katbench/internal/serve"
 )
 
 // RegisterFlags adds the flags of a benchmark run (katbench run, capacity
@@ -20,7 +22,7 @@ func (s *Settings) RegisterFlags(fl *pflag.FlagSet, getenv func(string) string) 
 	fl.DurationVar(&s.Warmup, "warmup", 0, "unrecorded warm-up before each scenario (default 200ms with --quick, 2s otherwise; JVM servers ask for more)")
 	fl.StringVar(&s.ServerWarmup, "server-warmup", "auto", "one-time warm-up of each server before its first scenario; 'auto' = what the competitor asks for (30s for JVM servers: Nessie, Polaris, the fixture; 0 otherwise)")
 	fl.StringVar(&s.Threads, "threads", "", "throughput levels, comma-separated (default 1,4 with --quick and no --scenario, 1,2,4,8,16,32 otherwise)")
-	fl.StringVar(&s.Durability, "durability", getenv("BENCH_DURABILITY"), "embedded catalog durability: immediate|eventual|none; env BENCH_DURABILITY")
+	serve.RegisterDurabilityFlag(fl, &s.Durability, getenv)
 	fl.StringVar(&s.Scenario, "scenario", "", "run only scenarios matching these globs, comma-separated (e.g. 'load_table.*')")
 	fl.StringVar(&s.Namespace, "namespace", "", "root namespace of the dataset (default katbench_<run id>)")
 	fl.IntVar(&s.LatencyOps, "ops", 0, "recorded operations per latency scenario (default 1000 with --quick, 20000 otherwise)")

@@ -64,8 +64,7 @@ func init() {
 
 // inFlush runs measure on a fresh competitor built from the same factory,
 // in Immediate durability and flush mode, in a directory and namespace of
-// its own, and closes it before returning (its files stay in the run's
-// directory, which the run removes). The outcome's params get the mode
+// its own, and closes it and removes its directory before returning. The outcome's params get the mode
 // and the mean batch the competitor's group commit formed (warm-up
 // included), when it counts them.
 func inFlush(ctx context.Context, env *Env, mode catalog.Flush, tag string,
@@ -83,7 +82,7 @@ func inFlush(ctx context.Context, env *Env, mode catalog.Flush, tag string,
 	if err != nil {
 		return Outcome{}, err
 	}
-	defer func() { err = errors.Join(err, c.Close()) }()
+	defer func() { err = errors.Join(err, closeFresh(c, cfg.Dir)) }()
 	var created createdSet
 	b, counts := competitors.As[competitors.Batcher](c)
 	var batches0, ops0 uint64

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"github.com/nordisk/katbench/internal/pacer"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -160,16 +161,16 @@ func throughputClasses(ctx context.Context, op ClassOp, classes, threads int, wa
 	}
 	ready.Wait()
 	close(begin)
-	sleepCtx(ctx, warmup)
+	pacer.Sleep(ctx, warmup)
 	// Operations that began during warm-up but end after this point are
 	// recorded; their count is at most one per worker.
 	endWindow := beginWindow(ctx)
 	c0 := results.SnapshotFrom(ctx)
 	phase.Store(phaseMeasure)
 	start := time.Now()
-	sleepCtx(ctx, d)
+	pacer.Sleep(ctx, d)
 	for endedSum(ended) < minOps && ctx.Err() == nil {
-		sleepCtx(ctx, time.Millisecond)
+		pacer.Sleep(ctx, time.Millisecond)
 	}
 	phase.Store(phaseDone)
 	elapsed := time.Since(start)
@@ -212,15 +213,3 @@ const (
 	phaseMeasure
 	phaseDone
 )
-
-func sleepCtx(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
-}

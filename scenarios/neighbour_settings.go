@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/nordisk/katbench/internal/results"
@@ -55,20 +54,9 @@ func WithNeighbour(ctx context.Context, cfg NeighbourConfig, dir string, next re
 // "1000" (binary units, case-insensitive) up to 1 TiB. (s3bench.ParseSize
 // is bounded by the largest object size, far below a neighbour's file.)
 func parseBytes(s string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"gib", 1 << 30}, {"mib", 1 << 20}, {"kib", 1 << 10}, {"b", 1}} {
-		if num, ok := strings.CutSuffix(t, u.suffix); ok {
-			t, mult = strings.TrimSpace(num), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n < 0 || n > (1<<40)/mult {
+	n, err := results.ParseByteSize(s, 1<<40)
+	if err != nil {
 		return 0, errors.New("want a byte count up to 1TiB")
 	}
-	return n * mult, nil
+	return n, nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/servercost"
 )
@@ -234,7 +235,7 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 	}
 	if !o.StartAt.IsZero() {
 		r.logf("waiting until %s to start measuring (--start-at)", o.StartAt.UTC().Format(time.RFC3339Nano))
-		sleepCtx(ctx, time.Until(o.StartAt))
+		pacer.Sleep(ctx, time.Until(o.StartAt))
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -617,24 +618,34 @@ func orDefault(s, d string) string {
 // seconds of total, until the returned stop is called (which reports it
 // complete). A nil p reports nothing.
 func reportElapsed(p Progress, what string, total time.Duration) (stop func()) {
-	secs := max(int(total.Round(time.Second)/time.Second), 1)
 	if p == nil {
 		return func() {}
 	}
+	tick := time.NewTicker(time.Second)
+	start := time.Now()
+	stopReports := reportElapsedOn(p, what, total, tick.C, func() time.Duration { return time.Since(start) })
+	return func() {
+		stopReports()
+		tick.Stop()
+	}
+}
+
+// reportElapsedOn is reportElapsed with its clock given: it reports
+// elapsed() on every value from ticks, as whole seconds below total, and
+// stops taking ticks once stop returns.
+func reportElapsedOn(p Progress, what string, total time.Duration, ticks <-chan time.Time, elapsed func() time.Duration) (stop func()) {
+	secs := max(int(total.Round(time.Second)/time.Second), 1)
 	done := make(chan struct{})
 	finished := make(chan struct{})
-	start := time.Now()
 	p(what, 0, secs)
 	go func() {
 		defer close(finished)
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
 		for {
 			select {
 			case <-done:
 				return
-			case <-tick.C:
-				p(what, min(int(time.Since(start)/time.Second), secs-1), secs)
+			case <-ticks:
+				p(what, min(int(elapsed()/time.Second), secs-1), secs)
 			}
 		}
 	}()

@@ -38,7 +38,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 outdir=${outdir:-$(mktemp -d /tmp/ab-calibration.XXXXXX)}
 mkdir -p "$outdir"
 bin=$outdir/katbench
-(cd "$root" && go build -o "$bin" ./cmd/katbench)
+(cd "$root" && go build -buildvcs=true -o "$bin" ./cmd/katbench) # stamp the commit (GOFLAGS may say -buildvcs=false)
 
 # session NAME [ENV…]: one ab session, ENV added to the new side; prints
 # NAME, the exit status and the verdict counts.

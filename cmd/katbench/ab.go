@@ -34,7 +34,9 @@ within the limit (ab.load_ok).
 the repository at --repo, built from a clean checkout in a temporary
 directory (never from the working tree; removed afterwards). Every run's
 lines, each with an "ab" object (side, run, order, ref, rev, load), go to
---out; the session ends with 'compare' of the two sides, which can be
+--out (default: ab-<UTC time>.jsonl beside the --history file of the
+command after --, else in the system's temporary directory; the path is
+printed on stderr first); the session ends with 'compare' of the two sides, which can be
 repeated with 'katbench compare --ab OUT'.
 
 Exit status: 1 on a significant regression beyond the threshold or a
@@ -52,14 +54,15 @@ failed run, 2 on bad input, 0 otherwise.`,
 			}
 			s.Args = args
 			if s.Out == "" {
-				s.Out = "ab-" + time.Now().UTC().Format("20060102T150405Z") + ".jsonl"
+				s.Out = ab.DefaultOut(args, time.Now())
 			}
 			if err := s.Check(analysis.MinRuns(0.05)); err != nil {
-				return usageError{err}
+				return asUsage(err)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			logw := cmd.ErrOrStderr()
+			fmt.Fprintf(logw, "katbench ab: every run's lines go to %s\n", s.Out)
 			sum, err := s.Run(ctx, logw)
 			if err != nil { // ab.ErrBadOptions is a usage error
 				return err

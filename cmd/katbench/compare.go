@@ -12,7 +12,7 @@ type compareFlags struct{ analysis.CompareSettings }
 // options checks the flags and turns them into compare options.
 func (f *compareFlags) options() (analysis.CompareOptions, error) {
 	o, err := f.Options()
-	return o, usage(err)
+	return o, asUsage(err)
 }
 
 func init() {

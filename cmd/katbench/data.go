@@ -13,6 +13,7 @@ import (
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/serve"
 	"github.com/nordisk/katbench/internal/workspace"
 	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/scenarios/dataplane"
@@ -86,7 +87,7 @@ func init() {
 	fl.BoolVar(&f.raw, "raw", true, "on an S3 warehouse, also measure data.raw: raw S3 PUT and GET (katbench transport's s3.put/s3.get) at the mean Parquet file size, for the IO-efficiency ratios")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured run (go tool pprof) to this file")
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs under this directory (default: a temp dir removed after the run)")
-	fl.StringVar(&f.durability, "durability", os.Getenv("BENCH_DURABILITY"), "embedded catalog durability: immediate|eventual|none; env BENCH_DURABILITY")
+	serve.RegisterDurabilityFlag(fl, &f.durability, os.Getenv)
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable)")
 	rootCmd.AddCommand(dataCmd)
 }
@@ -105,7 +106,7 @@ func (f *dataFlags) targets(args []string) ([]dataplane.Target, error) {
 		spec := scenarios.ParseTargetSpec(a)
 		fac, err := competitors.Lookup(spec.Name)
 		if err != nil {
-			return nil, usageError{err}
+			return nil, asUsage(err)
 		}
 		targets[i] = dataplane.Target{Factory: fac, Name: spec.Name, Args: spec.Args, Index: i, Props: props, Durability: f.durability,
 			Env: competitors.ReadEnv(spec.Name, os.Getenv)}
@@ -123,7 +124,7 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 	}
 	if f.durability != "" {
 		if _, err := catalog.ParseDurability(f.durability); err != nil {
-			return usageError{err}
+			return asUsage(err)
 		}
 	}
 	if err := output.CheckFormat(f.loop.format); err != nil {
@@ -137,7 +138,7 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 	env.Endpoint, env.TransportSettings = f.endpoint, transportSettings
 	store, err := workspace.ParseStore(f.warehouse, "s3://katbench/data", env, run.ID)
 	if err != nil {
-		return usageError{err}
+		return asUsage(err)
 	}
 	// The store is checked before --dir is created: an unreachable
 	// endpoint or refused keys leave nothing behind.

@@ -16,6 +16,7 @@ import (
 	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/serve"
+	"github.com/nordisk/katbench/internal/usage"
 	"github.com/nordisk/katbench/internal/workspace"
 	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/transport"
@@ -35,7 +36,7 @@ scenario with HdrHistogram percentiles and host provenance.`,
 	// under the name of another: refuse it before anything runs.
 	PersistentPreRunE: func(*cobra.Command, []string) (err error) {
 		transportSettings, err = transport.EnvSettings(os.LookupEnv)
-		return usage(err)
+		return asUsage(err)
 	},
 }
 
@@ -58,11 +59,12 @@ func init() {
 	rootCmd.SetVersionTemplate("{{katbenchVersion}}\n")
 }
 
-// usageError is an error that exits with status 2 (bad command line).
-type usageError struct{ error }
+// errCommandLine is the kind of the usage errors cmd finds itself: a flag
+// or an argument that is wrong (exit 2).
+var errCommandLine = errors.New("bad command line")
 
 func usagef(format string, args ...any) error {
-	return usageError{fmt.Errorf(format, args...)}
+	return usage.Errorf(errCommandLine, format, args...)
 }
 
 // usageErrs are the errors of the packages cmd calls that are always the
@@ -71,7 +73,7 @@ var usageErrs = []error{scenarios.ErrSettings, output.ErrFormat, workspace.ErrSe
 
 // isUsage reports whether err is a usage error (exit 2).
 func isUsage(err error) bool {
-	var ue usageError
+	var ue usage.Error
 	if errors.As(err, &ue) {
 		return true
 	}
@@ -83,18 +85,15 @@ func isUsage(err error) bool {
 	return false
 }
 
-// usage makes err (unless nil) a usage error.
-func usage(err error) error {
-	if err == nil {
-		return nil
-	}
-	return usageError{err}
+// asUsage makes err (unless nil) a usage error.
+func asUsage(err error) error {
+	return usage.Wrap(errCommandLine, err)
 }
 
 // usageArgs makes every command's argument check a usage error (exit 2).
 func usageArgs(c *cobra.Command) {
 	if check := c.Args; check != nil {
-		c.Args = func(cmd *cobra.Command, args []string) error { return usage(check(cmd, args)) }
+		c.Args = func(cmd *cobra.Command, args []string) error { return asUsage(check(cmd, args)) }
 	}
 	for _, sub := range c.Commands() {
 		usageArgs(sub)

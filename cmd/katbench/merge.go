@@ -26,11 +26,11 @@ builds, or without a histogram, are refused.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lines, err := analysis.LoadAll(args, cmd.InOrStdin())
 			if err != nil {
-				return usageError{err}
+				return asUsage(err)
 			}
 			ms, err := analysis.Merge(lines, analysis.MergeOptions{CrossHost: crossHost})
 			if err != nil {
-				return usageError{err}
+				return asUsage(err)
 			}
 			if len(ms) == 0 {
 				return usagef("nothing to merge: no measured lines in the input")

@@ -36,7 +36,7 @@ labels or runs exit 2.`,
 			err := analysis.UpdateReadmes(analysis.ReadmeOptions{Files: files, History: history, Labels: labels,
 				Sections: scenarios.ReadmeSections(), Check: check, Log: cmd.ErrOrStderr()})
 			if errors.Is(err, analysis.ErrReadmeInput) {
-				return usageError{err}
+				return asUsage(err)
 			}
 			return err
 		},

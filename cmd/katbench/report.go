@@ -30,7 +30,7 @@ Inline SVG and CSS only: nothing is fetched when the page opens.`,
 			}
 			lines, err := analysis.LoadAll(args, nil)
 			if err != nil {
-				return usageError{err}
+				return asUsage(err)
 			}
 			if len(lines) == 0 {
 				return usagef("no result lines in %v", args)

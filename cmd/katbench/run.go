@@ -101,7 +101,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (
 	if f.cpuProfile != "" {
 		prof, perr := output.CreateCPUProfile(f.cpuProfile)
 		if perr != nil {
-			return usageError{perr}
+			return asUsage(perr)
 		}
 		defer func() { err = errors.Join(err, prof.Close()) }()
 		opts.Measuring = prof.Start // the measured phase only, not the datasets' setup
@@ -205,5 +205,5 @@ endpoint: name=URL or name=URL@WAREHOUSE (e.g. nessie=http://localhost:19120/ice
 		}
 		rootCmd.AddCommand(c)
 	}
-	rootCmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	rootCmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
 }

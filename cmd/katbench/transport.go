@@ -97,7 +97,7 @@ func (f *transportFlags) config(args []string) (s3bench.Config, string, error) {
 	if len(args) == 1 {
 		endpoint = args[0]
 		if _, err := s3.ParseEndpoint(endpoint); err != nil {
-			return s3bench.Config{}, "", usageError{err}
+			return s3bench.Config{}, "", asUsage(err)
 		}
 	}
 	f.opts.Rounds, f.opts.Quick, f.opts.Scenario = f.bench.rounds, f.bench.quick, f.bench.scenario

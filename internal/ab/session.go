@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/nordisk/katbench/internal/pacer"
 	"io"
 	"os"
 	"os/exec"
@@ -116,7 +117,7 @@ func Execute(ctx context.Context, o Options) (Summary, error) {
 		o.Load = LoadAvg
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleepCtx
+		o.Sleep = pacer.Sleep
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -257,16 +258,4 @@ func tail(s string) string {
 		s = "…" + s[len(s)-2000:]
 	}
 	return "\n" + s
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }

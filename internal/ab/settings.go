@@ -34,7 +34,7 @@ func (s *Settings) RegisterFlags(fl *pflag.FlagSet) {
 	fl.DurationVar(&s.Cooldown, "cooldown", 2*time.Second, "pause before each run")
 	fl.Float64Var(&s.MaxLoad, "max-load", float64(runtime.NumCPU()), "one-minute load average a run waits for (0: no limit)")
 	fl.DurationVar(&s.LoadWait, "load-wait", 30*time.Second, "longest wait for the load to drop; a run that starts above it is recorded so")
-	fl.StringVar(&s.Out, "out", "", "file for every run's lines (default ab-<UTC time>.jsonl; never overwritten)")
+	fl.StringVar(&s.Out, "out", "", "file for every run's lines (default ab-<UTC time>.jsonl beside the command's --history file, else in the temporary directory; never overwritten)")
 	fl.StringVar(&s.Repo, "repo", ".", "git repository that revisions are built from")
 	fl.StringArrayVar(&s.OldEnv, "old-env", nil, "NAME=VALUE added to the old side's environment (repeatable)")
 	fl.StringArrayVar(&s.NewEnv, "new-env", nil, "NAME=VALUE added to the new side's environment (repeatable), e.g. KATBENCH_TEST_DELAY_US=rest:40 to inject a slowdown")

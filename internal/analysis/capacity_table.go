@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // The capacity table (layout=capacity in a katbench:table marker) shows a
@@ -99,7 +101,7 @@ func capacityTable(b Block, run []Line, info RunInfo) (string, error) {
 			bb, okB := byTarget[num].Measure("max_rate")
 			v := "— (a side has no max_rate)"
 			if okA && okB && a.Value > 0 {
-				v = fmtRatio(bb.Value/a.Value) + " (one run: no spread)"
+				v = results.FormatRatio(bb.Value/a.Value) + " (one run: no spread)"
 			}
 			fmt.Fprintf(&sb, "| %s / %s | %s |\n", num, den, v)
 		}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // The capacity table of testdata/capacity.jsonl (see
@@ -34,7 +36,7 @@ func TestCapacityTable(t *testing.T) {
 	for _, want := range []string{
 		"| embedded | none durability | " + fmtRate(max["embedded"]) + " | commit_table:p99 ",
 		"| rest | none durability | " + fmtRate(max["rest"]) + " | ",
-		"| embedded / rest | " + fmtRatio(max["embedded"]/max["rest"]) + " (one run: no spread) |",
+		"| embedded / rest | " + results.FormatRatio(max["embedded"]/max["rest"]) + " (one run: no spread) |",
 		"| rest / nosuch | — (a side has no max_rate) |",
 		"Objective `p99<=50ms,commit_table:p99<=200ms,errors<=0`; steps of `200ms and at least 0 operations`",
 		// rest kept 383 ops/s but not 400 (327 achieved): its highest step kept.

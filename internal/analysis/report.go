@@ -447,18 +447,32 @@ func sampleRatios(sa, sb []float64) (roundRatio, bool) {
 // "… (dirty)", and words instead of a revision when the binary carried
 // none (built without version control information).
 func commitLabel(l Line) string {
-	sha := l.Commit.SHA
-	if sha == "" || sha == "unknown" {
-		return "not recorded (built without version control information)"
+	sha, state, ok := buildRevision(l)
+	if !ok {
+		return commitNotRecorded
 	}
-	state := "clean"
+	return sha + " (" + state + ")"
+}
+
+// commitNotRecorded stands where a line's commit would be when the binary
+// that wrote it could not tell its revision.
+const commitNotRecorded = "not recorded (built without version control information)"
+
+// buildRevision is the line's commit shortened to 12 hex digits and
+// "clean" or "dirty"; false when the line records no revision.
+func buildRevision(l Line) (sha, state string, ok bool) {
+	sha = l.Commit.SHA
+	if sha == "" || sha == "unknown" {
+		return "", "", false
+	}
+	state = "clean"
 	if l.Commit.Dirty {
 		state = "dirty"
 	}
 	if len(sha) > 12 {
 		sha = sha[:12]
 	}
-	return sha + " (" + state + ")"
+	return sha, state, true
 }
 
 // speedRatio is b's speed as a multiple of a's in b's headline metric,
@@ -489,7 +503,7 @@ func speedRatio(a, b Line) (text string, v, lo, hi float64, ok bool) {
 		return "—", 0, 0, 0, false
 	}
 	v = inv(vb / va)
-	return fmt.Sprintf("%.3g×", v), v, v, v, true
+	return results.FormatRatio(v), v, v, v, true
 }
 
 // summary is the headline of each compared pair of targets: over every
@@ -536,7 +550,7 @@ func summary(rs []ratioRunView) []summaryView {
 			for _, x := range logs[t] {
 				sum += x
 			}
-			sv.GeoMean = fmt.Sprintf("%.3g×", math.Exp(sum/float64(len(logs[t]))))
+			sv.GeoMean = results.FormatRatio(math.Exp(sum / float64(len(logs[t]))))
 			sv.Best = fmt.Sprintf("%.3g× %s", best[t].speed, best[t].Scenario)
 			sv.Worst = fmt.Sprintf("%.3g× %s", worst[t].speed, worst[t].Scenario)
 			out = append(out, *sv)

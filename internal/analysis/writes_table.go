@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // The writes table (layout=writes): the embedded catalog's durable writes
@@ -116,7 +118,7 @@ func p99Multiple(l, base Line) string {
 	if !ok || !okQ || q == 0 {
 		return "—"
 	}
-	return fmtRatio(v / q)
+	return results.FormatRatio(v / q)
 }
 
 // neighbourRate is the mean write rate of the run's neighbour up to l.

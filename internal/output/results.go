@@ -36,6 +36,12 @@ func NewResults(format, history string, stdout, stderr io.Writer) (*Results, err
 		o.sink = append(o.sink, results.NewJSONL(stdout))
 	}
 	if history != "" {
+		if c := results.ThisCommit(); c.Source == "" {
+			// Without a revision the history's tables cannot say what
+			// was measured: the usual cause is GOFLAGS=-buildvcs=false
+			// and a working directory outside the checkout.
+			fmt.Fprintf(stderr, "katbench: warning: this binary records no commit in %s (built without version control information and run outside its git checkout); build it with go build -buildvcs=true, or run it inside the checkout\n", history)
+		}
 		h, err := results.OpenHistory(history)
 		if err != nil {
 			return nil, err

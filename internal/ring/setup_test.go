@@ -2,8 +2,12 @@ package ring
 
 import (
 	"errors"
+	"fmt"
 	"net"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,6 +140,43 @@ func submitInBackground(l *Lane) <-chan error {
 		done <- err
 	}()
 	return done
+}
+
+// waitInSyscall polls until thread tid of this process is blocked in
+// system call nr (as /proc/self/task/TID/syscall reports it); after 10 s
+// the test fails.
+func waitInSyscall(t *testing.T, tid int, nr uintptr) {
+	t.Helper()
+	path := fmt.Sprintf("/proc/self/task/%d/syscall", tid)
+	want := strconv.FormatUint(uint64(nr), 10)
+	waitFor(t, "thread "+strconv.Itoa(tid)+" blocked in system call "+want, func() bool {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("read %s: %v", path, err)
+		}
+		f := strings.Fields(string(b))
+		return len(f) > 0 && f[0] == want
+	})
+}
+
+// readWithin reads up to n bytes from fd, failing the test when none
+// arrive within d.
+func readWithin(t *testing.T, fd, n int, d time.Duration) []byte {
+	t.Helper()
+	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	ready, err := unix.Poll(pfd, int(d/time.Millisecond))
+	for errors.Is(err, unix.EINTR) { // the runtime's preemption signal
+		ready, err = unix.Poll(pfd, int(d/time.Millisecond))
+	}
+	if err != nil || ready == 0 {
+		t.Fatalf("nothing to read on fd %d within %s (poll: %d, %v)", fd, d, ready, err)
+	}
+	buf := make([]byte, n)
+	got, err := unix.Read(fd, buf)
+	if err != nil {
+		t.Fatalf("read fd %d: %v", fd, err)
+	}
+	return buf[:got]
 }
 
 // waitFor polls cond, yielding between polls, until it holds; after 10 s

@@ -32,7 +32,7 @@ type FrontSettings struct {
 func (f *FrontSettings) RegisterFlags(fl *pflag.FlagSet, addr string, getenv func(string) string) {
 	fl.StringVar(&f.Addr, "addr", addr, "listen address host:port (port 0 picks a free one)")
 	fl.StringVar(&f.Dir, "dir", "", "catalog directory (default: a temp dir removed on exit)")
-	fl.StringVar(&f.Durability, "durability", getenv("BENCH_DURABILITY"), "immediate|eventual|none; env BENCH_DURABILITY")
+	RegisterDurabilityFlag(fl, &f.Durability, getenv)
 	fl.StringArrayVar(&f.AllowedLocations, "allowed-location", nil, "absolute URI under which table and view locations may lie besides the warehouse (repeatable)")
 }
 
@@ -61,4 +61,11 @@ func CheckByteLimit(name string, v int64) error {
 		return Settingsf("--%s %d: want a byte count ≥ 0 (0 = default)", name, v)
 	}
 	return nil
+}
+
+// RegisterDurabilityFlag adds --durability to fl, filling p: the embedded
+// catalog's durability mode, by default getenv's BENCH_DURABILITY. Every
+// command that starts an embedded catalog takes it from here.
+func RegisterDurabilityFlag(fl *pflag.FlagSet, p *string, getenv func(string) string) {
+	fl.StringVar(p, "durability", getenv("BENCH_DURABILITY"), "embedded catalog durability: immediate|eventual|none; env BENCH_DURABILITY")
 }

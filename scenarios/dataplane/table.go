@@ -168,5 +168,5 @@ func ratio(a, b float64) string {
 	if a == 0 || b == 0 {
 		return "—"
 	}
-	return fmt.Sprintf("%.2f×", a/b)
+	return results.FormatRatio(a / b)
 }

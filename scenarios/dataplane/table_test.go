@@ -36,10 +36,10 @@ func TestWriteTable(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		`uring\s+3\s+1\s+200000\s+20\.0\s+—\s+0\.50\s+0\.00\s+MISMATCH`, // the failed scan says so
-		`data\.append\.1M\s+1\.50×\s+0\.50×`,                            // uring/http rows/s, p50
-		`data\.scan\s+0\.50×\s+1\.00×`,
-		`data\.append\.1M\s+http\s+10\.0\s+s3\.put\.9MiB\.c1\s+100\.0\s+0\.10×`, // vs raw PUT
-		`data\.scan\s+http\s+40\.0\s+s3\.get\.9MiB\.c1\s+80\.0\s+0\.50×`,        // vs raw GET
+		`data\.append\.1M\s+1\.5×\s+0\.5×`,                              // uring/http rows/s, p50
+		`data\.scan\s+0\.5×\s+1×`,
+		`data\.append\.1M\s+http\s+10\.0\s+s3\.put\.9MiB\.c1\s+100\.0\s+0\.1×`, // vs raw PUT
+		`data\.scan\s+http\s+40\.0\s+s3\.get\.9MiB\.c1\s+80\.0\s+0\.5×`,        // vs raw GET
 	} {
 		if !regexp.MustCompile(want).MatchString(out) {
 			t.Errorf("table does not match %s:\n%s", want, out)

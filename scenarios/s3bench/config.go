@@ -254,30 +254,17 @@ func ParseOps(s string) ([]Op, error) {
 	return out, nil
 }
 
-var units = []struct {
-	suffix string
-	mult   int64
-}{{"gib", 1 << 30}, {"mib", 1 << 20}, {"kib", 1 << 10}, {"b", 1}}
-
 // ParseSize parses a size such as "4KiB", "1MiB", "512B" or "1000"
-// (binary units, case-insensitive).
+// (binary units, case-insensitive) up to MaxSize.
 func ParseSize(s string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	mult := int64(1)
-	for _, u := range units {
-		if num, ok := strings.CutSuffix(t, u.suffix); ok {
-			t, mult = strings.TrimSpace(num), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n < 0 {
+	n, err := results.ParseByteSize(s, MaxSize)
+	switch {
+	case errors.Is(err, results.ErrByteSizeTooLarge):
+		return 0, fmt.Errorf("%w %q: larger than %s", ErrBadSize, s, FormatSize(MaxSize))
+	case err != nil:
 		return 0, fmt.Errorf("%w %q: want e.g. 4KiB, 1MiB, 512B", ErrBadSize, s)
 	}
-	if n > MaxSize/mult {
-		return 0, fmt.Errorf("%w %q: larger than %s", ErrBadSize, s, FormatSize(MaxSize))
-	}
-	return n * mult, nil
+	return n, nil
 }
 
 // ParseSizes parses a comma-separated list of sizes.

@@ -109,7 +109,7 @@ func div(a, b float64) string {
 	if b == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%.2f×", a/b)
+	return results.FormatRatio(a / b)
 }
 
 func mib(r results.Record) string {

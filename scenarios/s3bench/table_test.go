@@ -36,7 +36,7 @@ func TestCPURatioFromLines(t *testing.T) {
 	}
 	var one results.Record
 	one.SetMeasure("cpu_us_per_op", 30, results.UnitUSPerOp, results.Lower)
-	if got := CPURatio(h, one); got != "2.00×" {
-		t.Errorf("CPURatio without rounds = %q, want the whole-run ratio 2.00×", got)
+	if got := CPURatio(h, one); got != "2×" {
+		t.Errorf("CPURatio without rounds = %q, want the whole-run ratio 2×", got)
 	}
 }

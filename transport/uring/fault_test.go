@@ -48,7 +48,8 @@ func TestIdleTimeoutServerPutWithoutGetBody(t *testing.T) {
 	for _, wm := range waitModes {
 		t.Run(wm.name, func(t *testing.T) {
 			srv, _ := idleClosingServer(t, 30*time.Millisecond)
-			client := &http.Client{Transport: newTestTransportMode(t, 1, wm.mode)}
+			tr := newTestTransportMode(t, 1, wm.mode)
+			client := &http.Client{Transport: tr}
 			put := func(path, data string) {
 				t.Helper()
 				req, err := http.NewRequest(http.MethodPut, srv.URL+path, io.NopCloser(strings.NewReader(data)))
@@ -67,7 +68,7 @@ func TestIdleTimeoutServerPutWithoutGetBody(t *testing.T) {
 				}
 			}
 			put("/a", "first")
-			time.Sleep(150 * time.Millisecond) // the server closes the idle conn
+			waitPeerClosed(t, tr) // the server closes the idle conn after 30 ms
 			put("/b", "second")
 			if _, b := do(t, client, http.MethodGet, srv.URL+"/b", nil); string(b) != "second" {
 				t.Fatalf("GET /b = %q", b)
@@ -89,7 +90,7 @@ func TestRetryRewindsSeekableBody(t *testing.T) {
 	client := &http.Client{Transport: tr}
 	do(t, client, http.MethodPut, srv.URL+"/warm", strings.NewReader("x"))
 	srv.ln.closeServerSide()
-	waitPeerClosed()
+	waitPeerClosed(t, tr)
 	data := bytes.Repeat([]byte("seekable!"), 1000)
 	req, _ := http.NewRequest(http.MethodPut, srv.URL+"/s", io.NopCloser(bytes.NewReader(data)))
 	req.ContentLength = int64(len(data))
@@ -108,7 +109,7 @@ func TestRetryRewindsSeekableBody(t *testing.T) {
 func TestIdleTimeoutClosesOldConnections(t *testing.T) {
 	srv := startObjectServer(t)
 	testenv.Need(t, "io_uring", Available())
-	tr, err := NewTransport(Options{PoolSize: 2, IdleTimeout: 40 * time.Millisecond})
+	tr, err := NewTransport(Options{PoolSize: 2, IdleTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestIdleTimeoutClosesOldConnections(t *testing.T) {
 	if n := srv.ln.accepts.Load(); n != 1 {
 		t.Fatalf("accepts = %d before idling, want 1", n)
 	}
-	time.Sleep(120 * time.Millisecond)
+	ageIdle(tr, 2*time.Minute) // idle past IdleTimeout, without waiting for it
 	do(t, client, http.MethodGet, srv.URL+"/x", nil)
 	if n := srv.ln.accepts.Load(); n != 2 {
 		t.Fatalf("accepts = %d after idling past IdleTimeout, want 2", n)

@@ -293,8 +293,57 @@ func TestKeepAliveReuse(t *testing.T) {
 	}
 }
 
-// waitPeerClosed gives the server's FIN time to arrive on our side.
-func waitPeerClosed() { time.Sleep(50 * time.Millisecond) }
+// goroutineParkedIn reports whether a goroutine whose stack holds frame
+// is parked (neither running nor runnable).
+func goroutineParkedIn(frame string) bool {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		head, _, _ := strings.Cut(g, "\n")
+		if strings.Contains(g, frame) && !strings.Contains(head, "[running") && !strings.Contains(head, "[runnable") {
+			return true
+		}
+	}
+	return false
+}
+
+// ageIdle makes every idle connection of tr look idle for d longer than
+// it has been: the pool's idle clock, moved by the test.
+func ageIdle(tr *Transport, d time.Duration) {
+	for _, p := range tr.allPools() {
+		p.mu.Lock()
+		for _, c := range p.idle {
+			c.idleSince = c.idleSince.Add(-d)
+		}
+		p.mu.Unlock()
+	}
+}
+
+// waitPeerClosed polls, with a deadline, until the server's FIN has
+// arrived on every idle connection of tr (each reads as closed).
+func waitPeerClosed(t testing.TB, tr *Transport) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		open := 0
+		for _, p := range tr.allPools() {
+			p.mu.Lock()
+			for _, c := range p.idle {
+				if c.alive() {
+					open++
+				}
+			}
+			p.mu.Unlock()
+		}
+		if open == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 s, %d idle connections still see no FIN from the server", open)
+		}
+		runtime.Gosched()
+	}
+}
 
 func TestServerClosedIdleConnection(t *testing.T) {
 	srv := startObjectServer(t)
@@ -304,7 +353,7 @@ func TestServerClosedIdleConnection(t *testing.T) {
 	do(t, client, http.MethodPut, srv.URL+"/x", bytes.NewReader([]byte("payload")))
 
 	srv.ln.closeServerSide()
-	waitPeerClosed()
+	waitPeerClosed(t, tr)
 	resp, b := do(t, client, http.MethodGet, srv.URL+"/x", nil)
 	if resp.StatusCode != 200 || string(b) != "payload" {
 		t.Fatalf("GET after server closed idle conn: %d %q", resp.StatusCode, b)
@@ -315,7 +364,7 @@ func TestServerClosedIdleConnection(t *testing.T) {
 
 	// PUT with a re-creatable body is retried too.
 	srv.ln.closeServerSide()
-	waitPeerClosed()
+	waitPeerClosed(t, tr)
 	if resp, _ := do(t, client, http.MethodPut, srv.URL+"/y", strings.NewReader("again")); resp.StatusCode != 200 {
 		t.Fatalf("PUT retry status %d", resp.StatusCode)
 	}
@@ -325,7 +374,7 @@ func TestServerClosedIdleConnection(t *testing.T) {
 
 	// POST is not idempotent: it must fail, clearly, and not be resent.
 	srv.ln.closeServerSide()
-	waitPeerClosed()
+	waitPeerClosed(t, tr)
 	before := srv.ln.accepts.Load()
 	_, err := client.Post(srv.URL+"/echo", "text/plain", strings.NewReader("once"))
 	if !errors.Is(err, ErrServerClosed) {
@@ -552,12 +601,35 @@ func TestBodyCloseDuringRead(t *testing.T) {
 			if _, err := io.ReadFull(resp.Body, head); err != nil || string(head) != "abc" {
 				t.Fatalf("first bytes %q %v", head, err)
 			}
+			// Close once the Read is about to wait in io_uring_enter.
+			entered := make(chan struct{})
+			var once sync.Once
+			hook := func(*ring.Ring, uint32) error { once.Do(func() { close(entered) }); return nil }
+			ring.EnterHook.Store(&hook)
+			t.Cleanup(func() { ring.EnterHook.Store(nil) })
 			readErr := make(chan error, 1)
 			go func() {
 				_, err := resp.Body.Read(make([]byte, 10)) // blocks: the server stalls
 				readErr <- err
 			}()
-			time.Sleep(50 * time.Millisecond)
+			// Every wait mode but sqpoll and shared waits in io_uring_enter
+			// (the hook); those two park the goroutine instead.
+			deadline := time.Now().Add(20 * time.Second)
+			for waiting := false; !waiting; {
+				select {
+				case <-entered:
+					waiting = true
+				case err := <-readErr:
+					t.Fatalf("Read returned before the server sent more: %v", err)
+				default:
+					waiting = goroutineParkedIn("(*body).Read")
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("after 20 s the Read neither entered io_uring_enter nor parked")
+				}
+				runtime.Gosched()
+			}
+			ring.EnterHook.Store(nil)
 			resp.Body.Close()
 			select {
 			case err := <-readErr:
