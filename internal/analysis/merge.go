@@ -23,13 +23,27 @@ var (
 	ErrNoHist = errors.New("line has no histogram")
 	// ErrMixedBuilds: lines of one cell come from different commits.
 	ErrMixedBuilds = errors.New("lines of one cell come from different builds")
+	// ErrSkewedWindows: the measured windows of a cross-host cell's
+	// sources overlap less than MinOverlap, so the merged line would add
+	// operations that did not run at the same time.
+	ErrSkewedWindows = errors.New("the workers' measured windows overlap too little")
 )
+
+// MinOverlap is the least share of the merged span (from the first
+// source's start to the last source's end) that every source of a
+// cross-host merge must have measured together: below it, a worker that
+// started late or ran long makes the merged ops/s describe a load that
+// never ran at once.
+const MinOverlap = 0.90
 
 // MergeOptions shape a merge.
 type MergeOptions struct {
 	// CrossHost merges lines of the same cell measured on different hosts
 	// (a distributed run); otherwise each host's lines stay apart.
 	CrossHost bool
+	// Force merges a cross-host cell whose sources' windows overlap less
+	// than MinOverlap (the line still carries its skew).
+	Force bool
 }
 
 // Merged is one cell's merged line.
@@ -68,7 +82,7 @@ func Merge(lines []Line, o MergeOptions) ([]Merged, error) {
 	}
 	out := make([]Merged, 0, len(order))
 	for _, c := range order {
-		m, err := mergeCell(c, groups[c])
+		m, err := mergeCell(c, groups[c], o)
 		if err != nil {
 			return nil, err
 		}
@@ -89,7 +103,7 @@ func DecodeHist(l Line) (*hdrhistogram.Histogram, error) {
 	return h, nil
 }
 
-func mergeCell(c Cell, ls []Line) (Merged, error) {
+func mergeCell(c Cell, ls []Line, o MergeOptions) (Merged, error) {
 	first := ls[0]
 	var hs histSum
 	var errs, warmErrs int64
@@ -140,6 +154,17 @@ func mergeCell(c Cell, ls []Line) (Merged, error) {
 			spanEnd = l.TS
 		}
 	}
+	var startSkew, endSkew time.Duration
+	if len(ls) > 1 {
+		startSkew = start.Sub(spanStart) // latest start - earliest start
+		endSkew = spanEnd.Sub(end)       // latest end - earliest end
+		span := spanEnd.Sub(spanStart)
+		shared := end.Sub(start)
+		if o.CrossHost && !o.Force && span > 0 && float64(shared) < MinOverlap*float64(span) {
+			return Merged{}, fmt.Errorf("%w: %s: they measured together for %.0f%% of the %.3f s from the first start to the last end (starts %d ms apart, ends %d ms apart; at least %.0f%% is needed): start the workers at one instant (--start-at) and give them the same --duration, or pass --force to merge anyway",
+				ErrSkewedWindows, c, 100*max(0, shared.Seconds())/span.Seconds(), span.Seconds(), startSkew.Milliseconds(), endSkew.Milliseconds(), 100*MinOverlap)
+		}
+	}
 	dur := totalDur
 	th := maxThreads
 	if overlap {
@@ -172,6 +197,14 @@ func mergeCell(c Cell, ls []Line) (Merged, error) {
 	set("run_id", "merged-"+hex.EncodeToString(h[:6]))
 	set("merged_from", ids)
 	set("threads", th)
+	if overlap {
+		// How far apart the sources' measured windows began and ended.
+		set("skew_start_ms", float64(startSkew.Microseconds())/1e3)
+		set("skew_end_ms", float64(endSkew.Microseconds())/1e3)
+	} else {
+		delete(out, "skew_start_ms")
+		delete(out, "skew_end_ms")
+	}
 	if len(first.Dims) > 0 {
 		set("dims", first.Dims) // the level every source measured, also on lines older than dims
 	}

@@ -1,10 +1,12 @@
 package analysis
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -143,5 +145,70 @@ func TestCombinedHostAddsPs(t *testing.T) {
 	}
 	if h := combinedHost([]results.Host{full, one}); h.Cores != 4 || h.GOMAXPROCS != 3 {
 		t.Errorf("a full and a 1-P host: %+v, want cores 4, gomaxprocs 3", h)
+	}
+}
+
+// windowed rewrites a line's measured window: it ended at end and lasted d.
+func windowed(t *testing.T, raw []byte, end time.Time, d time.Duration) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["ts"] = end.UTC().Format(time.RFC3339Nano)
+	m["duration_s"] = d.Seconds()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestMergeSkew(t *testing.T) {
+	raw, _ := shardLines(t, 2, []string{"a", "b"}, "abc")
+	t0 := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
+	// Worker b starts 200 ms after a and ends 300 ms after it: together
+	// for 9.8 s of a 10.3 s span (95 %).
+	near := [][]byte{windowed(t, raw[0], t0.Add(10*time.Second), 10*time.Second),
+		windowed(t, raw[1], t0.Add(10300*time.Millisecond), 10100*time.Millisecond)}
+	ms, err := Merge(parse(t, near...), MergeOptions{CrossHost: true})
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("95 %% overlap: %d cells, %v", len(ms), err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(ms[0].JSON, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["skew_start_ms"] != 200.0 || m["skew_end_ms"] != 300.0 {
+		t.Fatalf("skew = %v / %v ms, want 200 / 300", m["skew_start_ms"], m["skew_end_ms"])
+	}
+
+	// b starts 5 s late: together for 5 s of 15 s (33 %).
+	far := [][]byte{windowed(t, raw[0], t0.Add(10*time.Second), 10*time.Second),
+		windowed(t, raw[1], t0.Add(15*time.Second), 10*time.Second)}
+	_, err = Merge(parse(t, far...), MergeOptions{CrossHost: true})
+	if !errors.Is(err, ErrSkewedWindows) || !strings.Contains(err.Error(), "33%") || !strings.Contains(err.Error(), "5000 ms") {
+		t.Fatalf("33 %% overlap: %v, want ErrSkewedWindows saying 33%% and 5000 ms", err)
+	}
+	ms, err = Merge(parse(t, far...), MergeOptions{CrossHost: true, Force: true})
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("forced: %d cells, %v", len(ms), err)
+	}
+	if err := json.Unmarshal(ms[0].JSON, &m); err != nil || m["skew_start_ms"] != 5000.0 {
+		t.Fatalf("forced line skew_start_ms = %v, %v", m["skew_start_ms"], err)
+	}
+
+	// Runs one after another on one host are no distributed run: no skew
+	// fields, no refusal.
+	seq := [][]byte{windowed(t, raw[0], t0.Add(10*time.Second), 10*time.Second),
+		windowed(t, raw[1], t0.Add(30*time.Second), 10*time.Second)}
+	ms, err = Merge(parse(t, seq...), MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mm := range ms {
+		if bytes.Contains(mm.JSON, []byte("skew_")) {
+			t.Fatalf("sequential runs carry skew: %s", mm.JSON)
+		}
 	}
 }
