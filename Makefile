@@ -4,7 +4,7 @@
 GO      ?= go
 export KATBENCH_CACHE ?= $(HOME)/.cache/katbench
 
-.PHONY: test setup build unit integration check bench generate check-generated shellcheck readme readme-check bench-gate
+.PHONY: test setup build image unit integration check bench generate check-generated shellcheck readme readme-check bench-gate
 
 ## test: everything CI runs — setup (installs and compiles the real servers, with progress), vet,
 ## generated-code check, shellcheck, unit and integration tests, then the race detector over the
@@ -26,6 +26,18 @@ setup:
 ## build: put a katbench binary in ./katbench (or: go install ./cmd/katbench).
 build:
 	$(GO) build -o katbench ./cmd/katbench
+
+## image: katbench's container image as an OCI image-layout tar (IMAGE_OUT), built without Docker or a
+## registry: a static binary (CGO_ENABLED=0), /tmp, CA certificates and a non-root user, nothing pulled.
+## `ctr -n k8s.io images import katbench-image.tar` loads it; IMAGE_ROOTFS=DIR also writes the tree that
+## containers/Dockerfile builds FROM scratch. See containers/k8s/README.md.
+IMAGE_NAME   ?= katbench:dev
+IMAGE_OUT    ?= katbench-image.tar
+IMAGE_ROOTFS ?=
+image:
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(or $(TMPDIR),/tmp)/katbench-image-bin ./cmd/katbench
+	$(GO) run ./containers/k8s/ociimage -binary $(or $(TMPDIR),/tmp)/katbench-image-bin -name $(IMAGE_NAME) -o $(IMAGE_OUT) $(if $(IMAGE_ROOTFS),-rootfs $(IMAGE_ROOTFS))
+	rm -f $(or $(TMPDIR),/tmp)/katbench-image-bin
 
 ## unit: the tests that need no outside server (quick feedback).
 unit:

@@ -32,5 +32,5 @@ if [ "$install_only" = 1 ]; then
 	exit 0
 fi
 cd "$HERE"
-shellcheck ./*.sh
-echo "check.sh: shellcheck clean: $(find . -maxdepth 1 -name '*.sh' | wc -l) scripts" >&2
+shellcheck -x ./*.sh k8s/*.sh
+echo "check.sh: shellcheck clean: $(find . -maxdepth 2 -name '*.sh' | wc -l) scripts" >&2
