@@ -321,6 +321,48 @@ func (c *Catalog) ListTables(ctx context.Context, ns table.Identifier) iter.Seq2
 	}
 }
 
+// ListTablesAfter returns up to limit tables directly in ns whose names
+// sort after after (byte order, the order ListTables lists them in; "" is
+// the first page), and whether more follow. It seeks to after and reads
+// only the keys of this page, so a page costs about the same in a
+// namespace of a hundred tables or of a million, where paging over
+// ListTables reads the whole namespace for every page. Safe for concurrent
+// use; each call is one read transaction, so pages read at different times
+// may see tables created or dropped in between, as any paged listing does.
+func (c *Catalog) ListTablesAfter(ctx context.Context, ns table.Identifier, after string, limit int) ([]table.Identifier, bool, error) {
+	if limit < 1 {
+		return nil, false, fmt.Errorf("list tables: limit %d: want at least 1", limit)
+	}
+	if err := ValidateIdentifier(ns); err != nil {
+		return nil, false, fmt.Errorf("list tables: %w", err)
+	}
+	var out []table.Identifier
+	more := false
+	err := c.read(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketNamespaces).Get(keyOf(ns)) == nil {
+			return fmt.Errorf("namespace %s: %w", identString(ns), icecatalog.ErrNoSuchNamespace)
+		}
+		prefix := append(keyOf(ns), keySep)
+		cur := tx.Bucket(bucketTables).Cursor()
+		for k, _ := cur.Seek(append(bytes.Clone(prefix), after...)); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
+			name := k[len(prefix):]
+			if bytes.IndexByte(name, keySep) >= 0 || (after != "" && string(name) <= after) {
+				continue // a nested namespace's table, or the previous page's last
+			}
+			if len(out) == limit {
+				more = true
+				return nil
+			}
+			out = append(out, identOf(k))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("list tables: %w", err)
+	}
+	return out, more, nil
+}
+
 // DropTable removes ident's pointer. Metadata and data files are left in
 // place. Errors wrap ErrNoSuchTable.
 func (c *Catalog) DropTable(ctx context.Context, ident table.Identifier) error {

@@ -2,6 +2,7 @@ package restserver
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,6 +54,10 @@ func (s *Server) handleListTables(w http.ResponseWriter, r *http.Request, rt rou
 		s.writeError(w, r, err)
 		return
 	}
+	if pager, ok := s.cat.(tablePager); ok && pg.size > 0 {
+		s.listTablesPage(w, r, pager, ns, pg)
+		return
+	}
 	ids := []identifierResponse{}
 	for id, err := range s.cat.ListTables(r.Context(), ns) {
 		if err != nil {
@@ -65,6 +70,34 @@ func (s *Server) handleListTables(w http.ResponseWriter, r *http.Request, rt rou
 		})
 	}
 	ids, next := applyPage(pg, ids, func(id identifierResponse) string { return id.Name })
+	s.writeJSON(w, http.StatusOK, struct {
+		Identifiers   []identifierResponse `json:"identifiers"`
+		NextPageToken string               `json:"next-page-token,omitempty"`
+	}{ids, next})
+}
+
+// tablePager is the capability to read one page of a namespace's tables
+// without reading the rest (the embedded catalog's ListTablesAfter).
+type tablePager interface {
+	ListTablesAfter(ctx context.Context, ns table.Identifier, after string, limit int) ([]table.Identifier, bool, error)
+}
+
+// listTablesPage answers a paged listing from a catalog that can seek, so a
+// page's cost does not grow with the namespace.
+func (s *Server) listTablesPage(w http.ResponseWriter, r *http.Request, pager tablePager, ns table.Identifier, pg page) {
+	got, more, err := pager.ListTablesAfter(r.Context(), ns, pg.after, pg.size)
+	if err != nil {
+		s.writeError(w, r, about(fmt.Errorf("list tables in %v: %w", ns, err), nil, ns, nil))
+		return
+	}
+	ids := make([]identifierResponse, 0, len(got))
+	for _, id := range got {
+		ids = append(ids, identifierResponse{Namespace: icecatalog.NamespaceFromIdent(id), Name: icecatalog.TableNameFromIdent(id)})
+	}
+	next := ""
+	if more && len(ids) > 0 {
+		next = base64.RawURLEncoding.EncodeToString([]byte(ids[len(ids)-1].Name))
+	}
 	s.writeJSON(w, http.StatusOK, struct {
 		Identifiers   []identifierResponse `json:"identifiers"`
 		NextPageToken string               `json:"next-page-token,omitempty"`
