@@ -64,22 +64,8 @@ func rootfs(o options) ([]entry, error) {
 // layer returns the gzip-compressed layer tar and the digest of its
 // uncompressed form (the config's diff_id).
 func layer(es []entry, mtime time.Time) (gz []byte, diffID string, err error) {
-	var raw bytes.Buffer
-	tw := tar.NewWriter(&raw)
-	for _, e := range es {
-		h := &tar.Header{Name: e.path, Mode: e.mode, ModTime: mtime, Format: tar.FormatPAX, Typeflag: tar.TypeReg, Size: int64(len(e.data))}
-		if e.dir {
-			h.Name += "/"
-			h.Typeflag, h.Size = tar.TypeDir, 0
-		}
-		if err := tw.WriteHeader(h); err != nil {
-			return nil, "", err
-		}
-		if _, err := tw.Write(e.data); err != nil {
-			return nil, "", err
-		}
-	}
-	if err := tw.Close(); err != nil {
+	raw, err := tarOf(es, mtime)
+	if err != nil {
 		return nil, "", err
 	}
 	var z bytes.Buffer
@@ -87,13 +73,36 @@ func layer(es []entry, mtime time.Time) (gz []byte, diffID string, err error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if _, err := zw.Write(raw.Bytes()); err != nil {
+	if _, err := zw.Write(raw); err != nil {
 		return nil, "", err
 	}
 	if err := zw.Close(); err != nil {
 		return nil, "", err
 	}
-	return z.Bytes(), digestOf(raw.Bytes()), nil
+	return z.Bytes(), digestOf(raw), nil
+}
+
+// tarOf returns es as a tar stream, every entry dated mtime.
+func tarOf(es []entry, mtime time.Time) ([]byte, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, e := range es {
+		h := &tar.Header{Name: e.path, Mode: e.mode, ModTime: mtime, Format: tar.FormatPAX, Typeflag: tar.TypeReg, Size: int64(len(e.data))}
+		if e.dir {
+			h.Name += "/"
+			h.Typeflag, h.Size = tar.TypeDir, 0
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(e.data); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 func digestOf(b []byte) string {
@@ -193,26 +202,12 @@ func qualified(name string) string {
 
 // writeTar writes es as a tar file that appears whole (temp file + rename).
 func writeTar(path string, es []entry, mtime time.Time) error {
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	for _, e := range es {
-		h := &tar.Header{Name: e.path, Mode: e.mode, ModTime: mtime, Format: tar.FormatPAX, Typeflag: tar.TypeReg, Size: int64(len(e.data))}
-		if e.dir {
-			h.Name += "/"
-			h.Typeflag, h.Size = tar.TypeDir, 0
-		}
-		if err := tw.WriteHeader(h); err != nil {
-			return err
-		}
-		if _, err := tw.Write(e.data); err != nil {
-			return err
-		}
-	}
-	if err := tw.Close(); err != nil {
+	raw, err := tarOf(es, mtime)
+	if err != nil {
 		return err
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(tmp, raw, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
