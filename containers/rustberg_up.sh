@@ -38,9 +38,9 @@ answers, then prints:
 
 The binary is built once with \`cargo install rustberg --version $RUSTBERG_VERSION
 --locked --features catalog-postgres\` into \$KATBENCH_CACHE/rustberg-$RUSTBERG_VERSION
-(about 45 min on a busy 2-core machine; needs cargo). A cached binary built
-without catalog-postgres serves redb; --store postgres and --install-only
-build it again with the feature. Stop it with containers/rustberg_down.sh --store S."
+(about 45 min on a busy 2-core machine; needs cargo of Rust 1.94.1 or newer).
+A cached binary built without catalog-postgres serves redb; --store postgres
+and --install-only build it again with the feature. Stop it with containers/rustberg_down.sh --store S."
 kb_usage_if_help "$USAGE" "$@"
 
 # rustberg_root prints the install root in the cache.
@@ -52,6 +52,17 @@ rustberg_root() {
 # catalog-postgres feature (cargo records the features of an install).
 rustberg_has_pg() {
 	grep -q '"catalog-postgres"' "$1/.crates2.json" 2>/dev/null
+}
+
+# rustberg_check_cargo dies unless cargo is at least Rust 1.94.1, the
+# crate's rust-version (Debian's cargo is older; rustup's is not).
+rustberg_check_cargo() {
+	local v major minor
+	v=$(cargo --version 2>/dev/null | sed -n 's/^cargo \([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p')
+	major=${v%%.*} minor=${v#*.}
+	if [ -z "$v" ] || [ "$major" -lt 1 ] || { [ "$major" = 1 ] && [ "$minor" -lt 94 ]; }; then
+		kb_die "Rustberg $RUSTBERG_VERSION needs Rust 1.94.1 or newer; cargo here is '${v:-unknown}' (install a newer toolchain with rustup)"
+	fi
 }
 
 # rustberg_bin NEED_PG prints the cached binary, building it when missing
@@ -71,6 +82,7 @@ rustberg_bin() {
 		return 0
 	fi
 	kb_need_cmd cargo "to build Rustberg $RUSTBERG_VERSION from crates.io"
+	rustberg_check_cargo
 	tmp="$root.tmp"
 	rm -rf -- "$tmp"
 	kb_log "building Rustberg $RUSTBERG_VERSION into $root (first run only; about 45 min on 2 busy cores)"
