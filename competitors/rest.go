@@ -127,27 +127,33 @@ func init() {
 		New:       newREST,
 	})
 	for _, s := range remoteRESTServers {
-		Register(Factory{
-			Name:          s.name,
-			Usage:         s.usage,
-			Description:   s.desc + ", through iceberg-go's REST client",
-			Store:         s.store,
-			SetupParallel: s.setupParallel,
-			Props:         true,
-			Example:       s.helpExample(),
-			Env: fmt.Sprintf("%[1]s_URL and %[1]s_WAREHOUSE (URL and WAREHOUSE when no argument is given; %[2]s prints them), "+
-				"%[1]s_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token, scope, header.*)", envPrefix(s.name), s.up),
-			CheckArgs: checkURLArgs(2),
-			New: func(ctx context.Context, cfg Config) (Competitor, error) {
-				c, err := newRemoteREST(ctx, s, cfg)
-				if err != nil {
-					return nil, err
-				}
-				c.(*restCompetitor).warmup = s.warmup
-				return c, nil
-			},
-		})
+		registerRemoteREST(s)
 	}
+}
+
+// registerRemoteREST registers one REST server reached by URL (the table
+// above, and servers registered from their own files such as rustberg.go).
+func registerRemoteREST(s remoteRESTServer) {
+	Register(Factory{
+		Name:          s.name,
+		Usage:         s.usage,
+		Description:   s.desc + ", through iceberg-go's REST client",
+		Store:         s.store,
+		SetupParallel: s.setupParallel,
+		Props:         true,
+		Example:       s.helpExample(),
+		Env: fmt.Sprintf("%[1]s_URL and %[1]s_WAREHOUSE (URL and WAREHOUSE when no argument is given; %[2]s prints them), "+
+			"%[1]s_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token, scope, header.*)", envPrefix(s.name), s.up),
+		CheckArgs: checkURLArgs(2),
+		New: func(ctx context.Context, cfg Config) (Competitor, error) {
+			c, err := newRemoteREST(ctx, s, cfg)
+			if err != nil {
+				return nil, err
+			}
+			c.(*restCompetitor).warmup = s.warmup
+			return c, nil
+		},
+	})
 }
 
 // exampleURL is the base URL shape of the named server ("" when unknown).

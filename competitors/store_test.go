@@ -9,7 +9,7 @@ import (
 )
 
 func TestEveryFactoryNamesItsStore(t *testing.T) {
-	known := map[string]bool{StoreBbolt: true, StoreSQLite: true, StorePostgreSQL: true, StoreRocksDB: true, StoreInMemory: true}
+	known := map[string]bool{StoreBbolt: true, StoreSQLite: true, StorePostgreSQL: true, StoreRocksDB: true, StoreInMemory: true, StoreRedb: true}
 	for _, f := range All() {
 		if !known[f.Store] {
 			t.Errorf("%s: Store = %q; want one of the Store constants", f.Name, f.Store)
@@ -19,6 +19,7 @@ func TestEveryFactoryNamesItsStore(t *testing.T) {
 		"nessie": StoreInMemory, "nessie-pg": StorePostgreSQL, "nessie-rocks": StoreRocksDB,
 		"polaris": StoreInMemory, "polaris-pg": StorePostgreSQL,
 		"fixture": StoreSQLite, "fixture-pg": StorePostgreSQL, "sql-pg": StorePostgreSQL, "rest": StoreBbolt,
+		"rustberg": StoreRedb, "rustberg-pg": StorePostgreSQL,
 	}
 	for name, store := range want {
 		f, err := Lookup(name)

@@ -77,7 +77,7 @@ func TestScriptsHelpAndBadArguments(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range []string{"versitygw_up.sh", "fixture_up.sh", "nessie_up.sh", "minio_up.sh", "rustfs_up.sh", "polaris_up.sh"} {
+	for _, name := range []string{"versitygw_up.sh", "fixture_up.sh", "nessie_up.sh", "minio_up.sh", "rustfs_up.sh", "polaris_up.sh", "rustberg_up.sh"} {
 		_, errOut, code := script(t, state, nil, name, "--port", "http")
 		if code == 0 || !strings.Contains(errOut, "invalid port") {
 			t.Errorf("%s --port http: exit %d, stderr %q; want non-zero and 'invalid port'", name, code, errOut)

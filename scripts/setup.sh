@@ -6,7 +6,7 @@
 # Where things go:
 #   ${KATBENCH_CACHE:-$HOME/.cache/katbench}   versitygw, protoc-gen-go(-grpc),
 #       the Nessie runner jar, the REST fixture's classpath, the pyiceberg venv,
-#       the Polaris fast-jar, the RustFS binary
+#       the Polaris fast-jar, the RustFS binary, the Rustberg build
 #   ~/.m2                                       Maven's own repository (Polaris'
 #       build dependencies, the jars mvn fetches)
 #   ~/go/pkg/mod, ~/.cache/go-build             Go modules and compiled packages
@@ -51,6 +51,7 @@ steps=(
 	"Chromium for the report screenshot (apt, system-wide, when missing)|scripts/report-screenshot.sh --install-only"
 	"REST Compatibility Kit jars (iceberg-open-api 1.10.1 test fixtures, Maven Central)|mvn -B -ntp -q -f integration/rck/pom.xml dependency:go-offline"
 	"RustFS 1.0.1 binary (given, cached, or seeded from ../shared/bin)|containers/rustfs_up.sh --install-only"
+	"Rustberg 0.3.0 (cargo install from crates.io, ~45 min cold on a busy 2-core machine)|containers/rustberg_up.sh --install-only"
 )
 # Exit status of rustfs_up.sh when RustFS cannot run here at all (see
 # internal/testenv.ExitUnavailable): a skip, not a failure.
