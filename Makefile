@@ -51,7 +51,7 @@ integration:
 ## and the README's lists (every package, go.mod requirement and command named).
 check: check-generated shellcheck readme-check
 	$(GO) vet ./...
-	$(GO) test -count=1 -run '^(TestReadmeFrontDoor|TestReadmeNamesEveryPackage|TestDocsNameEveryDependency|TestReadmeNamesEveryCommand)$$' ./cmd/katbench/
+	$(GO) test -count=1 -run '^(TestReadmeFrontDoor|TestReadmeNamesEveryPackage|TestDocsNameEveryDependency|TestReadmeNamesEveryCommand|TestDocsTablesAreGenerated)$$' ./cmd/katbench/
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
 ## generate: regenerate protobuf/gRPC code with the pinned tools.
