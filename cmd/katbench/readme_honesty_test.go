@@ -71,24 +71,7 @@ func TestReadmeFrontDoor(t *testing.T) {
 			t.Errorf("the first 30 lines of README.md lack the setup command %q", cmd)
 		}
 	}
-	// A table row with a digit outside a generated block is a number typed
-	// by hand.
-	inBlock := false
-	digit := regexp.MustCompile(`[0-9]`)
-	for i, l := range lines {
-		s := strings.TrimSpace(l)
-		switch {
-		case strings.HasPrefix(s, "<!-- katbench:table ") || strings.HasPrefix(s, "<!-- katbench:generated "):
-			inBlock = true
-		case s == "<!-- /katbench:table -->" || s == "<!-- /katbench:generated -->":
-			inBlock = false
-		case !inBlock && strings.HasPrefix(s, "|") && digit.MatchString(s):
-			t.Errorf("README.md:%d: a table row with a number outside a generated block: %s", i+1, l)
-		}
-	}
-	if !strings.Contains(readme, "<!-- katbench:table ") {
-		t.Error("README.md has no generated result table")
-	}
+	checkTablesGenerated(t, "README.md", readme)
 }
 
 // TestReadmeNamesEveryPackage: every directory holding Go files appears,
