@@ -42,6 +42,7 @@ type restCompetitor struct {
 	client    *http.Client // RESTTimeout-bounded, on the shared transport
 	configURL string       // GET target of Control
 	auth      rest.AuthManager
+	signer    *awsSigner // SigV4 (rest.sigv4-enabled); nil when off
 	ephemeral bool
 	warmup    time.Duration
 	mode      string     // durability of the in-process catalog; "" for a remote server
@@ -83,6 +84,11 @@ func (c *restCompetitor) Control(ctx context.Context) error {
 			return fmt.Errorf("%s control: auth: %w", c.N, err)
 		}
 		req.Header.Set(k, v)
+	}
+	if c.signer != nil {
+		if err := c.signer.sign(req); err != nil {
+			return fmt.Errorf("%s control: %w", c.N, err)
+		}
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
@@ -539,6 +545,8 @@ func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]st
 		switch {
 		case k == "credential", k == "token", k == "scope", k == "oauth2-server-uri", k == "audience", k == "resource":
 			// handled by the auth manager below
+		case k == propSigV4, k == propSignRegion, k == propSignName:
+			// handled by sigV4Options below
 		case k == "warehouse":
 			opts = append(opts, rest.WithWarehouseLocation(v))
 		case k == "prefix":
@@ -552,6 +560,16 @@ func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]st
 	if err := probeConfig(ctx, client, name, base, exampleURL(name)); err != nil {
 		tr.CloseIdleConnections()
 		return nil, err
+	}
+	sigOpts, signer, err := sigV4Options(ctx, p)
+	if err != nil {
+		tr.CloseIdleConnections()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if signer != nil {
+		opts = append(opts, sigOpts...)
+		params["auth"] = "sigv4"
+		params["prop."+propSignRegion] = signer.Region()
 	}
 	auth, err := newAuth(base, p, client)
 	if err != nil {
@@ -587,6 +605,7 @@ func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]st
 	c.configURL = cu
 	c.base = base
 	c.auth = auth
+	c.signer = signer
 	c.direct = directLoad{base: base, prefix: p["prefix"], headers: headers}
 	return c, nil
 }
