@@ -53,14 +53,24 @@ type restCompetitor struct {
 }
 
 var (
-	_ Controller   = (*restCompetitor)(nil)
-	_ Ephemeral    = (*restCompetitor)(nil)
-	_ WarmupHinter = (*restCompetitor)(nil)
-	_ Durable      = (*restCompetitor)(nil)
-	_ WireCounter  = (*restCompetitor)(nil)
-	_ Served       = (*restCompetitor)(nil)
-	_ TimeSplitter = (*restCompetitor)(nil)
+	_ Controller    = (*restCompetitor)(nil)
+	_ Ephemeral     = (*restCompetitor)(nil)
+	_ WarmupHinter  = (*restCompetitor)(nil)
+	_ Durable       = (*restCompetitor)(nil)
+	_ WireCounter   = (*restCompetitor)(nil)
+	_ Served        = (*restCompetitor)(nil)
+	_ TimeSplitter  = (*restCompetitor)(nil)
+	_ AuthRefresher = (*restCompetitor)(nil)
 )
+
+// AuthRefreshes are the client's token renewals so far (none for a
+// static token, SigV4 or no auth).
+func (c *restCompetitor) AuthRefreshes() AuthRefreshes {
+	if a, ok := c.auth.(*refreshingToken); ok {
+		return a.AuthRefreshes()
+	}
+	return AuthRefreshes{}
+}
 
 // WireBytes is the bytes moved over the competitor's connections so far.
 func (c *restCompetitor) WireBytes() int64 { return c.wire.WireBytes() }
@@ -576,6 +586,12 @@ func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]st
 		tr.CloseIdleConnections()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	var rt http.RoundTripper = tr
+	if rt2, ok := auth.(*refreshingToken); ok {
+		rt = &retryTransport{base: tr, auth: rt2}
+		client = &http.Client{Transport: rt}
+		c.client = client
+	}
 	if auth != nil {
 		opts = append(opts, rest.WithAuthManager(auth))
 		params["auth"] = "oauth2"
@@ -586,7 +602,7 @@ func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]st
 	if len(extra) > 0 {
 		opts = append(opts, rest.WithAdditionalProps(extra))
 	}
-	opts = append(opts, rest.WithCustomTransport(tr))
+	opts = append(opts, rest.WithCustomTransport(rt))
 
 	cat, err := rest.NewCatalog(ctx, name, base, opts...)
 	if err != nil {
@@ -669,8 +685,9 @@ func (b *cancelBody) Close() error {
 // newAuth returns the auth manager for props: a static bearer token
 // ("token"), OAuth2 client credentials ("credential" id:secret, with
 // "scope", default "catalog", against "oauth2-server-uri", default
-// {base}/v1/oauth/tokens), or nil for none. Tokens are fetched lazily,
-// cached and refreshed before expiry by golang.org/x/oauth2, over client.
+// {base}/v1/oauth/tokens), or nil for none. Client-credential tokens are
+// fetched lazily over client, cached, and renewed before they expire and
+// after the server refuses one (refreshingToken).
 func newAuth(base string, p map[string]string, client *http.Client) (rest.AuthManager, error) {
 	if tok := p["token"]; tok != "" {
 		return &tokenAuth{src: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok, TokenType: "Bearer"})}, nil
@@ -704,7 +721,7 @@ func newAuth(base string, p map[string]string, client *http.Client) (rest.AuthMa
 		}
 	}
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, client)
-	return &tokenAuth{src: cc.TokenSource(ctx)}, nil
+	return &refreshingToken{fetch: contextFetcher{ctx: ctx, fetch: cc.Token}, now: time.Now}, nil
 }
 
 // tokenAuth is a rest.AuthManager over an oauth2.TokenSource (which caches

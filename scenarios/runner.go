@@ -164,6 +164,7 @@ type cell struct {
 	countOps  int64
 	measures  map[string]results.Measure
 	server    *serverTotals
+	auth      authTotals
 }
 
 // Execute builds every target, builds its dataset and warms it up, then
@@ -417,7 +418,9 @@ func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, roun
 		}
 		ctx = withWindow(ctx, &serverWindows{meter: s.meter, wire: s.wire, split: s.split, acc: c.server})
 	}
+	endAuth := c.auth.watch(s.c)
 	out, err := sc.Run(ctx, env)
+	endAuth()
 	if reason, ok := skipped(err); ok {
 		c.skip = reason
 		return nil
@@ -492,6 +495,7 @@ func (r *Runner) emit(sc Scenario, s *state, c *cell) error {
 	if c.firstErr != nil {
 		rec.FirstError = c.firstErr.Error()
 	}
+	c.auth.stamp(&rec)
 	if r.Opts.ServerCost.On {
 		c.server.stamp(&rec, c.countOps, s.meterWhy)
 	}
