@@ -276,9 +276,13 @@ func (s remoteRESTServer) helpExample() string {
 
 // authHint says how to give credentials when a server refused the
 // client's (or wanted some and got none); "" for any other error.
-func authHint(name string, err error, hadAuth bool) string {
+func authHint(name string, err error, hadAuth, signed bool) string {
 	if !errors.Is(err, rest.ErrUnauthorized) && !errors.Is(err, rest.ErrForbidden) {
 		return ""
+	}
+	if signed {
+		return fmt.Sprintf(" (the server refused the SigV4-signed request: check the AWS credentials the chain found, --prop %s and --prop %s)",
+			propSignRegion, propSignName)
 	}
 	what := "the server wants credentials"
 	if hadAuth {
@@ -607,7 +611,7 @@ func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]st
 	cat, err := rest.NewCatalog(ctx, name, base, opts...)
 	if err != nil {
 		tr.CloseIdleConnections()
-		return nil, fmt.Errorf("%s: connect to %s: %w%s", name, base, err, authHint(name, err, auth != nil))
+		return nil, fmt.Errorf("%s: connect to %s: %w%s", name, base, err, authHint(name, err, auth != nil, signer != nil))
 	}
 	cu := base + "/v1/config"
 	if wh := p["warehouse"]; wh != "" {
