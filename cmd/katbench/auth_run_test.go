@@ -128,3 +128,30 @@ func TestShortTokensRunAgainstServe(t *testing.T) {
 		}
 	}
 }
+
+// TestShortTokensCapacitySearch: a capacity search against `serve rest`
+// minting 1-second tokens, over steps that together last several of
+// their lifetimes: the search's line has no error, a capacity, and its
+// renewals.
+func TestShortTokensCapacitySearch(t *testing.T) {
+	dir := t.TempDir()
+	addr, stop := startServeArgs(t, "rest", "--addr", "127.0.0.1:0", "--dir", filepath.Join(dir, "served"),
+		"--credential", "kb:CSECRET", "--token-ttl", "1s")
+	stdout, stderr, code := katbench(t, dir, "capacity", "rest="+addr, "--prop", "credential=kb:CSECRET", "--dir", filepath.Join(dir, "work"),
+		"--quick", "--mix", "read-heavy", "--slo", "p99<=5s", "--start-rate", "50", "--max-rate", "200", "--step-duration", "1s",
+		"--step-ops", "0", "--warmup", "20ms", "--keep", "0.5", "--tables", "20", "--server-warmup", "0", "--history", "")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := parseLines(t, stdout)
+	if len(lines) != 1 || lines[0].Errors != 0 || lines[0].Params["max_rate"] == nil {
+		t.Fatalf("want one capacity line without errors and with a max_rate, got %d lines: %.600s", len(lines), stdout)
+	}
+	// Three or more 1 s steps: renewals every 0.8 s of them.
+	if m := lines[0].Measures["auth_refreshes"]; m.Value < 1 {
+		t.Errorf("the capacity line reports no token renewal: %v", lines[0].Measures)
+	}
+	if out := stop(); strings.Contains(stdout+stderr+out, "CSECRET") || mintedToken.MatchString(stdout+stderr+out) {
+		t.Error("an output shows the client secret or a token")
+	}
+}
