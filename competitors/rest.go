@@ -137,8 +137,9 @@ func init() {
 		Props:       true,
 		Example: `  katbench rest --quick
   katbench serve rest --addr 127.0.0.1:8181 & katbench rest http://127.0.0.1:8181 --quick
-  katbench rest http://127.0.0.1:8181 --prop credential=CLIENT_ID:SECRET --quick`,
-		Env:       "KATBENCH_REST_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token, scope, header.*)",
+  katbench rest http://127.0.0.1:8181 --prop credential=CLIENT_ID:SECRET --quick
+  katbench rest https://glue.eu-north-1.amazonaws.com/iceberg --prop warehouse=ACCOUNT_ID --prop rest.sigv4-enabled=true --prop rest.signing-name=glue --prop rest.signing-region=eu-north-1 --quick`,
+		Env:       "KATBENCH_REST_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token, scope, header.*, rest.sigv4-enabled, rest.signing-region, rest.signing-name)",
 		CheckArgs: checkURLArgs(1),
 		New:       newREST,
 	})
@@ -159,7 +160,7 @@ func registerRemoteREST(s remoteRESTServer) {
 		Props:         true,
 		Example:       s.helpExample(),
 		Env: fmt.Sprintf("%[1]s_URL and %[1]s_WAREHOUSE (URL and WAREHOUSE when no argument is given; %[2]s prints them), "+
-			"%[1]s_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token, scope, header.*)", envPrefix(s.name), s.up),
+			"%[1]s_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token, scope, header.*, rest.sigv4-enabled, rest.signing-region, rest.signing-name)", envPrefix(s.name), s.up),
 		CheckArgs: checkURLArgs(2),
 		New: func(ctx context.Context, cfg Config) (Competitor, error) {
 			c, err := newRemoteREST(ctx, s, cfg)
