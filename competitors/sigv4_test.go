@@ -36,20 +36,17 @@ func awsEnv(t *testing.T, key, secret string) {
 	}
 }
 
-// sigv4Front serves a fresh embedded catalog over REST, verifying SigV4
-// signatures for key sigKey in eu-north-1 for glue.
-func sigv4Front(t *testing.T) string {
+// startRESTFront serves a fresh embedded catalog over our REST front with
+// opts on a loopback port, stopped at cleanup, and returns its URL.
+func startRESTFront(t *testing.T, opts restserver.Options) string {
 	t.Helper()
 	cat, err := catalog.Open(context.Background(), catalog.Options{Dir: t.TempDir(), Durability: catalog.None})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cat.Close() })
-	v, err := sigv4.New(sigKey, sigSecret, "eu-north-1", "glue", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := restserver.New(cat, restserver.Options{SigV4: v, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv, err := restserver.New(cat, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,6 +56,17 @@ func sigv4Front(t *testing.T) string {
 	}
 	t.Cleanup(func() { _ = run.Stop(serve.Grace) })
 	return "http://" + run.Addr().String()
+}
+
+// sigv4Front serves a fresh catalog verifying SigV4 signatures for key
+// sigKey in eu-north-1 for glue.
+func sigv4Front(t *testing.T) string {
+	t.Helper()
+	v, err := sigv4.New(sigKey, sigSecret, "eu-north-1", "glue", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startRESTFront(t, restserver.Options{SigV4: v})
 }
 
 func sigProps(region, name string) map[string]string {

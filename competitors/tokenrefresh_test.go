@@ -2,17 +2,13 @@ package competitors
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/catalog/restserver"
-	"github.com/nordisk/katbench/internal/serve"
 )
 
 // fakeClock is a clock a test moves by hand.
@@ -32,22 +28,7 @@ func (c *fakeClock) clone() *fakeClock   { n := &fakeClock{}; n.ns.Store(c.ns.Lo
 // credentials kb:s3cr3t and tokens of ttl on clock.
 func shortTokenFront(t *testing.T, ttl time.Duration, clock func() time.Time) string {
 	t.Helper()
-	cat, err := catalog.Open(context.Background(), catalog.Options{Dir: t.TempDir(), Durability: catalog.None})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cat.Close() })
-	srv, err := restserver.New(cat, restserver.Options{Credential: "kb:s3cr3t", TokenTTL: ttl, Clock: clock,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := serve.Listen("127.0.0.1:0", srv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = run.Stop(serve.Grace) })
-	return "http://" + run.Addr().String()
+	return startRESTFront(t, restserver.Options{Credential: "kb:s3cr3t", TokenTTL: ttl, Clock: clock})
 }
 
 // dialShortTokens connects the rest competitor to u with the credential

@@ -101,7 +101,7 @@ type Server struct {
 	log       *slog.Logger
 	budget    *bodyBudget
 	tokens    *auth.Store
-	sigv4     *sigv4.Verifier // nil: no SigV4
+	sigv4     *sigv4.Verifier  // nil: no SigV4
 	now       func() time.Time // the tokens' clock: time.Now, a fake in tests
 
 	configBody []byte // the /v1/config response, encoded once

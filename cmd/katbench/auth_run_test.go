@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // awsTestEnv is an AWS credential chain holding only key:secret from the
@@ -20,6 +22,23 @@ func awsTestEnv(dir, key, secret string) []string {
 // mintedToken matches a token our front mints (32 random bytes,
 // base64url) where a header or an OAuth answer would carry it.
 var mintedToken = regexp.MustCompile(`(?i)(bearer\s+|access_token"?\s*[:=]\s*"?)[A-Za-z0-9_-]{43}\b`)
+
+// measuredLines are the measured (not skipped) lines of out; each one
+// with a failed operation is an error of t.
+func measuredLines(t *testing.T, out string) []results.Record {
+	t.Helper()
+	var m []results.Record
+	for _, r := range parseLines(t, out) {
+		if r.Skipped != "" {
+			continue
+		}
+		if r.Errors != 0 {
+			t.Errorf("%s: %d errors (%s)", r.Scenario, r.Errors, r.FirstError)
+		}
+		m = append(m, r)
+	}
+	return m
+}
 
 // quickAuthRun is a quick run's flags with the scenarios a remote front
 // serves.
@@ -48,21 +67,14 @@ func TestSigV4RunAgainstServe(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("signed run: exit %d\n%s", code, stderr)
 	}
-	measured := 0
-	for _, r := range parseLines(t, stdout) {
-		if r.Skipped != "" {
-			continue
-		}
-		measured++
-		if r.Errors != 0 {
-			t.Errorf("%s: %d errors (%s)", r.Scenario, r.Errors, r.FirstError)
-		}
+	measured := measuredLines(t, stdout)
+	for _, r := range measured {
 		if r.Params["auth"] != "sigv4" {
 			t.Errorf("%s: params.auth = %v, want sigv4", r.Scenario, r.Params["auth"])
 		}
 	}
-	if measured < 6 {
-		t.Errorf("only %d measured lines", measured)
+	if len(measured) < 6 {
+		t.Errorf("only %d measured lines", len(measured))
 	}
 	for _, s := range []string{stdout, stderr} {
 		if strings.Contains(s, "SIGSECRET") {
@@ -102,13 +114,7 @@ func TestShortTokensRunAgainstServe(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	refreshes := 0.0
-	for _, r := range parseLines(t, stdout) {
-		if r.Skipped != "" {
-			continue
-		}
-		if r.Errors != 0 {
-			t.Errorf("%s: %d errors (%s)", r.Scenario, r.Errors, r.FirstError)
-		}
+	for _, r := range measuredLines(t, stdout) {
 		if m, ok := r.Measures["auth_refreshes"]; ok {
 			refreshes += m.Value
 			if p, ok := r.Measures["auth_refresh_p50_us"]; !ok || p.Value <= 0 {

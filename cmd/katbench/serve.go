@@ -31,7 +31,7 @@ func (f *frontFlags) register(fl *pflag.FlagSet, addr string) {
 type frontRun struct {
 	name, banner string // "rest"; "serving Iceberg REST at http://%s"
 	auth         bool
-	authKind     string // what auth is when on ("bearer token" when empty)
+	authKind     string                                           // what auth is when on ("bearer token" when empty)
 	prepare      func(st workspace.Storage)                       // options that need the resolved storage
 	server       func(cat *catalog.Catalog) (serve.Server, error) // the front over cat
 }
