@@ -97,15 +97,15 @@ func (a *refreshingToken) token() (string, error) {
 		ch := make(chan struct{})
 		a.renewing = ch
 		a.mu.Unlock()
-		tok, err := a.renew()
+		tok, err := a.renew(now)
 		close(ch)
 		return tok, err
 	}
 }
 
-// renew fetches a new token and stores it; the caller holds the renewal.
-func (a *refreshingToken) renew() (string, error) {
-	start := a.now()
+// renew fetches a new token and stores it; the caller holds the renewal,
+// asked for at start on a's clock.
+func (a *refreshingToken) renew(start time.Time) (string, error) {
 	wall := time.Now()
 	t, err := a.fetch.Token()
 	took := time.Since(wall)

@@ -14,7 +14,6 @@
 package sigv4
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -123,13 +122,13 @@ func parseAuthorization(v string) (authHeader, error) {
 	return a, nil
 }
 
-// Verify checks r's signature. payloadHash is the hex SHA-256 of r's body
-// when the caller has it (""=take it from the signed X-Amz-Content-Sha256
-// header). When the header is used, Verify replaces r.Body with a reader
-// that fails, wrapping ErrRefused, when the body read does not hash to it:
-// the signature covers the body, so a tampered body is refused when read.
-// A request without the header and with a body must be verified with
-// VerifyBuffered.
+// Verify checks r's signature over the payload hash r signs in its
+// X-Amz-Content-Sha256 header (the empty body's when r has no body and no
+// header), before any of the body is read. It then replaces r.Body with a
+// reader that fails, wrapping ErrRefused, when the body does not hash to
+// that value: the signature covers the body, so a body changed after
+// signing is refused when read. A request with a body but without the
+// header is refused here: verify it with VerifyBuffered.
 func (v *Verifier) Verify(r *http.Request) error {
 	a, err := parseAuthorization(r.Header.Get("Authorization"))
 	if err != nil {
@@ -326,7 +325,7 @@ func (b *hashedBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	b.h.Write(p[:n])
 	if err == io.EOF {
-		if got := hex.EncodeToString(b.h.Sum(nil)); !bytes.Equal([]byte(got), []byte(b.want)) {
+		if got := hex.EncodeToString(b.h.Sum(nil)); got != b.want {
 			b.bad = true
 			return n, refused("the body does not match the payload hash the request signed (tampered in transit?)")
 		}
