@@ -161,3 +161,31 @@ func TestShortTokensCapacitySearch(t *testing.T) {
 		t.Error("an output shows the client secret or a token")
 	}
 }
+
+// TestServeRESTAuthFlagsBadInput: bad SigV4 and token flags of `serve
+// rest` exit 2 saying what is wrong, start nothing, and never echo the
+// secret.
+func TestServeRESTAuthFlagsBadInput(t *testing.T) {
+	keyFile := filepath.Join(t.TempDir(), "k")
+	if err := os.WriteFile(keyFile, []byte("AKID:SIGSECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sigv4", "SIGSECRET"}, "joined by a colon"},
+		{[]string{"--sigv4", "AKID:SIGSECRET", "--credential", "a:CSECRET"}, "exclusive"},
+		{[]string{"--sigv4", "AKID:SIGSECRET", "--sigv4-file", keyFile}, "not both"},
+		{[]string{"--sigv4-file", filepath.Join(t.TempDir(), "missing")}, "--sigv4-file"},
+		{[]string{"--sigv4-file", keyFile, "--sigv4-region", ""}, "--sigv4-region"},
+		{[]string{"--credential", "a:CSECRET", "--token-ttl", "0s"}, "--token-ttl"},
+	} {
+		args := append([]string{"serve", "rest", "--addr", "127.0.0.1:0"}, tc.args...)
+		wantUsageError(t, nil, args, tc.want)
+		_, stderr, _ := katbench(t, t.TempDir(), args...)
+		if strings.Contains(stderr, "SIGSECRET") || strings.Contains(stderr, "CSECRET") {
+			t.Errorf("%v: stderr echoes a secret: %q", tc.args, stderr)
+		}
+	}
+}

@@ -49,7 +49,7 @@ func (f *sigv4Flags) verifier(getenv func(string) string) (*sigv4.Verifier, erro
 	}
 	c, err := auth.ParseCredential(key)
 	if err != nil {
-		return nil, usagef("%s: want ACCESS_KEY:SECRET with both parts non-empty", from)
+		return nil, usagef("%s: want the access key id and its secret joined by a colon, both non-empty", from)
 	}
 	if f.region == "" || f.service == "" {
 		return nil, usagef("--sigv4-region and --sigv4-service must be non-empty")
