@@ -285,6 +285,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var deferred bool
+	if rt.kind == routeToken && s.sigv4 != nil {
+		s.writeError(w, r, fmt.Errorf("%w: this server authenticates requests with AWS SigV4, not OAuth2 tokens: sign every request", ErrForbidden))
+		return
+	}
 	if rt.kind != routeToken {
 		if deferred, err = s.authorize(r); err != nil {
 			s.writeError(w, r, err)

@@ -134,6 +134,15 @@ func TestSigV4Front(t *testing.T) {
 	if resp.StatusCode != 403 {
 		t.Fatalf("unsigned create: %d, want 403", resp.StatusCode)
 	}
+	// Nor does it mint OAuth2 tokens that would look like a way in.
+	resp, err = http.PostForm(base+"/v1/oauth/tokens", map[string][]string{"grant_type": {"client_credentials"}, "client_id": {"a"}, "client_secret": {"b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 403 {
+		t.Fatalf("token request to a SigV4 front: %d, want 403", resp.StatusCode)
+	}
 }
 
 func TestSigV4AndCredentialExclusive(t *testing.T) {
