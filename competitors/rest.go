@@ -42,6 +42,7 @@ type restCompetitor struct {
 	client    *http.Client // RESTTimeout-bounded, on the shared transport
 	configURL string       // GET target of Control
 	auth      rest.AuthManager
+	signer    *awsSigner // SigV4 (rest.sigv4-enabled); nil when off
 	ephemeral bool
 	warmup    time.Duration
 	mode      string     // durability of the in-process catalog; "" for a remote server
@@ -52,14 +53,24 @@ type restCompetitor struct {
 }
 
 var (
-	_ Controller   = (*restCompetitor)(nil)
-	_ Ephemeral    = (*restCompetitor)(nil)
-	_ WarmupHinter = (*restCompetitor)(nil)
-	_ Durable      = (*restCompetitor)(nil)
-	_ WireCounter  = (*restCompetitor)(nil)
-	_ Served       = (*restCompetitor)(nil)
-	_ TimeSplitter = (*restCompetitor)(nil)
+	_ Controller    = (*restCompetitor)(nil)
+	_ Ephemeral     = (*restCompetitor)(nil)
+	_ WarmupHinter  = (*restCompetitor)(nil)
+	_ Durable       = (*restCompetitor)(nil)
+	_ WireCounter   = (*restCompetitor)(nil)
+	_ Served        = (*restCompetitor)(nil)
+	_ TimeSplitter  = (*restCompetitor)(nil)
+	_ AuthRefresher = (*restCompetitor)(nil)
 )
+
+// AuthRefreshes are the client's token renewals so far (none for a
+// static token, SigV4 or no auth).
+func (c *restCompetitor) AuthRefreshes() AuthRefreshes {
+	if a, ok := c.auth.(*refreshingToken); ok {
+		return a.AuthRefreshes()
+	}
+	return AuthRefreshes{}
+}
 
 // WireBytes is the bytes moved over the competitor's connections so far.
 func (c *restCompetitor) WireBytes() int64 { return c.wire.WireBytes() }
@@ -83,6 +94,11 @@ func (c *restCompetitor) Control(ctx context.Context) error {
 			return fmt.Errorf("%s control: auth: %w", c.N, err)
 		}
 		req.Header.Set(k, v)
+	}
+	if c.signer != nil {
+		if err := c.signer.sign(req); err != nil {
+			return fmt.Errorf("%s control: %w", c.N, err)
+		}
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
@@ -121,8 +137,9 @@ func init() {
 		Props:       true,
 		Example: `  katbench rest --quick
   katbench serve rest --addr 127.0.0.1:8181 & katbench rest http://127.0.0.1:8181 --quick
-  katbench rest http://127.0.0.1:8181 --prop credential=CLIENT_ID:SECRET --quick`,
-		Env:       "KATBENCH_REST_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token, scope, header.*)",
+  katbench rest http://127.0.0.1:8181 --prop credential=CLIENT_ID:SECRET --quick
+  katbench rest https://glue.eu-north-1.amazonaws.com/iceberg --prop warehouse=ACCOUNT_ID --prop rest.sigv4-enabled=true --prop rest.signing-name=glue --prop rest.signing-region=eu-north-1 --quick`,
+		Env:       "KATBENCH_REST_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token, scope, header.*, rest.sigv4-enabled, rest.signing-region, rest.signing-name)",
 		CheckArgs: checkURLArgs(1),
 		New:       newREST,
 	})
@@ -143,7 +160,7 @@ func registerRemoteREST(s remoteRESTServer) {
 		Props:         true,
 		Example:       s.helpExample(),
 		Env: fmt.Sprintf("%[1]s_URL and %[1]s_WAREHOUSE (URL and WAREHOUSE when no argument is given; %[2]s prints them), "+
-			"%[1]s_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token, scope, header.*)", envPrefix(s.name), s.up),
+			"%[1]s_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token, scope, header.*, rest.sigv4-enabled, rest.signing-region, rest.signing-name)", envPrefix(s.name), s.up),
 		CheckArgs: checkURLArgs(2),
 		New: func(ctx context.Context, cfg Config) (Competitor, error) {
 			c, err := newRemoteREST(ctx, s, cfg)
@@ -260,9 +277,13 @@ func (s remoteRESTServer) helpExample() string {
 
 // authHint says how to give credentials when a server refused the
 // client's (or wanted some and got none); "" for any other error.
-func authHint(name string, err error, hadAuth bool) string {
+func authHint(name string, err error, hadAuth, signed bool) string {
 	if !errors.Is(err, rest.ErrUnauthorized) && !errors.Is(err, rest.ErrForbidden) {
 		return ""
+	}
+	if signed {
+		return fmt.Sprintf(" (the server refused the SigV4-signed request: check the AWS credentials the chain found, --prop %s and --prop %s)",
+			propSignRegion, propSignName)
 	}
 	what := "the server wants credentials"
 	if hadAuth {
@@ -539,6 +560,8 @@ func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]st
 		switch {
 		case k == "credential", k == "token", k == "scope", k == "oauth2-server-uri", k == "audience", k == "resource":
 			// handled by the auth manager below
+		case k == propSigV4, k == propSignRegion, k == propSignName:
+			// handled by sigV4Options below
 		case k == "warehouse":
 			opts = append(opts, rest.WithWarehouseLocation(v))
 		case k == "prefix":
@@ -553,10 +576,26 @@ func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]st
 		tr.CloseIdleConnections()
 		return nil, err
 	}
+	sigOpts, signer, err := sigV4Options(ctx, p)
+	if err != nil {
+		tr.CloseIdleConnections()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if signer != nil {
+		opts = append(opts, sigOpts...)
+		params["auth"] = "sigv4"
+		params["prop."+propSignRegion] = signer.Region()
+	}
 	auth, err := newAuth(base, p, client)
 	if err != nil {
 		tr.CloseIdleConnections()
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var rt http.RoundTripper = tr
+	if rt2, ok := auth.(*refreshingToken); ok {
+		rt = &retryTransport{base: tr, auth: rt2}
+		client = &http.Client{Transport: rt}
+		c.client = client
 	}
 	if auth != nil {
 		opts = append(opts, rest.WithAuthManager(auth))
@@ -568,12 +607,12 @@ func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]st
 	if len(extra) > 0 {
 		opts = append(opts, rest.WithAdditionalProps(extra))
 	}
-	opts = append(opts, rest.WithCustomTransport(tr))
+	opts = append(opts, rest.WithCustomTransport(rt))
 
 	cat, err := rest.NewCatalog(ctx, name, base, opts...)
 	if err != nil {
 		tr.CloseIdleConnections()
-		return nil, fmt.Errorf("%s: connect to %s: %w%s", name, base, err, authHint(name, err, auth != nil))
+		return nil, fmt.Errorf("%s: connect to %s: %w%s", name, base, err, authHint(name, err, auth != nil, signer != nil))
 	}
 	cu := base + "/v1/config"
 	if wh := p["warehouse"]; wh != "" {
@@ -587,6 +626,7 @@ func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]st
 	c.configURL = cu
 	c.base = base
 	c.auth = auth
+	c.signer = signer
 	c.direct = directLoad{base: base, prefix: p["prefix"], headers: headers}
 	return c, nil
 }
@@ -650,8 +690,9 @@ func (b *cancelBody) Close() error {
 // newAuth returns the auth manager for props: a static bearer token
 // ("token"), OAuth2 client credentials ("credential" id:secret, with
 // "scope", default "catalog", against "oauth2-server-uri", default
-// {base}/v1/oauth/tokens), or nil for none. Tokens are fetched lazily,
-// cached and refreshed before expiry by golang.org/x/oauth2, over client.
+// {base}/v1/oauth/tokens), or nil for none. Client-credential tokens are
+// fetched lazily over client, cached, and renewed before they expire and
+// after the server refuses one (refreshingToken).
 func newAuth(base string, p map[string]string, client *http.Client) (rest.AuthManager, error) {
 	if tok := p["token"]; tok != "" {
 		return &tokenAuth{src: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok, TokenType: "Bearer"})}, nil
@@ -685,7 +726,7 @@ func newAuth(base string, p map[string]string, client *http.Client) (rest.AuthMa
 		}
 	}
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, client)
-	return &tokenAuth{src: cc.TokenSource(ctx)}, nil
+	return &refreshingToken{fetch: contextFetcher{ctx: ctx, fetch: cc.Token}, now: time.Now}, nil
 }
 
 // tokenAuth is a rest.AuthManager over an oauth2.TokenSource (which caches

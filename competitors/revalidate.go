@@ -121,6 +121,11 @@ func (c *restCompetitor) newRequest(ctx context.Context, u string) (*http.Reques
 		}
 		req.Header.Set(k, v)
 	}
+	if c.signer != nil {
+		if err := c.signer.sign(req); err != nil {
+			return nil, err
+		}
+	}
 	return req, nil
 }
 

@@ -21,7 +21,7 @@ func readLatency(ctx context.Context, o Options, op Op) Measurement {
 
 func init() {
 	Register(Scenario{
-		Name: ControlName, Kind: KindLatency, Metric: results.P50, Order: 0, Control: true,
+		Name: ControlName, Kind: KindLatency, Metric: results.P50, Order: 0, Control: true, ReadsOnly: true,
 		Doc:   "the floor of the path: GET /v1/config for REST, an empty RPC for gRPC, a no-op call in-process",
 		Needs: []Requirement{Capability[competitors.Controller]("competitor has no control round trip")},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
@@ -30,7 +30,7 @@ func init() {
 		},
 	})
 	Register(Scenario{
-		Name: "load_table.latency", Kind: KindLatency, Metric: results.P50, Order: 10,
+		Name: "load_table.latency", Kind: KindLatency, Metric: results.P50, Order: 10, ReadsOnly: true,
 		Doc:   "warm load_table: tables already loaded since the catalog opened (a cache hit where the competitor caches)",
 		Needs: []Requirement{NeedDataset, NeedTables},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
@@ -39,7 +39,7 @@ func init() {
 		},
 	})
 	Register(Scenario{
-		Name: "resolve_metadata.latency", Kind: KindLatency, Metric: results.P50, Order: 20,
+		Name: "resolve_metadata.latency", Kind: KindLatency, Metric: results.P50, Order: 20, ReadsOnly: true,
 		Doc: "a table's current metadata without building a table",
 		Needs: []Requirement{NeedDataset, NeedTables,
 			Capability[competitors.MetadataResolver]("competitor cannot resolve metadata without loading a table")},
@@ -49,7 +49,7 @@ func init() {
 		},
 	})
 	Register(Scenario{
-		Name: "table_exists.latency", Kind: KindLatency, Metric: results.P50, Order: 30,
+		Name: "table_exists.latency", Kind: KindLatency, Metric: results.P50, Order: 30, ReadsOnly: true,
 		Doc:   "existence checks, half hits and half misses; a wrong answer is an error",
 		Needs: []Requirement{NeedDataset},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {

@@ -8,7 +8,7 @@ import (
 
 func init() {
 	Register(Scenario{
-		Name: "load_table.throughput", Kind: KindThroughput, Metric: results.OpsSec, Levels: true, Order: 40,
+		Name: "load_table.throughput", Kind: KindThroughput, Metric: results.OpsSec, Levels: true, Order: 40, ReadsOnly: true,
 		Doc:   "warm load_table on N workers for --duration, one level per --threads value",
 		Needs: []Requirement{NeedDataset, NeedTables},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {

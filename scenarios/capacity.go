@@ -199,6 +199,7 @@ func (r *Runner) runCapacity(ctx context.Context, states []*state) error {
 	prepared := make([]*mixState, len(states))
 	skips := make([]string, len(states))
 	counts := make([]*contendedCounts, len(states))
+	auths := make([]authTotals, len(states)) // token renewals over every step
 	for i := range states {
 		searches[i], prepared[i], counts[i] = NewCapacitySearch(c), &mixState{}, &contendedCounts{}
 	}
@@ -239,7 +240,9 @@ func (r *Runner) runCapacity(ctx context.Context, states []*state) error {
 			so := o
 			so.Rate, so.Duration = rate, c.stepDuration(rate)
 			r.logf("%s: capacity %s step %d at %.0f ops/s for %v", s.c.Name(), wl.Mix.Name, step+1, rate, so.Duration)
+			endAuth := auths[i].watch(s.c)
 			m, split, params, _, err := measureMix(ctx, wl, so, prepared[i].space, ops, workers, step, true)
+			endAuth()
 			if err != nil {
 				return fmt.Errorf("%s capacity %s: %w", s.c.Name(), wl.Mix.Name, err)
 			}
@@ -258,7 +261,7 @@ func (r *Runner) runCapacity(ctx context.Context, states []*state) error {
 		}
 	}
 	for i, s := range states {
-		if err := r.emitCapacity(s, searches[i], skips[i], counts[i], &prepared[i].prep, workers); err != nil {
+		if err := r.emitCapacity(s, searches[i], skips[i], counts[i], &prepared[i].prep, workers, &auths[i]); err != nil {
 			return err
 		}
 	}
@@ -299,7 +302,7 @@ func (r *Runner) capacityStep(c Capacity, wl *Workload, rate float64, m Measurem
 
 // emitCapacity writes s's capacity line: the best step's histogram and
 // numbers, max_rate, and every step.
-func (r *Runner) emitCapacity(s *state, sr *CapacitySearch, skip string, counts *contendedCounts, prep *mixPrep, workers int) error {
+func (r *Runner) emitCapacity(s *state, sr *CapacitySearch, skip string, counts *contendedCounts, prep *mixPrep, workers int, auth *authTotals) error {
 	o, wl, c := r.Opts, r.Opts.Workload, *r.Opts.Capacity
 	name := "capacity." + wl.Mix.Name
 	p := wl.params()
@@ -385,5 +388,6 @@ func (r *Runner) emitCapacity(s *state, sr *CapacitySearch, skip string, counts 
 	if at.FirstError != "" {
 		line.FirstError = at.FirstError
 	}
+	auth.stamp(&line) // over every step of the search, the line's own step among them
 	return r.Sink.Write(line)
 }

@@ -84,6 +84,9 @@ type Dataset struct {
 	// historyNS are the namespaces of the history levels, parents first:
 	// apart from Namespaces, which the discovery scenarios walk.
 	historyNS []table.Identifier
+	// given marks the tables of a read-only run (--read-only): the user's,
+	// never dropped.
+	given bool
 }
 
 // Misses returns n identifiers of tables that do not exist, in existing

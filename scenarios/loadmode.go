@@ -87,7 +87,7 @@ func directLoad(ctx context.Context, env *Env, l competitors.SnapshotModeLoader,
 
 func init() {
 	Register(Scenario{
-		Name: DirectLoadName, Kind: KindLatency, Metric: results.P50, Order: 16,
+		Name: DirectLoadName, Kind: KindLatency, Metric: results.P50, Order: 16, ReadsOnly: true,
 		Doc: "load_table by katbench's own REST request in a snapshots mode (params.snapshots_mode: all here; " +
 			"all and refs on each --snapshots level), the answer read whole but not decoded",
 		Needs: []Requirement{NeedDataset, NeedTables, NeedModeLoader},

@@ -82,7 +82,7 @@ func (rv *revalidation) reset() {
 
 func init() {
 	Register(Scenario{
-		Name: "load_table.revalidate.latency", Kind: KindLatency, Metric: results.P50, Order: 17,
+		Name: "load_table.revalidate.latency", Kind: KindLatency, Metric: results.P50, Order: 17, ReadsOnly: true,
 		Doc: "revalidate a held table version: a load with If-None-Match of its ETag (304 where the server supports it); " +
 			"params.not_modified_ratio says how many answers were 304",
 		Needs: []Requirement{NeedDataset, NeedTables, NeedRevalidator},

@@ -9,6 +9,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/apache/iceberg-go/table"
+
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/results"
@@ -32,9 +34,13 @@ type Options struct {
 	// set or Select names them.
 	Quick bool
 	// Full runs the sweep scenarios in a quick run too.
-	Full       bool
-	Shape      Shape
-	Namespace  string        // root namespace of the dataset (unique per run)
+	Full      bool
+	Shape     Shape
+	Namespace string // root namespace of the dataset (unique per run)
+	// ReadOnly, when set, are existing tables to read instead of a dataset
+	// of katbench's own: nothing is created or dropped, and only the
+	// scenarios marked ReadsOnly run.
+	ReadOnly   []table.Identifier
 	LatencyOps int           // recorded operations per latency scenario and round
 	CreateOps  int           // recorded creates (and commits) per scenario and round
 	Warmup     time.Duration // unrecorded warm-up before each scenario and round
@@ -164,6 +170,7 @@ type cell struct {
 	countOps  int64
 	measures  map[string]results.Measure
 	server    *serverTotals
+	auth      authTotals
 }
 
 // Execute builds every target, builds its dataset and warms it up, then
@@ -202,21 +209,13 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 		states = append(states, s)
 	}
 	for _, s := range states {
-		r.logf("%s: building dataset (%d tables, %+v, %d setup workers) in namespace %s",
-			s.c.Name(), o.Shape.Tables(), o.Shape, s.parallel, o.Namespace)
-		bctx, cancel := r.setupContext(ctx, s)
-		t0 := time.Now()
-		s.d, s.setup = Build(bctx, s.c.Catalog(), o.Namespace, o.Shape, s.parallel, prefixed(o.Progress, s.c.Name()))
-		s.setupDur += time.Since(t0)
-		cancel()
-		if s.setup != nil && s.d != nil && len(s.d.Namespaces) == 0 {
-			s.d = nil // nothing was created, nothing to drop
-		}
-		if s.setup == nil && s.d.TablesErr != nil {
-			r.logf("%s: tables could not be created: %v", s.c.Name(), s.d.TablesErr)
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
+		if len(o.ReadOnly) > 0 {
+			r.logf("%s: read-only: reading %d existing tables; nothing is created or dropped", s.c.Name(), len(o.ReadOnly))
+			if s.d, err = givenDataset(ctx, s.c.Catalog(), o.ReadOnly); err != nil {
+				return fmt.Errorf("%s: %w", s.c.Name(), err)
+			}
+		} else if err := r.build(ctx, s); err != nil {
+			return err
 		}
 		warm := o.ServerWarmup
 		if warm < 0 {
@@ -268,6 +267,30 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 		return r.sweep(ctx, states, plan)
 	}
 	return RunCells(ctx, r.cells(states, plan), len(states), o.Rounds, o.Progress, OverallTask)
+}
+
+// build makes s's dataset (Build) in the run's namespace; a failure is
+// on s (its scenarios are skipped saying why), only an interrupted
+// context is returned.
+func (r *Runner) build(ctx context.Context, s *state) error {
+	o := r.Opts
+	r.logf("%s: building dataset (%d tables, %+v, %d setup workers) in namespace %s",
+		s.c.Name(), o.Shape.Tables(), o.Shape, s.parallel, o.Namespace)
+	bctx, cancel := r.setupContext(ctx, s)
+	t0 := time.Now()
+	s.d, s.setup = Build(bctx, s.c.Catalog(), o.Namespace, o.Shape, s.parallel, prefixed(o.Progress, s.c.Name()))
+	s.setupDur += time.Since(t0)
+	cancel()
+	if s.setup != nil && s.d != nil && len(s.d.Namespaces) == 0 {
+		s.d = nil // nothing was created, nothing to drop
+	}
+	if s.setup == nil && s.d.TablesErr != nil {
+		r.logf("%s: tables could not be created: %v", s.c.Name(), s.d.TablesErr)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return nil
 }
 
 // cells are plan's measurements on states, one Cell per scenario.
@@ -390,6 +413,10 @@ func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, roun
 	if c.skip != "" {
 		return nil
 	}
+	if len(r.Opts.ReadOnly) > 0 && !sc.ReadsOnly {
+		c.skip = ReadOnlyWhy
+		return nil
+	}
 	env := r.env(sc, s, round)
 	if !r.Opts.Delay.applies(s.c.Name(), sc.Name) {
 		env.Opts.Delay = TestDelay{}
@@ -417,7 +444,9 @@ func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, roun
 		}
 		ctx = withWindow(ctx, &serverWindows{meter: s.meter, wire: s.wire, split: s.split, acc: c.server})
 	}
+	endAuth := c.auth.watch(s.c)
 	out, err := sc.Run(ctx, env)
+	endAuth()
 	if reason, ok := skipped(err); ok {
 		c.skip = reason
 		return nil
@@ -492,6 +521,7 @@ func (r *Runner) emit(sc Scenario, s *state, c *cell) error {
 	if c.firstErr != nil {
 		rec.FirstError = c.firstErr.Error()
 	}
+	c.auth.stamp(&rec)
 	if r.Opts.ServerCost.On {
 		c.server.stamp(&rec, c.countOps, s.meterWhy)
 	}
@@ -543,7 +573,7 @@ func Stamp(rec *results.Record, sc Scenario, level Level) {
 // an interrupted or failed run still leaves nothing behind.
 func (r *Runner) cleanup(s *state) error {
 	var err error
-	if eph, ok := competitors.As[competitors.Ephemeral](s.c); (!ok || !eph.Ephemeral()) && s.d != nil {
+	if eph, ok := competitors.As[competitors.Ephemeral](s.c); (!ok || !eph.Ephemeral()) && s.d != nil && !s.d.given {
 		r.logf("%s: dropping the dataset", s.c.Name())
 		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 		err = s.d.Drop(ctx, s.c.Catalog(), s.created.list(), s.parallel, prefixed(r.Opts.Progress, s.c.Name()))

@@ -79,6 +79,10 @@ type Scenario struct {
 	// Writes marks a scenario that creates or commits tables: the
 	// file-system floor joins a run whose selection is only these.
 	Writes bool
+	// ReadsOnly marks a scenario that only reads the dataset's tables
+	// (Dataset.Tables): the scenarios a read-only run (Options.ReadOnly)
+	// runs on tables the user names; every other one is skipped there.
+	ReadsOnly bool
 	// Order places the scenario in the run: lower runs first. Ties run in
 	// name order. The built-ins use multiples of 10.
 	Order int

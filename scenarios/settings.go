@@ -36,7 +36,8 @@ type Settings struct {
 	Durability              string
 	Scenario                string // globs, comma-separated
 	Namespace               string
-	NamespaceSet            bool // --namespace was given (an explicit "" is an error)
+	NamespaceSet            bool   // --namespace was given (an explicit "" is an error)
+	ReadOnly                string // --read-only: existing tables, comma-separated NAMESPACE.TABLE
 	LatencyOps, CreateOps   int
 	Parallel, Rounds        int
 	ViewsPerLeaf            int
@@ -223,6 +224,20 @@ func (s Settings) Options(runID string) (Options, error) {
 	}
 	if err := s.History.apply(&o, given); err != nil {
 		return o, err
+	}
+	if given("read-only") || s.ReadOnly != "" {
+		if o.ReadOnly, err = parseReadOnly(s.ReadOnly); err != nil {
+			return o, err
+		}
+		switch {
+		case o.Workload != nil:
+			return o, settingsf("--read-only runs the read scenarios, not a mix or a capacity search (their mixes write)")
+		case len(o.Sizes) > 0:
+			return o, settingsf("--read-only reads the tables it is given: a growth sweep (several --tables sizes) would create tables")
+		}
+		if err := checkReadOnly(o); err != nil {
+			return o, err
+		}
 	}
 	return o, nil
 }

@@ -10,9 +10,19 @@ import (
 	"github.com/nordisk/katbench/internal/auth"
 )
 
-// authorize checks the request's bearer token. It is a no-op when the server
-// runs without a credential.
-func (s *Server) authorize(r *http.Request) error {
+// authorize checks the request's SigV4 signature (Options.SigV4; deferred
+// as authorizeSigV4 says) or bearer token. It is a no-op when the server
+// runs with neither.
+func (s *Server) authorize(r *http.Request) (deferred bool, err error) {
+	if s.sigv4 != nil {
+		return s.authorizeSigV4(r)
+	}
+	return false, s.authorizeBearer(r)
+}
+
+// authorizeBearer checks the request's bearer token when the server has a
+// credential.
+func (s *Server) authorizeBearer(r *http.Request) error {
 	if !s.tokens.Enabled() {
 		return nil
 	}

@@ -24,7 +24,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		if errors.As(err, &mbe) {
 			return nil, fmt.Errorf("%w: limit %d bytes for this route", ErrBodyTooLarge, mbe.Limit)
 		}
-		return nil, fmt.Errorf("%w: read body: %v", ErrBadRequest, err)
+		return nil, bodyReadError(err)
 	}
 	return body, nil
 }

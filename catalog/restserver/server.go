@@ -19,6 +19,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/nordisk/katbench/internal/auth"
+	"github.com/nordisk/katbench/internal/sigv4"
 )
 
 // DefaultTokenTTL is the token lifetime when Options.TokenTTL is 0. The
@@ -68,6 +69,16 @@ type Options struct {
 	// region, addressing), in /v1/config defaults and every
 	// LoadTableResult's config. See storage.go; opt-in, it hands out keys.
 	StorageConfig map[string]string
+	// Clock, when set, is the tokens' clock (minting and expiry), so a
+	// test can run a token through its lifetime without waiting for it;
+	// time.Now when nil.
+	Clock func() time.Time
+	// SigV4, when set, turns AWS SigV4 verification on instead of bearer
+	// tokens: every route but /v1/oauth/tokens needs a request signed with
+	// the verifier's key for its region and service, dated within
+	// sigv4.MaxSkew, whose body matches its signature; anything else is
+	// 403. Exclusive with Credential.
+	SigV4 *sigv4.Verifier
 }
 
 // metadataJSONLoader is the optional fast path of a catalog that keeps the
@@ -90,6 +101,7 @@ type Server struct {
 	log       *slog.Logger
 	budget    *bodyBudget
 	tokens    *auth.Store
+	sigv4     *sigv4.Verifier  // nil: no SigV4
 	now       func() time.Time // the tokens' clock: time.Now, a fake in tests
 
 	configBody []byte // the /v1/config response, encoded once
@@ -139,6 +151,7 @@ func New(cat icecatalog.Catalog, opts Options) (*Server, error) {
 		log:       log,
 		budget:    newBodyBudget(opts.MaxInflightBodyBytes, opts.BodyBudgetWait),
 		now:       time.Now,
+		sigv4:     opts.SigV4,
 	}
 	var creds []auth.Credential
 	if opts.Credential != "" {
@@ -153,6 +166,9 @@ func New(cat icecatalog.Catalog, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
 	}
 	s.tokens = tokens
+	if opts.Clock != nil {
+		s.now = opts.Clock
+	}
 	if l, ok := cat.(metadataJSONLoader); ok {
 		s.fastLoad = l.LoadMetadataJSON
 	}
@@ -189,6 +205,9 @@ func (o Options) Validate() error {
 		if err := ValidateCredential(o.Credential); err != nil {
 			return fmt.Errorf("%w: %v", ErrBadOptions, err)
 		}
+	}
+	if o.SigV4 != nil && o.Credential != "" {
+		return fmt.Errorf("%w: SigV4 and Credential are exclusive (both use the Authorization header)", ErrBadOptions)
 	}
 	if o.RequiredScope != "" && o.Credential == "" {
 		return fmt.Errorf("%w: RequiredScope needs a Credential", ErrBadOptions)
@@ -265,8 +284,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeMethodNotAllowed(w, r, allowed[rt.kind])
 		return
 	}
+	var deferred bool
+	if rt.kind == routeToken && s.sigv4 != nil {
+		s.writeError(w, r, fmt.Errorf("%w: this server authenticates requests with AWS SigV4, not OAuth2 tokens: sign every request", ErrForbidden))
+		return
+	}
 	if rt.kind != routeToken {
-		if err := s.authorize(r); err != nil {
+		if deferred, err = s.authorize(r); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
@@ -276,6 +300,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
+	if deferred {
+		if err := s.verifyBufferedSigV4(r); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
 	switch rt.kind {
 	case routeToken:
 		s.handleToken(w, r)

@@ -19,7 +19,8 @@ import (
 
 // secrets are the values the commands below are given as secrets; none may
 // appear in any output.
-var secrets = []string{"XTOKEN", "BSECRET", "YSECRET", "ESECRET", "GSECRET", "AKSECRET", "SKSECRET", "OLDSECRET", "OLDTOKEN", "OLDPASS"}
+var secrets = []string{"XTOKEN", "BSECRET", "YSECRET", "ESECRET", "GSECRET", "AKSECRET", "SKSECRET", "OLDSECRET", "OLDTOKEN", "OLDPASS",
+	"AKIDKBSIG", "SIGSECRET", "CSECRET"}
 
 func assertNoSecret(t *testing.T, where, text string) {
 	t.Helper()
@@ -27,6 +28,9 @@ func assertNoSecret(t *testing.T, where, text string) {
 		if i := strings.Index(text, s); i >= 0 {
 			t.Errorf("%s holds secret %s: …%s…", where, s, text[max(0, i-120):min(len(text), i+40)])
 		}
+	}
+	if loc := mintedToken.FindStringIndex(text); loc != nil {
+		t.Errorf("%s holds a minted token: …%s…", where, text[max(0, loc[0]-120):loc[0]+10])
 	}
 }
 
@@ -109,6 +113,13 @@ func TestNoSecretReachesAnyOutput(t *testing.T) {
 	remoteProps := []string{"--prop", "header.X-Trace=XTOKEN", "--prop", "credential=a:BSECRET", "--prop", "s3.secret-access-key=YSECRET"}
 
 	restAddr, stopREST := startServeArgs(t, "rest", "--addr", "127.0.0.1:0", "--dir", filepath.Join(dir, "served-rest"), "--credential", "a:BSECRET")
+	// Servers whose clients renew short tokens during the run, and sign
+	// with SigV4 (the key given on the command line, to check it is not
+	// echoed).
+	shortAddr, stopShort := startServeArgs(t, "rest", "--addr", "127.0.0.1:0", "--dir", filepath.Join(dir, "served-short"),
+		"--credential", "c:CSECRET", "--token-ttl", "1s")
+	sigAddr, stopSig := startServeArgs(t, "rest", "--addr", "127.0.0.1:0", "--dir", filepath.Join(dir, "served-sig"),
+		"--sigv4", "AKIDKBSIG:SIGSECRET", "--sigv4-region", "eu-north-1")
 	grpcAddr, stopGRPC := startServeArgs(t, "grpc", "--addr", "127.0.0.1:0", "--dir", filepath.Join(dir, "served-grpc"), "--credential", "g:GSECRET")
 
 	type run struct {
@@ -127,6 +138,13 @@ func TestNoSecretReachesAnyOutput(t *testing.T) {
 			args:   append(append([]string{"rest", restAddr, "--dir", filepath.Join(dir, "w2")}, cheap...), remoteProps...),
 			want:   []string{"header.X-Trace=REDACTED", "credential=REDACTED", "s3.secret-access-key=REDACTED"},
 			params: []string{"prop.header.X-Api-Key", "prop.header.X-Trace", "prop.s3.secret-access-key"}},
+		{name: "rest short tokens", args: append([]string{"rest", shortAddr, "--dir", filepath.Join(dir, "w4"), "--prop", "credential=c:CSECRET",
+			"--duration", "300ms"}, cheap...),
+			want: []string{"credential=REDACTED"}},
+		{name: "rest sigv4", env: awsTestEnv(dir, "AKIDKBSIG", "SIGSECRET"),
+			args: append([]string{"rest", sigAddr, "--dir", filepath.Join(dir, "w5"), "--prop", "rest.sigv4-enabled=true",
+				"--prop", "rest.signing-region=eu-north-1"}, cheap...),
+			want: []string{"rest.sigv4-enabled=true"}},
 		{name: "grpc remote", args: append([]string{"grpc", grpcAddr, "--dir", filepath.Join(dir, "w3"), "--prop", "credential=g:GSECRET",
 			"--prop", "s3.secret-access-key=YSECRET"}, cheap...),
 			want:   []string{"credential=REDACTED", "s3.secret-access-key=REDACTED"},
@@ -175,6 +193,8 @@ func TestNoSecretReachesAnyOutput(t *testing.T) {
 	}
 	assertNoSecret(t, "serve rest stderr", stopREST())
 	assertNoSecret(t, "serve grpc stderr", stopGRPC())
+	assertNoSecret(t, "serve rest (short tokens) stderr", stopShort())
+	assertNoSecret(t, "serve rest (SigV4) stderr", stopSig())
 
 	h, err := os.ReadFile(hist)
 	if err != nil {

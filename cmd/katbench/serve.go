@@ -31,6 +31,7 @@ func (f *frontFlags) register(fl *pflag.FlagSet, addr string) {
 type frontRun struct {
 	name, banner string // "rest"; "serving Iceberg REST at http://%s"
 	auth         bool
+	authKind     string                                           // what auth is when on ("bearer token" when empty)
 	prepare      func(st workspace.Storage)                       // options that need the resolved storage
 	server       func(cat *catalog.Catalog) (serve.Server, error) // the front over cat
 }
@@ -51,6 +52,9 @@ func serveFront(cmd *cobra.Command, f *frontFlags, dur catalog.Durability, fr fr
 	auth := "off"
 	if fr.auth {
 		auth = "bearer token"
+		if fr.authKind != "" {
+			auth = fr.authKind
+		}
 	}
 	return serve.Run(ctx, serve.Front{Name: fr.name, Addr: f.Addr, Auth: fr.auth, New: fr.server, Log: stderr,
 		Catalog: catalog.Options{Dir: f.Dir, Durability: dur, Warehouse: st.Warehouse, IOProps: st.IOProps, AllowedLocations: f.AllowedLocations},
