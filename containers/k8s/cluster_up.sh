@@ -9,7 +9,7 @@
 # certificates made here by openssl; containerd (Debian) with the cgroupfs
 # driver and runc; the kubelet; and the pods, which get addresses from the
 # CNI bridge plugin on a bridge in the namespace. The node's address
-# (KATBENCH_K8S_NODE_IP, default 10.203.0.1) sits on a dummy interface in
+# (KATBENCH_K8S_NODE_IP, default 10.203.0.1) sits on an interface in
 # the namespace: nothing leaves it. No image is pulled: the pod sandbox
 # ("pause") image is built here from containers/k8s/pause, katbench's image
 # from ./cmd/katbench (as `make image`), and both are imported with
@@ -94,9 +94,11 @@ if [ ! -e "/run/netns/$netns" ]; then
 fi
 printf '%s\n' "$netns" >"$state/netns"
 in_ns ip link set lo up
+# A veth pair with both ends inside (the dummy driver is not on every kernel).
 if ! in_ns ip link show kbnode >/dev/null 2>&1; then
-	in_ns ip link add kbnode type dummy
+	in_ns ip link add kbnode type veth peer name kbnode-peer
 fi
+in_ns ip link set kbnode-peer up
 in_ns ip link set kbnode up
 in_ns ip -4 addr show dev kbnode | grep -qF " $node_ip/" || in_ns ip addr add "$node_ip/24" dev kbnode
 in_ns ip route show default | grep -q . || in_ns ip route add default dev kbnode
@@ -186,7 +188,8 @@ daemon kube-apiserver "$bin/kube-apiserver" --etcd-servers=http://127.0.0.1:2379
 	--service-account-signing-key-file="$pki/sa.key" \
 	--authorization-mode=Node,RBAC --allow-privileged=false --profiling=false \
 	--cert-dir="$state/kube-apiserver"
-kb_wait_ready "$state/kube-apiserver" 180 kube-apiserver kc get --raw /readyz
+api_ready() { kc get --raw /readyz >/dev/null 2>&1; }
+kb_wait_ready "$state/kube-apiserver" 180 kube-apiserver api_ready
 
 daemon kube-controller-manager "$bin/kube-controller-manager" \
 	--kubeconfig="$state/controller-manager.kubeconfig" \
@@ -248,8 +251,9 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
     conf_dir = "$state/cni/net.d"
 EOF
 daemon containerd containerd --config "$state/containerd/config.toml"
-kb_wait_ready "$state/containerd" 60 containerd ctr -a "$state/containerd.sock" version
 ctrk() { ctr -a "$state/containerd.sock" -n k8s.io "$@"; }
+ctr_ready() { ctrk version >/dev/null 2>&1; }
+kb_wait_ready "$state/containerd" 60 containerd ctr_ready
 
 # The images: built from this checkout (go build), imported unless the same
 # digest is there already.
@@ -280,6 +284,16 @@ if [ ! -f "$state/sysctl.saved" ]; then
 		[ -r "/proc/sys/$k" ] && printf '%s %s\n' "$k" "$(cat "/proc/sys/$k")"
 	done >"$state/sysctl.saved"
 fi
+# The kubelet's cgroup root (cgroupfs driver), one per cluster so that two
+# clusters on one machine never share pods' cgroups.
+for ctl in /sys/fs/cgroup/*/; do
+	[ -f "${ctl}cgroup.procs" ] || continue
+	mkdir -p "${ctl}katbench-$netns"
+	if [ -f "${ctl}cpuset.cpus" ]; then
+		cat "${ctl}cpuset.cpus" >"${ctl}katbench-$netns/cpuset.cpus"
+		cat "${ctl}cpuset.mems" >"${ctl}katbench-$netns/cpuset.mems"
+	fi
+done
 mkdir -p "$state/kubelet/root"
 printf 'nameserver 127.0.0.1\n' >"$state/kubelet/resolv.conf"
 cat >"$state/kubelet/config.yaml" <<EOF
