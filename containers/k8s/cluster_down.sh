@@ -67,7 +67,7 @@ stop containerd
 # containerd's shims outlive it (they run in sessions of their own).
 for p in /proc/[0-9]*; do
 	pid=${p#/proc/}
-	case $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null || true) in
+	case $(tr '\0' ' ' 2>/dev/null <"$p/cmdline" || true) in
 	*containerd-shim*"$state/containerd.sock"*)
 		kb_log "stopping containerd shim $pid"
 		kill -KILL "$pid" 2>/dev/null || true
