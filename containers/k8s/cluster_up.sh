@@ -65,6 +65,12 @@ state=$(kb_state_dir k8s-cluster)
 mkdir -p "$state"
 state=$(cd "$state" && pwd)
 kb_lock "$state/.lock"
+# A start that fails part way says how to remove what it started (the
+# daemons keep running so that their logs can be read).
+up_failed() {
+	[ "$1" = 0 ] || kb_log "cluster_up failed; logs in $state/*/log; containers/k8s/cluster_down.sh removes what was started"
+}
+trap 'up_failed $?' EXIT
 in_ns() { nsenter --net="/run/netns/$netns" -- "$@"; }
 export KUBECONFIG="$state/admin.kubeconfig"
 kc() { in_ns "$bin/kubectl" --kubeconfig "$KUBECONFIG" --request-timeout=10s "$@"; }
