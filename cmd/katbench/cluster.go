@@ -261,6 +261,7 @@ func clusterRun(ctx context.Context, cmd *cobra.Command, o clusterOptions, name 
 	deadline := time.Now().Add(o.timeout)
 	var pods []podView
 	lastPhase := ""
+	getErrs := 0
 	for {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: %w", ctx.Err())
@@ -268,17 +269,21 @@ func clusterRun(ctx context.Context, cmd *cobra.Command, o clusterOptions, name 
 		if time.Now().After(deadline) {
 			return fmt.Errorf("job %s not done after --timeout %v (%s)", name, o.timeout, lastPhase)
 		}
-		out, err := kubectl(ctx, o, nil, "get", "pods", "-l", "katbench/run="+name, "-o", "json")
+		out, err := kubectl(ctx, o, nil, "get", "jobs,pods", "-l", "katbench/run="+name, "-o", "json")
+		jobFailed := ""
+		if err == nil {
+			pods, jobFailed, err = jobPods(out)
+		}
 		if err != nil {
-			return err
+			// The API server may hiccup; a few failed polls in a row end the wait.
+			if getErrs++; getErrs >= 5 || ctx.Err() != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "katbench: job %s: %v (retrying)\n", name, err)
+			pollWait(ctx)
+			continue
 		}
-		var list struct {
-			Items []podView `json:"items"`
-		}
-		if err := json.Unmarshal(out, &list); err != nil {
-			return fmt.Errorf("kubectl get pods: %w", err)
-		}
-		pods = list.Items
+		getErrs = 0
 		done := 0
 		counts := map[string]int{}
 		for _, p := range pods {
@@ -291,6 +296,9 @@ func clusterRun(ctx context.Context, cmd *cobra.Command, o clusterOptions, name 
 				done++
 			}
 		}
+		if jobFailed != "" {
+			return fmt.Errorf("job %s failed: %s", name, jobFailed)
+		}
 		if phase := phaseSummary(counts); phase != lastPhase {
 			fmt.Fprintf(stderr, "katbench: job %s: %s\n", name, phase)
 			lastPhase = phase
@@ -298,10 +306,7 @@ func clusterRun(ctx context.Context, cmd *cobra.Command, o clusterOptions, name 
 		if done == o.workers && len(pods) == o.workers {
 			break
 		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(2 * time.Second):
-		}
+		pollWait(ctx)
 	}
 	var all bytes.Buffer
 	for _, p := range pods {
@@ -355,6 +360,50 @@ func clusterRun(ctx context.Context, cmd *cobra.Command, o clusterOptions, name 
 	}
 	_, err = cmd.OutOrStdout().Write(buf.Bytes())
 	return err
+}
+
+func pollWait(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(2 * time.Second):
+	}
+}
+
+// jobPods reads `kubectl get jobs,pods -o json`: the pods, and why the Job
+// itself failed ("" while it has not: a deadline, a deleted pod).
+func jobPods(out []byte) (pods []podView, failed string, err error) {
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(out, &list); err != nil {
+		return nil, "", fmt.Errorf("kubectl get: %w", err)
+	}
+	for _, raw := range list.Items {
+		var kind struct {
+			Kind   string
+			Status struct {
+				Conditions []struct{ Type, Status, Reason, Message string }
+			}
+		}
+		if err := json.Unmarshal(raw, &kind); err != nil {
+			return nil, "", fmt.Errorf("kubectl get: %w", err)
+		}
+		switch kind.Kind {
+		case "Job":
+			for _, c := range kind.Status.Conditions {
+				if c.Type == "Failed" && c.Status == "True" {
+					failed = strings.TrimSpace(c.Reason + ": " + c.Message)
+				}
+			}
+		case "Pod":
+			var p podView
+			if err := json.Unmarshal(raw, &p); err != nil {
+				return nil, "", fmt.Errorf("kubectl get: %w", err)
+			}
+			pods = append(pods, p)
+		}
+	}
+	return pods, failed, nil
 }
 
 func phaseSummary(counts map[string]int) string {

@@ -129,3 +129,19 @@ func TestWorkerLines(t *testing.T) {
 		t.Fatalf("%s (%v)", buf.Bytes(), err)
 	}
 }
+
+// TestJobPods: a failed Job is reported with its reason beside its pods.
+func TestJobPods(t *testing.T) {
+	out := `{"items":[{"kind":"Job","status":{"conditions":[{"type":"Failed","status":"True","reason":"DeadlineExceeded","message":"Job was active longer than specified deadline"}]}},
+		{"kind":"Pod","metadata":{"name":"p0"},"status":{"phase":"Running"}}]}`
+	pods, failed, err := jobPods([]byte(out))
+	if err != nil || len(pods) != 1 || pods[0].Metadata.Name != "p0" || failed != "DeadlineExceeded: Job was active longer than specified deadline" {
+		t.Fatalf("pods %+v, failed %q, err %v", pods, failed, err)
+	}
+	if _, failed, err := jobPods([]byte(`{"items":[{"kind":"Job","status":{}}]}`)); err != nil || failed != "" {
+		t.Fatalf("a running Job: failed %q, err %v", failed, err)
+	}
+	if _, _, err := jobPods([]byte(`not json`)); err == nil {
+		t.Fatal("bad JSON accepted")
+	}
+}
