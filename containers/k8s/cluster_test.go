@@ -29,9 +29,11 @@ func testCluster(t *testing.T) map[string]string {
 		testenv.Need(t, "root (a network namespace, containerd and the kubelet)", os.ErrPermission)
 	}
 	root := testenv.RepoRoot()
-	env := append(os.Environ(),
-		"KATBENCH_STATE_DIR="+t.TempDir(),
-		"KATBENCH_K8S_NETNS="+envOr("KATBENCH_K8S_NETNS", "kb-test-k8s"))
+	netns := os.Getenv("KATBENCH_K8S_NETNS")
+	if netns == "" {
+		netns = "kb-test-k8s"
+	}
+	env := append(os.Environ(), "KATBENCH_STATE_DIR="+t.TempDir(), "KATBENCH_K8S_NETNS="+netns)
 	down := func() {
 		c := exec.Command(filepath.Join(root, "containers/k8s/cluster_down.sh"))
 		c.Env = env
@@ -64,13 +66,6 @@ func testCluster(t *testing.T) map[string]string {
 		}
 	}
 	return ex
-}
-
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
 }
 
 // TestClusterRun: `katbench cluster run --workers 2` against one `katbench
