@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/internal/analysis"
+	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -35,6 +36,7 @@ type clusterOptions struct {
 	timeout      time.Duration
 	dryRun       bool
 	force        bool
+	format       string
 	out          string
 	history      string
 	workerLines  string
@@ -72,6 +74,9 @@ cluster as it always does (KUBECONFIG, ~/.kube/config, in-cluster).
 			if o.setup <= 0 || o.timeout <= o.setup {
 				return usagef("--setup %v, --timeout %v: want 0 < setup < timeout", o.setup, o.timeout)
 			}
+			if err := output.CheckFormat(o.format); err != nil {
+				return err
+			}
 			sel, err := parseSelector(o.nodeSelector)
 			if err != nil {
 				return asUsage(err)
@@ -107,6 +112,7 @@ cluster as it always does (KUBECONFIG, ~/.kube/config, in-cluster).
 	f.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up (and delete the Job) after this long")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the Job (JSON, kubectl apply -f takes it) and create nothing")
 	f.BoolVar(&o.force, "force", false, "merge cells whose workers' windows overlap less than 90 % (as merge --force; the line still says its skew)")
+	f.StringVar(&o.format, "format", "auto", "stdout format of the merged lines: auto (a table on a terminal, JSONL otherwise), jsonl or table")
 	f.StringVarP(&o.out, "output", "o", "", "also write the merged lines to this file")
 	f.StringVar(&o.history, "history", "", "also append the merged lines to this file")
 	f.StringVar(&o.workerLines, "worker-lines", "", "also write every worker's own lines (host = its node) to this file")
@@ -358,8 +364,20 @@ func clusterRun(ctx context.Context, cmd *cobra.Command, o clusterOptions, name 
 			return fmt.Errorf("append to %s: %w", o.history, err)
 		}
 	}
-	_, err = cmd.OutOrStdout().Write(buf.Bytes())
-	return err
+	stdout := cmd.OutOrStdout()
+	if output.ResolveFormat(o.format, stdout) != "table" {
+		_, err = stdout.Write(buf.Bytes())
+		return err
+	}
+	recs := make([]results.Record, len(ms))
+	for i, m := range ms {
+		ls, err := analysis.Read(bytes.NewReader(m.JSON), "merged")
+		if err != nil || len(ls) != 1 {
+			return fmt.Errorf("re-read a merged line: %v", err)
+		}
+		recs[i] = ls[0].Record
+	}
+	return results.WriteTableWidth(stdout, recs, output.TerminalWidth(stdout))
 }
 
 func pollWait(ctx context.Context) {

@@ -76,6 +76,7 @@ func TestClusterRunRefusesBadInput(t *testing.T) {
 		{"cluster", "run", "--workers", "2", "--dry-run", "--node-selector", "nokey", "--", "rest"},
 		{"cluster", "run", "--workers", "2", "--dry-run", "--setup", "2h", "--", "rest"},
 		{"cluster", "run", "--workers", "2"},
+		{"cluster", "run", "--workers", "2", "--dry-run", "--format", "xml", "--", "rest"},
 	} {
 		if _, stderr, code := clusterCLI(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
