@@ -268,6 +268,7 @@ func clusterRun(ctx context.Context, cmd *cobra.Command, o clusterOptions, name 
 	var pods []podView
 	lastPhase := ""
 	getErrs := 0
+	startChecked := false
 	for {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: %w", ctx.Err())
@@ -304,6 +305,13 @@ func clusterRun(ctx context.Context, cmd *cobra.Command, o clusterOptions, name 
 		}
 		if jobFailed != "" {
 			return fmt.Errorf("job %s failed: %s", name, jobFailed)
+		}
+		if !startChecked && time.Now().After(start.Add(startGrace)) {
+			if late := lateWorkers(ctx, o, pods, start); len(late) > 0 {
+				fmt.Fprintf(stderr, "katbench: warning: workers late for the start instant %s: %s; raise --setup (now %v) if the merge refuses the cell\n",
+					start.Format(time.RFC3339), strings.Join(late, ", "), o.setup)
+			}
+			startChecked = true
 		}
 		if phase := phaseSummary(counts); phase != lastPhase {
 			fmt.Fprintf(stderr, "katbench: job %s: %s\n", name, phase)
@@ -378,6 +386,43 @@ func clusterRun(ctx context.Context, cmd *cobra.Command, o clusterOptions, name 
 		recs[i] = ls[0].Record
 	}
 	return results.WriteTableWidth(stdout, recs, output.TerminalWidth(stdout))
+}
+
+// startGrace is how long after the start instant the check of the
+// workers' setup waits for their logs.
+const startGrace = 3 * time.Second
+
+// startedMark is what a worker logs when its setup is done and it waits for
+// --start-at (scenarios.Runner); it logs it late as well.
+const startedMark = "to start measuring (--start-at)"
+
+// lateWorkers says which workers finished their setup after the start
+// instant (from the timestamps of their logs), so their measurement began
+// late. Workers that are late together still measure together: the merge
+// decides from the measured windows; this only says why, early.
+func lateWorkers(ctx context.Context, o clusterOptions, pods []podView, start time.Time) []string {
+	var late []string
+	for _, p := range pods {
+		logs, err := kubectl(ctx, o, nil, "logs", "--timestamps", p.Metadata.Name)
+		if err != nil {
+			continue
+		}
+		ready := time.Time{}
+		for _, l := range strings.Split(string(logs), "\n") {
+			ts, msg, _ := strings.Cut(l, " ")
+			if strings.Contains(msg, startedMark) {
+				ready, _ = time.Parse(time.RFC3339Nano, ts)
+				break
+			}
+		}
+		switch {
+		case ready.IsZero():
+			late = append(late, fmt.Sprintf("%s (%s, setup not finished)", p.Metadata.Name, p.Status.Phase))
+		case ready.After(start):
+			late = append(late, fmt.Sprintf("%s (setup done %.1f s after it)", p.Metadata.Name, ready.Sub(start).Seconds()))
+		}
+	}
+	return late
 }
 
 func pollWait(ctx context.Context) {
