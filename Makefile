@@ -4,7 +4,7 @@
 GO      ?= go
 export KATBENCH_CACHE ?= $(HOME)/.cache/katbench
 
-.PHONY: test setup build image unit integration check bench generate check-generated shellcheck readme readme-check bench-gate
+.PHONY: test test-k8s setup build image unit integration check bench generate check-generated shellcheck readme readme-check bench-gate
 
 ## test: everything CI runs — setup (installs and compiles the real servers, with progress), vet,
 ## generated-code check, shellcheck, unit and integration tests, then the race detector over the
@@ -38,6 +38,14 @@ image:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(or $(TMPDIR),/tmp)/katbench-image-bin ./cmd/katbench
 	$(GO) run ./containers/k8s/ociimage -binary $(or $(TMPDIR),/tmp)/katbench-image-bin -name $(IMAGE_NAME) -o $(IMAGE_OUT) $(if $(IMAGE_ROOTFS),-rootfs $(IMAGE_ROOTFS))
 	rm -f $(or $(TMPDIR),/tmp)/katbench-image-bin
+
+## test-k8s: the Kubernetes tests alone — build Kubernetes v1.34.4 (cached; containers/k8s/build.sh), bring
+## up a single-node cluster in a network namespace (cluster_up.sh), run `katbench cluster run` with 2 workers
+## and with a failing worker against `katbench serve rest`, remove the cluster. Needs root. Not part of
+## `make test` (see containers/k8s/README.md).
+test-k8s:
+	containers/k8s/build.sh >/dev/null
+	$(GO) test -tags k8s -count=1 -timeout 30m -run '^TestClusterRun$$' -v ./containers/k8s/
 
 ## unit: the tests that need no outside server (quick feedback).
 unit:

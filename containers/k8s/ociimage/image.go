@@ -24,7 +24,13 @@ const (
 type options struct {
 	binary, out, name, caFile, rootfs string
 	mtime                             time.Time
+	// pause makes the pod sandbox image instead: the binary alone at
+	// /pause, run as uid 65535 (containers/k8s/pause).
+	pause bool
 }
+
+// pauseUID is the user the sandbox image runs as (as Kubernetes' own).
+const pauseUID = 65535
 
 // entry is one file or directory of the image's only layer.
 type entry struct {
@@ -44,6 +50,9 @@ func rootfs(o options) ([]entry, error) {
 	}
 	if len(bin) < 4 || string(bin[1:4]) != "ELF" {
 		return nil, fmt.Errorf("%s is not an ELF binary", o.binary)
+	}
+	if o.pause {
+		return []entry{{path: "pause", mode: 0o755, data: bin}}, nil
 	}
 	ca, err := os.ReadFile(o.caFile)
 	if err != nil {
@@ -128,17 +137,21 @@ func build(o options) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("build the layer: %w", err)
 	}
+	run := map[string]any{
+		"User":       fmt.Sprintf("%d:%d", uid, uid),
+		"Entrypoint": []string{"/katbench"},
+		"Env":        []string{"PATH=/", "TMPDIR=/tmp", "HOME=/tmp", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"},
+		"WorkingDir": "/tmp",
+	}
+	if o.pause {
+		run = map[string]any{"User": fmt.Sprintf("%d:%d", pauseUID, pauseUID), "Entrypoint": []string{"/pause"}}
+	}
 	config, err := json.Marshal(map[string]any{
 		"created":      o.mtime.Format(time.RFC3339),
 		"architecture": "amd64",
 		"os":           "linux",
-		"config": map[string]any{
-			"User":       fmt.Sprintf("%d:%d", uid, uid),
-			"Entrypoint": []string{"/katbench"},
-			"Env":        []string{"PATH=/", "TMPDIR=/tmp", "HOME=/tmp", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"},
-			"WorkingDir": "/tmp",
-		},
-		"rootfs": map[string]any{"type": "layers", "diff_ids": []string{diffID}},
+		"config":       run,
+		"rootfs":       map[string]any{"type": "layers", "diff_ids": []string{diffID}},
 	})
 	if err != nil {
 		return "", err

@@ -179,3 +179,49 @@ func TestQualified(t *testing.T) {
 		}
 	}
 }
+
+// TestPauseImage: -pause packs the binary alone at /pause, run as 65535.
+func TestPauseImage(t *testing.T) {
+	dir := t.TempDir()
+	o := options{binary: fakeBinary(t, dir), out: filepath.Join(dir, "pause.tar"), name: "katbench/pause:1", pause: true, mtime: time.Unix(0, 0).UTC()}
+	if _, err := build(o); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(o.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	files, _ := readTar(t, f)
+	var layer []byte
+	var config struct {
+		Config struct {
+			User       string
+			Entrypoint []string
+		} `json:"config"`
+	}
+	for name, b := range files {
+		if !strings.HasPrefix(name, "blobs/sha256/") {
+			continue
+		}
+		if zr, err := gzip.NewReader(bytes.NewReader(b)); err == nil {
+			if layer, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		} else if strings.Contains(string(b), `"Entrypoint"`) {
+			if err := json.Unmarshal(b, &config); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	entries, _ := readTar(t, bytes.NewReader(layer))
+	if len(entries) != 1 || !bytes.HasPrefix(entries["pause"], []byte("\x7fELF")) {
+		t.Fatalf("layer holds %d entries, want /pause alone", len(entries))
+	}
+	if config.Config.User != "65535:65535" || len(config.Config.Entrypoint) != 1 || config.Config.Entrypoint[0] != "/pause" {
+		t.Fatalf("config %+v", config.Config)
+	}
+	if !strings.Contains(string(files["index.json"]), `"docker.io/katbench/pause:1"`) {
+		t.Fatalf("index.json %s does not name docker.io/katbench/pause:1", files["index.json"])
+	}
+}

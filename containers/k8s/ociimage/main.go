@@ -6,6 +6,7 @@
 // is what containers/Dockerfile builds FROM scratch (-rootfs writes it).
 //
 //	go run ./containers/k8s/ociimage -binary katbench -o katbench-image.tar [-name katbench:dev] [-rootfs DIR]
+//	go run ./containers/k8s/ociimage -pause -binary pause -o pause.tar -name katbench/pause:1
 //
 // The output is reproducible: every file's time is SOURCE_DATE_EPOCH (0 when
 // unset), so one binary gives one image digest.
@@ -27,6 +28,7 @@ func main() {
 	flag.StringVar(&o.name, "name", "katbench:dev", "the image's reference name (what a pod's image: names)")
 	flag.StringVar(&o.caFile, "ca", "/etc/ssl/certs/ca-certificates.crt", "the CA bundle to put at /etc/ssl/certs/ca-certificates.crt")
 	flag.StringVar(&o.rootfs, "rootfs", "", "also write the image's file tree to this directory (for containers/Dockerfile)")
+	flag.BoolVar(&o.pause, "pause", false, "write the pod sandbox image instead: -binary (containers/k8s/pause) alone at /pause")
 	flag.Parse()
 	if flag.NArg() != 0 {
 		fail(2, fmt.Errorf("unexpected arguments %q (see -h)", flag.Args()))
