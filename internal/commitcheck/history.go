@@ -1,0 +1,281 @@
+package commitcheck
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	icecatalog "github.com/apache/iceberg-go/catalog"
+	iceio "github.com/apache/iceberg-go/io"
+	"github.com/apache/iceberg-go/table"
+)
+
+// Kind names an anomaly.
+type Kind string
+
+// The anomalies Check finds. Every one is an error: a catalog that keeps
+// its commits has none.
+const (
+	Lost       Kind = "lost"
+	Duplicated Kind = "duplicated"
+	Phantom    Kind = "phantom"
+	Forked     Kind = "forked"
+	Unreadable Kind = "unreadable"
+)
+
+// Kinds are every anomaly kind, in the order reports list them.
+var Kinds = []Kind{Lost, Duplicated, Phantom, Forked, Unreadable}
+
+// Anomaly is one thing found wrong, with its evidence.
+type Anomaly struct {
+	Kind     Kind   `json:"kind"`
+	Table    string `json:"table"`
+	Marker   string `json:"marker,omitempty"`
+	Expected string `json:"expected"`
+	Found    string `json:"found"`
+}
+
+func (a Anomaly) String() string {
+	m := ""
+	if a.Marker != "" {
+		m = " marker " + a.Marker
+	}
+	return fmt.Sprintf("%s: table %s%s: expected %s, found %s", a.Kind, a.Table, m, a.Expected, a.Found)
+}
+
+// Report is what Check found.
+type Report struct {
+	Acked, Refused, Indeterminate int
+	// IndeterminatePresent and IndeterminateAbsent split the
+	// indeterminate attempts by whether their marker is in the history;
+	// neither is an error.
+	IndeterminatePresent, IndeterminateAbsent int
+	// Counts holds the number of anomalies of each kind (every kind
+	// present, 0 when none).
+	Counts    map[Kind]int
+	Anomalies []Anomaly
+}
+
+// Errors is the number of anomalies of every kind.
+func (r Report) Errors() int { return len(r.Anomalies) }
+
+func (r *Report) add(a Anomaly) {
+	r.Counts[a.Kind]++
+	r.Anomalies = append(r.Anomalies, a)
+}
+
+// headBytes is how much of an older snapshot's manifest list Check reads:
+// enough for the Avro header. Only the current snapshot's list is parsed
+// whole, since each fast append's list repeats every earlier manifest.
+const headBytes = 4
+
+var avroMagic = []byte{'O', 'b', 'j', 1}
+
+// Check reads every table of tables through cat and checks the attempts
+// of the log against their histories. It returns an error only when ctx
+// ends; whatever cannot be read is an Unreadable anomaly.
+func Check(ctx context.Context, cat icecatalog.Catalog, tables []table.Identifier, attempts []Attempt) (Report, error) {
+	r := Report{Counts: map[Kind]int{}}
+	for _, k := range Kinds {
+		r.Counts[k] = 0
+	}
+	byTable := map[string][]Attempt{}
+	for _, a := range attempts {
+		byTable[a.Table] = append(byTable[a.Table], a)
+		switch a.Outcome {
+		case Acked:
+			r.Acked++
+		case Refused:
+			r.Refused++
+		default:
+			r.Indeterminate++
+		}
+	}
+	for _, id := range tables {
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+		checkTable(ctx, &r, cat, id, byTable[strings.Join(id, ".")])
+	}
+	return r, nil
+}
+
+func checkTable(ctx context.Context, r *Report, cat icecatalog.Catalog, id table.Identifier, attempts []Attempt) {
+	name := strings.Join(id, ".")
+	tbl, err := cat.LoadTable(ctx, id)
+	if err != nil {
+		r.add(Anomaly{Kind: Unreadable, Table: name, Expected: "the table loads", Found: err.Error()})
+		for _, a := range attempts {
+			if a.Outcome == Acked {
+				r.add(Anomaly{Kind: Lost, Table: name, Marker: a.Marker, Expected: "acknowledged commit in the history", Found: "no readable history"})
+			}
+		}
+		return
+	}
+	meta := tbl.Metadata()
+	fs, err := tbl.FS(ctx)
+	if err != nil {
+		r.add(Anomaly{Kind: Unreadable, Table: name, Expected: "the table's file IO", Found: err.Error()})
+	}
+	if fs != nil {
+		checkFiles(ctx, r, name, id, meta, fs)
+	}
+	found := map[string][]int64{}
+	for _, s := range meta.Snapshots() {
+		if s.Summary == nil {
+			continue
+		}
+		if m, ok := s.Summary.Properties[MarkerProperty]; ok {
+			found[m] = append(found[m], s.SnapshotID)
+		}
+	}
+	markers := make([]string, 0, len(found))
+	for m := range found {
+		markers = append(markers, m)
+	}
+	sort.Strings(markers)
+	for _, m := range markers {
+		if ids := found[m]; len(ids) > 1 {
+			r.add(Anomaly{Kind: Duplicated, Table: name, Marker: m, Expected: "the marker in one snapshot", Found: fmt.Sprintf("it in %d snapshots %v", len(ids), ids)})
+		}
+	}
+	for _, a := range attempts {
+		_, present := found[a.Marker]
+		switch {
+		case a.Outcome == Acked && !present:
+			r.add(Anomaly{Kind: Lost, Table: name, Marker: a.Marker, Expected: "acknowledged commit in the history", Found: fmt.Sprintf("no snapshot with it (of %d)", len(meta.Snapshots()))})
+		case a.Outcome == Refused && present:
+			r.add(Anomaly{Kind: Phantom, Table: name, Marker: a.Marker, Expected: "refused commit absent (" + a.Err + ")", Found: fmt.Sprintf("it in snapshot %v", found[a.Marker])})
+		case a.Outcome == Indeterminate && present:
+			r.IndeterminatePresent++
+		case a.Outcome == Indeterminate:
+			r.IndeterminateAbsent++
+		}
+	}
+	checkLinear(r, name, meta)
+}
+
+// checkLinear checks the main branch: each snapshot of the snapshot log
+// has the previous entry as parent and a larger sequence number, the
+// branch's head is the log's last entry, and every snapshot that carries
+// a marker is an ancestor of the head.
+func checkLinear(r *Report, name string, meta table.Metadata) {
+	forked := map[int64]bool{}
+	fork := func(id int64, expected, found string) {
+		if !forked[id] {
+			forked[id] = true
+			r.add(Anomaly{Kind: Forked, Table: name, Expected: expected, Found: found})
+		}
+	}
+	var prev *table.Snapshot
+	var last int64 = -1
+	for e := range meta.SnapshotLogs() {
+		s := meta.SnapshotByID(e.SnapshotID)
+		if s == nil {
+			r.add(Anomaly{Kind: Unreadable, Table: name, Expected: fmt.Sprintf("snapshot %d of the snapshot log in the table", e.SnapshotID), Found: "no such snapshot"})
+			prev = nil
+			continue
+		}
+		if prev != nil {
+			switch {
+			case s.ParentSnapshotID == nil || *s.ParentSnapshotID != prev.SnapshotID:
+				fork(s.SnapshotID, fmt.Sprintf("snapshot %d's parent to be the previous head %d", s.SnapshotID, prev.SnapshotID), "parent "+parentText(s))
+			case s.SequenceNumber <= prev.SequenceNumber:
+				fork(s.SnapshotID, fmt.Sprintf("snapshot %d's sequence number above %d (snapshot %d)", s.SnapshotID, prev.SequenceNumber, prev.SnapshotID), fmt.Sprint(s.SequenceNumber))
+			}
+		}
+		prev, last = s, s.SnapshotID
+	}
+	head := meta.SnapshotByName(table.MainBranch)
+	if head == nil {
+		if last != -1 {
+			fork(last, "the main branch at the snapshot log's last snapshot "+fmt.Sprint(last), "no main branch")
+		}
+		return
+	}
+	if last != -1 && head.SnapshotID != last {
+		fork(head.SnapshotID, "the main branch at the snapshot log's last snapshot "+fmt.Sprint(last), fmt.Sprintf("it at %d", head.SnapshotID))
+	}
+	ancestors := map[int64]bool{}
+	for s := head; s != nil && !ancestors[s.SnapshotID]; {
+		ancestors[s.SnapshotID] = true
+		if s.ParentSnapshotID == nil {
+			break
+		}
+		s = meta.SnapshotByID(*s.ParentSnapshotID)
+	}
+	for _, s := range meta.Snapshots() {
+		if s.Summary == nil || ancestors[s.SnapshotID] {
+			continue
+		}
+		if m, ok := s.Summary.Properties[MarkerProperty]; ok {
+			fork(s.SnapshotID, fmt.Sprintf("snapshot %d (marker %s) an ancestor of main's head %d", s.SnapshotID, m, head.SnapshotID), "it off the branch, parent "+parentText(&s))
+		}
+	}
+}
+
+func parentText(s *table.Snapshot) string {
+	if s.ParentSnapshotID == nil {
+		return "none"
+	}
+	return fmt.Sprint(*s.ParentSnapshotID)
+}
+
+// checkFiles reads every metadata-log file, the current snapshot's
+// manifest list whole and the Avro header of every other snapshot's.
+func checkFiles(ctx context.Context, r *Report, name string, id table.Identifier, meta table.Metadata, fs iceio.IO) {
+	for e := range meta.PreviousFiles() {
+		if ctx.Err() != nil {
+			return
+		}
+		if _, err := table.NewFromLocation(ctx, id, e.MetadataFile, func(context.Context) (iceio.IO, error) { return fs, nil }, nil); err != nil {
+			r.add(Anomaly{Kind: Unreadable, Table: name, Expected: "metadata-log file " + e.MetadataFile + " readable", Found: err.Error()})
+		}
+	}
+	cur := meta.CurrentSnapshot()
+	for _, s := range meta.Snapshots() {
+		if ctx.Err() != nil {
+			return
+		}
+		if s.ManifestList == "" {
+			continue
+		}
+		var err error
+		if cur != nil && s.SnapshotID == cur.SnapshotID {
+			_, err = s.Manifests(fs)
+		} else {
+			err = avroHeader(fs, s.ManifestList)
+		}
+		if err != nil {
+			r.add(Anomaly{Kind: Unreadable, Table: name, Marker: markerOf(&s),
+				Expected: fmt.Sprintf("snapshot %d's manifest list %s readable", s.SnapshotID, s.ManifestList), Found: err.Error()})
+		}
+	}
+}
+
+func avroHeader(fs iceio.IO, path string) error {
+	f, err := fs.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	b := make([]byte, headBytes)
+	if _, err := io.ReadFull(f, b); err != nil {
+		return fmt.Errorf("read header: %w", err)
+	}
+	if !bytes.Equal(b, avroMagic) {
+		return fmt.Errorf("not an Avro file (starts %q)", b)
+	}
+	return nil
+}
+
+// markerOf returns the marker a snapshot carries, or "".
+func markerOf(s *table.Snapshot) string {
+	if s.Summary == nil {
+		return ""
+	}
+	return s.Summary.Properties[MarkerProperty]
+}
