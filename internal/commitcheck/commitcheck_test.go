@@ -257,4 +257,3 @@ func TestCatchesAcknowledgedBeforeDurableLostOnKill(t *testing.T) {
 	}
 	t.Logf("%d volatile metadata files lost: %v", len(volatile), rep.Counts)
 }
-
