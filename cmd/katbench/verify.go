@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -35,7 +37,13 @@ type verifyFlags struct {
 	noMarkers       bool
 	out, dir        string
 	show            int
+	killEvery       time.Duration
+	seed            uint64
 }
+
+// killable are the competitors --kill-every can crash: ours, served by a
+// child `katbench serve` on a fixed address and state directory.
+var killable = map[string][]string{"rest": {"serve", "rest"}}
 
 func init() {
 	var f verifyFlags
@@ -74,6 +82,8 @@ still written); docs/verify.md explains every check.`,
 	fl.BoolVar(&f.noMarkers, "no-markers", false, "commit without markers and check nothing: the checker's own cost, beside a run with markers")
 	fl.StringVar(&f.out, "out", "", "append the result lines to this file (default: stdout, after each cell's summary)")
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
+	fl.DurationVar(&f.killEvery, "kill-every", 0, "kill -9 the server at random moments about this far apart during each cell (uniform in [D/2, 3D/2), seeded by --seed) and restart it; rest only (our `katbench serve rest` as a child process)")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the kill moments (default: from the clock; every line says its kill_seed)")
 	fl.IntVar(&f.show, "show", 20, "anomalies printed with their evidence per cell (the counts are always whole)")
 	rootCmd.AddCommand(cmd)
 }
@@ -110,6 +120,22 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	if f.killEvery < 0 {
+		return usagef("--kill-every %s: want a positive duration like 2s", f.killEvery)
+	}
+	if f.killEvery > 0 {
+		for _, sp := range specs {
+			if _, ok := killable[sp.Name]; !ok || len(sp.Args) > 0 {
+				return usagef("--kill-every crashes a server katbench starts itself: rest (no URL), not %s", strings.Join(append([]string{sp.Name}, sp.Args...), " "))
+			}
+		}
+		if serveChild() == nil {
+			return errors.New("--kill-every needs the katbench executable to serve from (this process is not one)")
+		}
+		if !cmd.Flags().Changed("seed") {
+			f.seed = uint64(time.Now().UnixNano())
+		}
+	}
 	run := results.NewRun()
 	run.Command = commandLine()
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -141,7 +167,7 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
 	defer stop()
 	anomalies := 0
 	for i, tg := range targets {
-		n, terr := verifyTarget(ctx, f, run, specs[i].Name, tg, writers, tables, stdout, lines)
+		n, terr := verifyTarget(ctx, f, run, specs[i].Name, tg, writers, tables, stdout, stderr, lines)
 		anomalies += n
 		if terr != nil {
 			return terr
@@ -156,14 +182,26 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
 // verifyTarget starts one competitor, runs every cell on it and closes it;
 // it returns how many anomalies its cells had.
 func verifyTarget(ctx context.Context, f *verifyFlags, run *results.Run, name string, tg scenarios.Target,
-	writers, tables []int, stdout io.Writer, lines results.Sink) (anomalies int, err error) {
-	c, err := tg.Factory.New(ctx, tg.Config)
+	writers, tables []int, stdout, stderr io.Writer, lines results.Sink) (anomalies int, err error) {
+	cfg := tg.Config
+	var proc *commitcheck.ServeProcess
+	if f.killEvery > 0 {
+		proc = &commitcheck.ServeProcess{Argv: append(append(serveChild(), killable[name]...), "--dir", filepath.Join(cfg.Dir, "server")), Log: stderr}
+		if err := proc.Start(ctx); err != nil {
+			return 0, fmt.Errorf("start %s server: %w", name, err)
+		}
+		defer func() { err = errors.Join(err, proc.Stop()) }()
+		cfg.Args = []string{proc.URL()}
+	}
+	c, err := tg.Factory.New(ctx, cfg)
 	if err != nil {
 		return 0, fmt.Errorf("start %s: %w", name, err)
 	}
 	defer func() { err = errors.Join(err, c.Close()) }()
+	cell := uint64(0)
 	for _, k := range tables {
 		for _, w := range writers {
+			cell++
 			s := commitcheck.Storm{Catalog: c.Catalog(), Namespace: table.Identifier{"katbench_verify"},
 				Prefix: fmt.Sprintf("v%s_w%d_k%d", run.ID[:8], w, k), Tables: k, Writers: w,
 				Commits: f.commits, Duration: f.duration, Retries: f.retries, NoMarkers: f.noMarkers}
@@ -173,8 +211,9 @@ func verifyTarget(ctx context.Context, f *verifyFlags, run *results.Run, name st
 			if err := s.Setup(ctx); err != nil {
 				return anomalies, fmt.Errorf("%s: %w", name, err)
 			}
-			res := s.Run(ctx)
-			if err := ctx.Err(); err != nil {
+			params := maps.Clone(c.Params())
+			res, kerr := runStorm(ctx, s, proc, f.killEvery, f.seed+cell, params)
+			if err := errors.Join(ctx.Err(), kerr); err != nil {
 				return anomalies, err
 			}
 			var rep *commitcheck.Report
@@ -186,7 +225,7 @@ func verifyTarget(ctx context.Context, f *verifyFlags, run *results.Run, name st
 				rep = &r
 				anomalies += r.Errors()
 			}
-			line := s.Line(run, name, res, rep, c.Params())
+			line := s.Line(run, name, res, rep, params)
 			commitcheck.Summary(stdout, name, s, line, rep, f.show)
 			if err := lines.Write(line); err != nil {
 				return anomalies, err
@@ -206,4 +245,29 @@ func dropTables(ctx context.Context, c competitors.Competitor, ids []table.Ident
 	for _, id := range ids {
 		_ = c.Catalog().DropTable(ctx, id)
 	}
+}
+
+// runStorm runs s; with a server to crash, it kills and restarts it
+// every about every meanwhile (seeded by seed) and puts the kill
+// settings and count into params.
+func runStorm(ctx context.Context, s commitcheck.Storm, proc *commitcheck.ServeProcess, every time.Duration, seed uint64, params map[string]any) (commitcheck.Result, error) {
+	if proc == nil {
+		return s.Run(ctx), nil
+	}
+	kctx, stop := context.WithCancel(ctx)
+	type killed struct {
+		n   int
+		err error
+	}
+	done := make(chan killed, 1)
+	go func() {
+		n, err := commitcheck.Kills(kctx, proc, every, seed)
+		done <- killed{n, err}
+	}()
+	res := s.Run(ctx)
+	stop()
+	k := <-done
+	params["kill_every"], params["kill_seed"], params["kills"] = every.String(), seed, k.n
+	params["store"] = competitors.StoreBbolt // the server katbench started and crashes
+	return res, k.err
 }

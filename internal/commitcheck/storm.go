@@ -117,6 +117,7 @@ func (s Storm) Run(ctx context.Context) Result {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var unreachable time.Duration
 			for ctx.Err() == nil {
 				i := next.Add(1) - 1
 				if s.Commits > 0 && i >= int64(s.Commits) {
@@ -132,6 +133,15 @@ func (s Storm) Run(ctx context.Context) Result {
 					recs[w].Error()
 				}
 				log.Add(a)
+				if a.Tries == 0 && a.Outcome != Acked {
+					// Never sent (the server is down or restarting):
+					// wait before the next, as a client backs off a
+					// server it cannot reach.
+					unreachable = min(max(2*unreachable, 10*time.Millisecond), 500*time.Millisecond)
+					pause(ctx, unreachable)
+				} else {
+					unreachable = 0
+				}
 			}
 		}()
 	}
@@ -182,4 +192,14 @@ func (s Storm) send(ctx context.Context, cat counted, id table.Identifier, marke
 	}
 	_, err = txn.Commit(ctx)
 	return err
+}
+
+// pause waits d or until ctx ends.
+func pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
