@@ -16,7 +16,7 @@ import (
 )
 
 // openEmbedded opens the real embedded catalog in dir.
-func openEmbedded(t *testing.T, dir string) *catalog.Catalog {
+func openEmbedded(t testing.TB, dir string) *catalog.Catalog {
 	t.Helper()
 	cat, err := catalog.Open(context.Background(), catalog.Options{Dir: dir})
 	if err != nil {
