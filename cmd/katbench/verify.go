@@ -39,6 +39,8 @@ type verifyFlags struct {
 	show            int
 	killEvery       time.Duration
 	seed            uint64
+	pidFile         string
+	restart         string
 }
 
 // killable are the competitors --kill-every can crash: ours, served by a
@@ -83,6 +85,8 @@ still written); docs/verify.md explains every check.`,
 	fl.StringVar(&f.out, "out", "", "append the result lines to this file (default: stdout, after each cell's summary)")
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
 	fl.DurationVar(&f.killEvery, "kill-every", 0, "kill -9 the server at random moments about this far apart during each cell (uniform in [D/2, 3D/2), seeded by --seed) and restart it; rest only (our `katbench serve rest` as a child process)")
+	fl.StringVar(&f.pidFile, "kill-pid-file", "", "with --kill-every: crash instead the server whose process id this file holds (its process group), e.g. $KATBENCH_STATE_DIR/nessie-pg/pid")
+	fl.StringVar(&f.restart, "restart", "", "with --kill-pid-file: the shell command that starts that server again on the same state and port, e.g. 'containers/nessie_up.sh --store jdbc'")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the kill moments (default: from the clock; every line says its kill_seed)")
 	fl.IntVar(&f.show, "show", 20, "anomalies printed with their evidence per cell (the counts are always whole)")
 	rootCmd.AddCommand(cmd)
@@ -123,10 +127,23 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
 	if f.killEvery < 0 {
 		return usagef("--kill-every %s: want a positive duration like 2s", f.killEvery)
 	}
-	if f.killEvery > 0 {
+	if (f.pidFile == "") != (f.restart == "") || (f.pidFile != "" && f.killEvery == 0) {
+		return usagef("--kill-pid-file and --restart go together, with --kill-every")
+	}
+	if f.killEvery > 0 && f.pidFile != "" {
+		if len(specs) != 1 {
+			return usagef("--kill-pid-file crashes one server: name one competitor, not %d", len(specs))
+		}
+		if _, err := os.Stat(f.pidFile); err != nil {
+			return usagef("--kill-pid-file: %v", err)
+		}
+		if !cmd.Flags().Changed("seed") {
+			f.seed = uint64(time.Now().UnixNano())
+		}
+	} else if f.killEvery > 0 {
 		for _, sp := range specs {
 			if _, ok := killable[sp.Name]; !ok || len(sp.Args) > 0 {
-				return usagef("--kill-every crashes a server katbench starts itself: rest (no URL), not %s", strings.Join(append([]string{sp.Name}, sp.Args...), " "))
+				return usagef("--kill-every crashes a server katbench starts itself, rest (no URL), or the one --kill-pid-file and --restart name; not %s", strings.Join(append([]string{sp.Name}, sp.Args...), " "))
 			}
 		}
 		if serveChild() == nil {
@@ -184,14 +201,16 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
 func verifyTarget(ctx context.Context, f *verifyFlags, run *results.Run, name string, tg scenarios.Target,
 	writers, tables []int, stdout, stderr io.Writer, lines results.Sink) (anomalies int, err error) {
 	cfg := tg.Config
-	var proc *commitcheck.ServeProcess
-	if f.killEvery > 0 {
-		proc = &commitcheck.ServeProcess{Argv: append(append(serveChild(), killable[name]...), "--dir", filepath.Join(cfg.Dir, "server")), Log: stderr}
-		if err := proc.Start(ctx); err != nil {
+	var proc commitcheck.Crasher
+	if f.pidFile != "" {
+		proc = &commitcheck.ScriptServer{PIDFile: f.pidFile, Command: f.restart, Log: stderr}
+	} else if f.killEvery > 0 {
+		sp := &commitcheck.ServeProcess{Argv: append(append(serveChild(), killable[name]...), "--dir", filepath.Join(cfg.Dir, "server")), Log: stderr}
+		if err := sp.Start(ctx); err != nil {
 			return 0, fmt.Errorf("start %s server: %w", name, err)
 		}
-		defer func() { err = errors.Join(err, proc.Stop()) }()
-		cfg.Args = []string{proc.URL()}
+		defer func() { err = errors.Join(err, sp.Stop()) }()
+		cfg.Args, proc = []string{sp.URL()}, sp
 	}
 	c, err := tg.Factory.New(ctx, cfg)
 	if err != nil {
@@ -250,7 +269,7 @@ func dropTables(ctx context.Context, c competitors.Competitor, ids []table.Ident
 // runStorm runs s; with a server to crash, it kills and restarts it
 // every about every meanwhile (seeded by seed) and puts the kill
 // settings and count into params.
-func runStorm(ctx context.Context, s commitcheck.Storm, proc *commitcheck.ServeProcess, every time.Duration, seed uint64, params map[string]any) (commitcheck.Result, error) {
+func runStorm(ctx context.Context, s commitcheck.Storm, proc commitcheck.Crasher, every time.Duration, seed uint64, params map[string]any) (commitcheck.Result, error) {
 	if proc == nil {
 		return s.Run(ctx), nil
 	}
@@ -268,6 +287,10 @@ func runStorm(ctx context.Context, s commitcheck.Storm, proc *commitcheck.ServeP
 	stop()
 	k := <-done
 	params["kill_every"], params["kill_seed"], params["kills"] = every.String(), seed, k.n
-	params["store"] = competitors.StoreBbolt // the server katbench started and crashes
+	if _, ours := proc.(*commitcheck.ServeProcess); ours {
+		params["store"] = competitors.StoreBbolt // the server katbench started and crashes
+	} else {
+		params["kill_restart"] = results.RedactText(proc.(*commitcheck.ScriptServer).Command)
+	}
 	return res, k.err
 }

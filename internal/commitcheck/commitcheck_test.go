@@ -140,7 +140,7 @@ func TestCatchesDroppedAcknowledgedCommits(t *testing.T) {
 	if len(lost) != dropped || dropped < 2 {
 		t.Fatalf("%d lost reported, %d dropped", len(lost), dropped)
 	}
-	if !strings.Contains(lost[0].Found, "no snapshot with it") || lost[0].Marker == "" || lost[0].Table != "verify.s_t0" {
+	if !strings.Contains(lost[0].Found, "not among the") || lost[0].Marker == "" || lost[0].Table != "verify.s_t0" {
 		t.Fatalf("evidence: %s", lost[0])
 	}
 }

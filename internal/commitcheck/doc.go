@@ -10,10 +10,13 @@
 //
 // Afterwards [Check] reads each table's full state back through the
 // catalog (snapshots, parents, sequence numbers, the snapshot log, the
-// metadata log, refs; every metadata-log file and every snapshot's
-// manifest list) and reports each [Anomaly] with its evidence:
+// metadata log, refs; every metadata-log file, every snapshot's manifest
+// list, and the data files main's head holds — each commit adds one, named
+// after its marker, so the state shows every commit even where a catalog
+// keeps only the current snapshot) and reports each [Anomaly] with its evidence:
 //
-//   - lost: an acknowledged marker in no snapshot of the table;
+//   - lost: an acknowledged marker whose data file is not in the state of
+//     main's head (or, when that state cannot be read, in no snapshot);
 //   - duplicated: a marker in more than one snapshot;
 //   - phantom: a refused marker present (indeterminate ones, present or
 //     not, are counted apart and are never an error, as Jepsen does);

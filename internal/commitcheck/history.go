@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path"
 	"sort"
 	"strings"
 
@@ -67,9 +68,10 @@ func (r *Report) add(a Anomaly) {
 	r.Anomalies = append(r.Anomalies, a)
 }
 
-// headBytes is how much of an older snapshot's manifest list Check reads:
-// enough for the Avro header. Only the current snapshot's list is parsed
-// whole, since each fast append's list repeats every earlier manifest.
+// headBytes is how much of a snapshot's manifest list checkFiles reads:
+// enough for the Avro header. Only main's head's list is parsed whole
+// (stateMarkers), since each fast append's list repeats every earlier
+// manifest.
 const headBytes = 4
 
 var avroMagic = []byte{'O', 'b', 'j', 1}
@@ -123,14 +125,19 @@ func checkTable(ctx context.Context, r *Report, cat icecatalog.Catalog, id table
 	if fs != nil {
 		checkFiles(ctx, r, name, id, meta, fs)
 	}
+	// The history: which snapshots carry each marker. A catalog may keep
+	// only part of it (Nessie keeps the current snapshot alone), so the
+	// state is read too: the data files main's head holds, one per
+	// commit, each named after its marker.
 	found := map[string][]int64{}
 	for _, s := range meta.Snapshots() {
-		if s.Summary == nil {
-			continue
-		}
-		if m, ok := s.Summary.Properties[MarkerProperty]; ok {
+		if m := markerOf(&s); m != "" {
 			found[m] = append(found[m], s.SnapshotID)
 		}
+	}
+	inState, stateErr := stateMarkers(meta, fs)
+	if stateErr != nil {
+		r.add(Anomaly{Kind: Unreadable, Table: name, Expected: "the data files of main's head readable", Found: stateErr.Error()})
 	}
 	markers := make([]string, 0, len(found))
 	for m := range found {
@@ -142,13 +149,32 @@ func checkTable(ctx context.Context, r *Report, cat icecatalog.Catalog, id table
 			r.add(Anomaly{Kind: Duplicated, Table: name, Marker: m, Expected: "the marker in one snapshot", Found: fmt.Sprintf("it in %d snapshots %v", len(ids), ids)})
 		}
 	}
+	stateKnown := stateErr == nil && inState != nil
+	if stateKnown {
+		markers = markers[:0]
+		for m, n := range inState {
+			if n > 1 && len(found[m]) <= 1 {
+				markers = append(markers, m)
+			}
+		}
+		sort.Strings(markers)
+		for _, m := range markers {
+			r.add(Anomaly{Kind: Duplicated, Table: name, Marker: m, Expected: "its data file once in main's state", Found: fmt.Sprintf("it %d times", inState[m])})
+		}
+	}
 	for _, a := range attempts {
-		_, present := found[a.Marker]
+		present := len(found[a.Marker]) > 0 || inState[a.Marker] > 0
 		switch {
-		case a.Outcome == Acked && !present:
+		case a.Outcome == Acked && stateKnown && inState[a.Marker] == 0:
+			where := fmt.Sprintf("its data file not among the %d of main's head", total(inState))
+			if len(found[a.Marker]) > 0 {
+				where += fmt.Sprintf(" (snapshot %v carries it, off the branch's state)", found[a.Marker])
+			}
+			r.add(Anomaly{Kind: Lost, Table: name, Marker: a.Marker, Expected: "acknowledged commit in the table", Found: where})
+		case a.Outcome == Acked && !stateKnown && !present:
 			r.add(Anomaly{Kind: Lost, Table: name, Marker: a.Marker, Expected: "acknowledged commit in the history", Found: fmt.Sprintf("no snapshot with it (of %d)", len(meta.Snapshots()))})
 		case a.Outcome == Refused && present:
-			r.add(Anomaly{Kind: Phantom, Table: name, Marker: a.Marker, Expected: "refused commit absent (" + a.Err + ")", Found: fmt.Sprintf("it in snapshot %v", found[a.Marker])})
+			r.add(Anomaly{Kind: Phantom, Table: name, Marker: a.Marker, Expected: "refused commit absent (" + a.Err + ")", Found: fmt.Sprintf("it in the table (snapshots %v, %d data files)", found[a.Marker], inState[a.Marker])})
 		case a.Outcome == Indeterminate && present:
 			r.IndeterminatePresent++
 		case a.Outcome == Indeterminate:
@@ -224,8 +250,9 @@ func parentText(s *table.Snapshot) string {
 	return fmt.Sprint(*s.ParentSnapshotID)
 }
 
-// checkFiles reads every metadata-log file, the current snapshot's
-// manifest list whole and the Avro header of every other snapshot's.
+// checkFiles parses every metadata-log file and reads the Avro header of
+// every snapshot's manifest list (the head's is parsed whole by
+// stateMarkers).
 func checkFiles(ctx context.Context, r *Report, name string, id table.Identifier, meta table.Metadata, fs iceio.IO) {
 	for e := range meta.PreviousFiles() {
 		if ctx.Err() != nil {
@@ -235,7 +262,6 @@ func checkFiles(ctx context.Context, r *Report, name string, id table.Identifier
 			r.add(Anomaly{Kind: Unreadable, Table: name, Expected: "metadata-log file " + e.MetadataFile + " readable", Found: err.Error()})
 		}
 	}
-	cur := meta.CurrentSnapshot()
 	for _, s := range meta.Snapshots() {
 		if ctx.Err() != nil {
 			return
@@ -243,13 +269,7 @@ func checkFiles(ctx context.Context, r *Report, name string, id table.Identifier
 		if s.ManifestList == "" {
 			continue
 		}
-		var err error
-		if cur != nil && s.SnapshotID == cur.SnapshotID {
-			_, err = s.Manifests(fs)
-		} else {
-			err = avroHeader(fs, s.ManifestList)
-		}
-		if err != nil {
+		if err := avroHeader(fs, s.ManifestList); err != nil {
 			r.add(Anomaly{Kind: Unreadable, Table: name, Marker: markerOf(&s),
 				Expected: fmt.Sprintf("snapshot %d's manifest list %s readable", s.SnapshotID, s.ManifestList), Found: err.Error()})
 		}
@@ -278,4 +298,37 @@ func markerOf(s *table.Snapshot) string {
 		return ""
 	}
 	return s.Summary.Properties[MarkerProperty]
+}
+
+// stateMarkers counts, per marker, the live data files of main's head
+// (nil when the table has no snapshot yet).
+func stateMarkers(meta table.Metadata, fs iceio.IO) (map[string]int, error) {
+	head := meta.SnapshotByName(table.MainBranch)
+	if head == nil || fs == nil {
+		return nil, nil
+	}
+	mfs, err := head.Manifests(fs)
+	if err != nil {
+		return nil, fmt.Errorf("manifest list %s: %w", head.ManifestList, err)
+	}
+	out := map[string]int{}
+	for _, mf := range mfs {
+		entries, err := mf.FetchEntries(fs, true)
+		if err != nil {
+			return nil, fmt.Errorf("manifest %s: %w", mf.FilePath(), err)
+		}
+		for _, e := range entries {
+			base := path.Base(e.DataFile().FilePath())
+			out[strings.TrimSuffix(base, path.Ext(base))]++
+		}
+	}
+	return out, nil
+}
+
+func total(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
 }
