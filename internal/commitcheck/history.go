@@ -122,8 +122,9 @@ func checkTable(ctx context.Context, r *Report, cat icecatalog.Catalog, id table
 	if err != nil {
 		r.add(Anomaly{Kind: Unreadable, Table: name, Expected: "the table's file IO", Found: err.Error()})
 	}
+	var versions []version
 	if fs != nil {
-		checkFiles(ctx, r, name, id, meta, fs)
+		versions = checkFiles(ctx, r, name, id, meta, tbl.MetadataLocation(), fs)
 	}
 	// The history: which snapshots carry each marker. A catalog may keep
 	// only part of it (Nessie keeps the current snapshot alone), so the
@@ -181,14 +182,14 @@ func checkTable(ctx context.Context, r *Report, cat icecatalog.Catalog, id table
 			r.IndeterminateAbsent++
 		}
 	}
-	checkLinear(r, name, meta)
+	checkLinear(r, name, meta, versions)
 }
 
 // checkLinear checks the main branch: each snapshot of the snapshot log
 // has the previous entry as parent and a larger sequence number, the
 // branch's head is the log's last entry, and every snapshot that carries
 // a marker is an ancestor of the head.
-func checkLinear(r *Report, name string, meta table.Metadata) {
+func checkLinear(r *Report, name string, meta table.Metadata, versions []version) {
 	forked := map[int64]bool{}
 	fork := func(id int64, expected, found string) {
 		if !forked[id] {
@@ -196,6 +197,7 @@ func checkLinear(r *Report, name string, meta table.Metadata) {
 			r.add(Anomaly{Kind: Forked, Table: name, Expected: expected, Found: found})
 		}
 	}
+	checkVersions(r, name, versions, fork)
 	var prev *table.Snapshot
 	var last int64 = -1
 	for e := range meta.SnapshotLogs() {
@@ -253,18 +255,24 @@ func parentText(s *table.Snapshot) string {
 // checkFiles parses every metadata-log file and reads the Avro header of
 // every snapshot's manifest list (the head's is parsed whole by
 // stateMarkers).
-func checkFiles(ctx context.Context, r *Report, name string, id table.Identifier, meta table.Metadata, fs iceio.IO) {
+func checkFiles(ctx context.Context, r *Report, name string, id table.Identifier, meta table.Metadata, loc string, fs iceio.IO) []version {
+	var versions []version
 	for e := range meta.PreviousFiles() {
 		if ctx.Err() != nil {
-			return
+			return nil
 		}
-		if _, err := table.NewFromLocation(ctx, id, e.MetadataFile, func(context.Context) (iceio.IO, error) { return fs, nil }, nil); err != nil {
+		tbl, err := table.NewFromLocation(ctx, id, e.MetadataFile, func(context.Context) (iceio.IO, error) { return fs, nil }, nil)
+		if err != nil {
 			r.add(Anomaly{Kind: Unreadable, Table: name, Expected: "metadata-log file " + e.MetadataFile + " readable", Found: err.Error()})
+			versions = append(versions, version{file: e.MetadataFile, unread: true})
+			continue
 		}
+		versions = append(versions, version{file: e.MetadataFile, head: tbl.Metadata().SnapshotByName(table.MainBranch)})
 	}
+	versions = append(versions, version{file: loc, head: meta.SnapshotByName(table.MainBranch)})
 	for _, s := range meta.Snapshots() {
 		if ctx.Err() != nil {
-			return
+			return nil
 		}
 		if s.ManifestList == "" {
 			continue
@@ -274,6 +282,53 @@ func checkFiles(ctx context.Context, r *Report, name string, id table.Identifier
 				Expected: fmt.Sprintf("snapshot %d's manifest list %s readable", s.SnapshotID, s.ManifestList), Found: err.Error()})
 		}
 	}
+	return versions
+}
+
+// version is one metadata file of the metadata log (or the current one)
+// and main's head in it.
+type version struct {
+	file   string
+	head   *table.Snapshot
+	unread bool
+}
+
+// checkVersions checks main's heads along the metadata log, which shows
+// the branch's history even where a catalog keeps only the current
+// snapshot: each new head's parent must be the previous version's head,
+// with a larger sequence number. A version that could not be read breaks
+// the chain (it is unreadable already).
+func checkVersions(r *Report, name string, versions []version, fork func(id int64, expected, found string)) {
+	var prev *version
+	for i := range versions {
+		v := &versions[i]
+		if v.unread {
+			prev = nil
+			continue
+		}
+		if v.head == nil {
+			continue
+		}
+		if prev != nil && prev.head != nil && v.head.SnapshotID != prev.head.SnapshotID {
+			p := prev.head
+			switch {
+			case v.head.ParentSnapshotID == nil || *v.head.ParentSnapshotID != p.SnapshotID:
+				fork(v.head.SnapshotID,
+					fmt.Sprintf("metadata file %s's head %d%s to have the previous version's head %d%s (%s) as parent", v.file, v.head.SnapshotID, markerNote(v.head), p.SnapshotID, markerNote(p), prev.file),
+					"parent "+parentText(v.head))
+			case v.head.SequenceNumber <= p.SequenceNumber:
+				fork(v.head.SnapshotID, fmt.Sprintf("metadata file %s's head %d sequence number above %d", v.file, v.head.SnapshotID, p.SequenceNumber), fmt.Sprint(v.head.SequenceNumber))
+			}
+		}
+		prev = v
+	}
+}
+
+func markerNote(s *table.Snapshot) string {
+	if m := markerOf(s); m != "" {
+		return " (marker " + m + ")"
+	}
+	return ""
 }
 
 func avroHeader(fs iceio.IO, path string) error {
