@@ -41,6 +41,7 @@ type verifyFlags struct {
 	seed            uint64
 	pidFile         string
 	restart         string
+	keep            bool
 }
 
 // killable are the competitors --kill-every can crash: ours, served by a
@@ -88,6 +89,7 @@ still written); docs/verify.md explains every check.`,
 	fl.StringVar(&f.pidFile, "kill-pid-file", "", "with --kill-every: crash instead the server whose process id this file holds (its process group), e.g. $KATBENCH_STATE_DIR/nessie-pg/pid")
 	fl.StringVar(&f.restart, "restart", "", "with --kill-pid-file: the shell command that starts that server again on the same state and port, e.g. 'containers/nessie_up.sh --store jdbc'")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the kill moments (default: from the clock; every line says its kill_seed)")
+	fl.BoolVar(&f.keep, "keep", false, "leave each cell's tables on the server (namespace katbench_verify) to inspect an anomaly; default: dropped after the cell on a server that outlives the run")
 	fl.IntVar(&f.show, "show", 20, "anomalies printed with their evidence per cell (the counts are always whole)")
 	rootCmd.AddCommand(cmd)
 }
@@ -249,7 +251,9 @@ func verifyTarget(ctx context.Context, f *verifyFlags, run *results.Run, name st
 			if err := lines.Write(line); err != nil {
 				return anomalies, err
 			}
-			dropTables(ctx, c, s.Idents())
+			if !f.keep {
+				dropTables(ctx, c, s.Idents())
+			}
 		}
 	}
 	return anomalies, nil

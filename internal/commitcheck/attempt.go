@@ -46,6 +46,18 @@ type Attempt struct {
 	// ErrCommitFailed; Calls how many catalog calls (loads and commits)
 	// the attempt made.
 	Tries, Conflicts, Calls int
+	// Ack is what an acknowledged commit's answer said it made: the
+	// snapshot carrying the marker, its parent and the metadata file.
+	// Nil when not acknowledged, or when the answer's main head did not
+	// carry the marker.
+	Ack *Ack
+}
+
+// Ack is the snapshot an acknowledged commit's answer reported.
+type Ack struct {
+	Snapshot, Parent int64 // Parent is -1 for none
+	Sequence         int64
+	MetadataFile     string
 }
 
 // Log is the client-side record of every commit attempt. It is safe for

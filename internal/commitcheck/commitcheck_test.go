@@ -257,3 +257,37 @@ func TestCatchesAcknowledgedBeforeDurableLostOnKill(t *testing.T) {
 	}
 	t.Logf("%d volatile metadata files lost: %v", len(volatile), rep.Counts)
 }
+
+// TestCatchesTwoAcknowledgedOnOneParent: two answers that acknowledge
+// snapshots on the same parent are a lost update, whatever history the
+// catalog keeps.
+func TestCatchesTwoAcknowledgedOnOneParent(t *testing.T) {
+	cat := openEmbedded(t, t.TempDir())
+	t.Cleanup(func() { cat.Close() })
+	ctx := context.Background()
+	s := commitcheck.Storm{Catalog: cat, Namespace: table.Identifier{"verify"}, Prefix: "s", Tables: 1, Writers: 1, Commits: 3}
+	if err := s.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	attempts := s.Run(ctx).Log.Attempts()
+	if rep, err := commitcheck.Check(ctx, cat, s.Idents(), attempts); err != nil || rep.Errors() != 0 {
+		t.Fatalf("before the change: %v %v", err, rep.Anomalies)
+	}
+	for _, a := range attempts {
+		if a.Ack == nil {
+			t.Fatalf("attempt %s acknowledged without its snapshot recorded", a.Marker)
+		}
+	}
+	// As if the catalog had answered the third commit on the second's parent.
+	ack := *attempts[2].Ack
+	ack.Parent = attempts[1].Ack.Parent
+	attempts[2].Ack = &ack
+	rep, err := commitcheck.Check(ctx, cat, s.Idents(), attempts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forks := only(t, rep, commitcheck.Forked)
+	if len(forks) != 1 || !strings.Contains(forks[0].Found, attempts[1].Marker) || !strings.Contains(forks[0].Found, attempts[2].Marker) {
+		t.Fatalf("evidence names both markers? %v", forks)
+	}
+}

@@ -171,6 +171,10 @@ func checkTable(ctx context.Context, r *Report, cat icecatalog.Catalog, id table
 			if len(found[a.Marker]) > 0 {
 				where += fmt.Sprintf(" (snapshot %v carries it, off the branch's state)", found[a.Marker])
 			}
+			where += inVersions(versions, a.Marker)
+			if a.Ack != nil {
+				where += fmt.Sprintf("; the answer acknowledged it as snapshot %d on parent %d (sequence number %d, %s)", a.Ack.Snapshot, a.Ack.Parent, a.Ack.Sequence, a.Ack.MetadataFile)
+			}
 			r.add(Anomaly{Kind: Lost, Table: name, Marker: a.Marker, Expected: "acknowledged commit in the table", Found: where})
 		case a.Outcome == Acked && !stateKnown && !present:
 			r.add(Anomaly{Kind: Lost, Table: name, Marker: a.Marker, Expected: "acknowledged commit in the history", Found: fmt.Sprintf("no snapshot with it (of %d)", len(meta.Snapshots()))})
@@ -183,6 +187,37 @@ func checkTable(ctx context.Context, r *Report, cat icecatalog.Catalog, id table
 		}
 	}
 	checkLinear(r, name, meta, versions)
+	checkAcks(r, name, attempts)
+}
+
+// checkAcks checks the client's own evidence: two acknowledged commits
+// whose answers name the same parent both passed the same
+// assert-ref-snapshot-id, so one overwrote the other (a lost update),
+// whatever history the catalog keeps.
+func checkAcks(r *Report, name string, attempts []Attempt) {
+	byParent := map[int64][]Attempt{}
+	for _, a := range attempts {
+		if a.Outcome == Acked && a.Ack != nil {
+			byParent[a.Ack.Parent] = append(byParent[a.Ack.Parent], a)
+		}
+	}
+	parents := make([]int64, 0, len(byParent))
+	for p, as := range byParent {
+		if len(as) > 1 {
+			parents = append(parents, p)
+		}
+	}
+	sort.Slice(parents, func(i, j int) bool { return parents[i] < parents[j] })
+	for _, p := range parents {
+		as := byParent[p]
+		var acks []string
+		for _, a := range as {
+			acks = append(acks, fmt.Sprintf("%s as snapshot %d (sequence number %d, %s)", a.Marker, a.Ack.Snapshot, a.Ack.Sequence, a.Ack.MetadataFile))
+		}
+		r.add(Anomaly{Kind: Forked, Table: name, Marker: as[1].Marker,
+			Expected: fmt.Sprintf("one acknowledged commit on parent %d", p),
+			Found:    fmt.Sprintf("%d acknowledged on it: %s", len(as), strings.Join(acks, "; "))})
+	}
 }
 
 // checkLinear checks the main branch: each snapshot of the snapshot log
@@ -386,4 +421,20 @@ func total(m map[string]int) int {
 		n += v
 	}
 	return n
+}
+
+// inVersions says where along the metadata log marker was main's head,
+// the evidence of whether a lost commit was ever recorded.
+func inVersions(versions []version, marker string) string {
+	for i, v := range versions {
+		if v.head != nil && markerOf(v.head) == marker {
+			next := "it is the last version"
+			if i+1 < len(versions) && versions[i+1].head != nil {
+				n := versions[i+1].head
+				next = fmt.Sprintf("the next version %s has head %d, parent %s, sequence number %d", versions[i+1].file, n.SnapshotID, parentText(n), n.SequenceNumber)
+			}
+			return fmt.Sprintf("; it was main's head, snapshot %d (sequence number %d), in metadata file %s; %s", v.head.SnapshotID, v.head.SequenceNumber, v.file, next)
+		}
+	}
+	return fmt.Sprintf("; it was main's head in none of the %d metadata-log versions read", len(versions))
 }

@@ -159,7 +159,15 @@ func (s Storm) commit(ctx context.Context, cat counted, id table.Identifier, w i
 	cctx, cancel := context.WithTimeout(context.WithValue(ctx, callsKey{}, n), timeout)
 	defer cancel()
 	start := time.Now()
-	err := s.send(cctx, cat, id, marker)
+	tbl, err := s.send(cctx, cat, id, marker)
+	if err == nil && tbl != nil {
+		if head := tbl.Metadata().SnapshotByName(table.MainBranch); head != nil && markerOf(head) == marker {
+			a.Ack = &Ack{Snapshot: head.SnapshotID, Parent: -1, Sequence: head.SequenceNumber, MetadataFile: tbl.MetadataLocation()}
+			if head.ParentSnapshotID != nil {
+				a.Ack.Parent = *head.ParentSnapshotID
+			}
+		}
+	}
 	a.Latency = time.Since(start)
 	a.Tries, a.Conflicts, a.Calls = n.commits, n.conflicts, n.loads+n.commits
 	a.Outcome = Classify(err)
@@ -172,15 +180,15 @@ func (s Storm) commit(ctx context.Context, cat counted, id table.Identifier, w i
 	return a
 }
 
-func (s Storm) send(ctx context.Context, cat counted, id table.Identifier, marker string) error {
+func (s Storm) send(ctx context.Context, cat counted, id table.Identifier, marker string) (*table.Table, error) {
 	tbl, err := cat.LoadTable(ctx, id)
 	if err != nil {
-		return fmt.Errorf("load %v: %w", id, err)
+		return nil, fmt.Errorf("load %v: %w", id, err)
 	}
 	df, err := iceberg.NewDataFileBuilder(*iceberg.UnpartitionedSpec, iceberg.EntryContentData,
 		tbl.Location()+"/data/"+marker+".parquet", iceberg.ParquetFile, nil, nil, nil, 1, 1)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var props iceberg.Properties
 	if !s.NoMarkers {
@@ -188,10 +196,9 @@ func (s Storm) send(ctx context.Context, cat counted, id table.Identifier, marke
 	}
 	txn := tbl.NewTransaction()
 	if err := txn.AddDataFiles(ctx, []iceberg.DataFile{df.Build()}, props, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping()); err != nil {
-		return fmt.Errorf("stage commit on %v: %w", id, err)
+		return nil, fmt.Errorf("stage commit on %v: %w", id, err)
 	}
-	_, err = txn.Commit(ctx)
-	return err
+	return txn.Commit(ctx)
 }
 
 // pause waits d or until ctx ends.
