@@ -258,10 +258,10 @@ func TestCatchesAcknowledgedBeforeDurableLostOnKill(t *testing.T) {
 	t.Logf("%d volatile metadata files lost: %v", len(volatile), rep.Counts)
 }
 
-// TestCatchesTwoAcknowledgedOnOneParent: two answers that acknowledge
-// snapshots on the same parent are a lost update, whatever history the
-// catalog keeps.
-func TestCatchesTwoAcknowledgedOnOneParent(t *testing.T) {
+// TestCatchesTwoAcknowledgedWithOneSequenceNumber: two answers that
+// acknowledge snapshots with the same sequence number are a lost update,
+// whatever history the catalog keeps.
+func TestCatchesTwoAcknowledgedWithOneSequenceNumber(t *testing.T) {
 	cat := openEmbedded(t, t.TempDir())
 	t.Cleanup(func() { cat.Close() })
 	ctx := context.Background()
@@ -278,9 +278,10 @@ func TestCatchesTwoAcknowledgedOnOneParent(t *testing.T) {
 			t.Fatalf("attempt %s acknowledged without its snapshot recorded", a.Marker)
 		}
 	}
-	// As if the catalog had answered the third commit on the second's parent.
+	// As if the catalog had answered the third commit on the second's
+	// parent, with its sequence number.
 	ack := *attempts[2].Ack
-	ack.Parent = attempts[1].Ack.Parent
+	ack.Parent, ack.Sequence = attempts[1].Ack.Parent, attempts[1].Ack.Sequence
 	attempts[2].Ack = &ack
 	rep, err := commitcheck.Check(ctx, cat, s.Idents(), attempts)
 	if err != nil {

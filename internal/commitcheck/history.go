@@ -190,33 +190,35 @@ func checkTable(ctx context.Context, r *Report, cat icecatalog.Catalog, id table
 	checkAcks(r, name, attempts)
 }
 
-// checkAcks checks the client's own evidence: two acknowledged commits
-// whose answers name the same parent both passed the same
-// assert-ref-snapshot-id, so one overwrote the other (a lost update),
-// whatever history the catalog keeps.
+// checkAcks checks the client's own evidence: on one branch each commit
+// takes the next sequence number, so two acknowledged commits whose
+// answers name the same sequence number both passed the same
+// assert-ref-snapshot-id and one overwrote the other (a lost update) —
+// seen whatever history the catalog keeps, and whatever parent ids it
+// reports (Nessie reports none).
 func checkAcks(r *Report, name string, attempts []Attempt) {
-	byParent := map[int64][]Attempt{}
+	bySeq := map[int64][]Attempt{}
 	for _, a := range attempts {
-		if a.Outcome == Acked && a.Ack != nil {
-			byParent[a.Ack.Parent] = append(byParent[a.Ack.Parent], a)
+		if a.Outcome == Acked && a.Ack != nil && a.Ack.Sequence > 0 {
+			bySeq[a.Ack.Sequence] = append(bySeq[a.Ack.Sequence], a)
 		}
 	}
-	parents := make([]int64, 0, len(byParent))
-	for p, as := range byParent {
+	seqs := make([]int64, 0, len(bySeq))
+	for q, as := range bySeq {
 		if len(as) > 1 {
-			parents = append(parents, p)
+			seqs = append(seqs, q)
 		}
 	}
-	sort.Slice(parents, func(i, j int) bool { return parents[i] < parents[j] })
-	for _, p := range parents {
-		as := byParent[p]
+	sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
+	for _, q := range seqs {
+		as := bySeq[q]
 		var acks []string
 		for _, a := range as {
-			acks = append(acks, fmt.Sprintf("%s as snapshot %d (sequence number %d, %s)", a.Marker, a.Ack.Snapshot, a.Ack.Sequence, a.Ack.MetadataFile))
+			acks = append(acks, fmt.Sprintf("%s as snapshot %d on parent %d (%s)", a.Marker, a.Ack.Snapshot, a.Ack.Parent, a.Ack.MetadataFile))
 		}
 		r.add(Anomaly{Kind: Forked, Table: name, Marker: as[1].Marker,
-			Expected: fmt.Sprintf("one acknowledged commit on parent %d", p),
-			Found:    fmt.Sprintf("%d acknowledged on it: %s", len(as), strings.Join(acks, "; "))})
+			Expected: fmt.Sprintf("one acknowledged commit with sequence number %d", q),
+			Found:    fmt.Sprintf("%d acknowledged with it: %s", len(as), strings.Join(acks, "; "))})
 	}
 }
 
