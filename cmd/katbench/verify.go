@@ -72,7 +72,8 @@ round_trips_per_commit. Exit 1 when any anomaly was found (the lines are
 still written); docs/verify.md explains every check.`,
 		Example: `  katbench verify embedded rest --writers 1,16,64 --tables 1
   katbench verify nessie --writers 16 --commits 500 --out verify.jsonl
-  katbench verify embedded --no-markers --writers 16   # the markers' own cost`,
+  katbench verify embedded --no-markers --writers 16   # the markers' own cost
+  katbench verify rest --writers 16 --duration 60s --kill-every 2s   # kill -9 our server meanwhile`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runVerify(cmd, &f, args) },
 	}
@@ -85,7 +86,7 @@ still written); docs/verify.md explains every check.`,
 	fl.BoolVar(&f.noMarkers, "no-markers", false, "commit without markers and check nothing: the checker's own cost, beside a run with markers")
 	fl.StringVar(&f.out, "out", "", "append the result lines to this file (default: stdout, after each cell's summary)")
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
-	fl.DurationVar(&f.killEvery, "kill-every", 0, "kill -9 the server at random moments about this far apart during each cell (uniform in [D/2, 3D/2), seeded by --seed) and restart it; rest only (our `katbench serve rest` as a child process)")
+	fl.DurationVar(&f.killEvery, "kill-every", 0, "kill -9 the server at random moments about this far apart during each cell (uniform in [D/2, 3D/2), seeded by --seed) and restart it: rest (katbench runs its serve rest as a child), or the server --kill-pid-file and --restart name")
 	fl.StringVar(&f.pidFile, "kill-pid-file", "", "with --kill-every: crash instead the server whose process id this file holds (its process group), e.g. $KATBENCH_STATE_DIR/nessie-pg/pid")
 	fl.StringVar(&f.restart, "restart", "", "with --kill-pid-file: the shell command that starts that server again on the same state and port, e.g. 'containers/nessie_up.sh --store jdbc'")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the kill moments (default: from the clock; every line says its kill_seed)")
