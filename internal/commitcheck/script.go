@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -57,14 +59,29 @@ func (s *ScriptServer) Kill() error {
 			return fmt.Errorf("kill %d: %w", pid, err)
 		}
 	}
+	// The up scripts record the port beside the pid: the process is
+	// gone only once its last thread has let go of it too.
+	port := 0
+	if b, err := os.ReadFile(filepath.Join(filepath.Dir(s.PIDFile), "port")); err == nil {
+		port, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
 	deadline := time.Now().Add(s.timeout())
-	for alive(pid) {
+	for alive(pid) || (port > 0 && !portFree(port)) {
 		if time.Now().After(deadline) {
-			return fmt.Errorf("process %d still alive %s after SIGKILL", pid, s.timeout())
+			return fmt.Errorf("process %d or its port %d still held %s after SIGKILL", pid, port, s.timeout())
 		}
 		time.Sleep(20 * time.Millisecond) // polling a process's exit
 	}
 	return nil
+}
+
+// portFree reports whether nothing listens on the loopback port.
+func portFree(port int) bool {
+	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		return false
+	}
+	return l.Close() == nil
 }
 
 // alive reports whether pid runs (a zombie does not: it holds nothing).
