@@ -84,6 +84,9 @@ func Summary(w io.Writer, target string, s Storm, line results.Record, rep *Repo
 		if !ok {
 			return "–"
 		}
+		if v == float64(int64(v)) {
+			return fmt.Sprint(int64(v))
+		}
 		return fmt.Sprintf("%.3g", v)
 	}
 	fmt.Fprintf(w, "%-10s W=%-3d K=%-2d %8.1f commits/s  p50 %7.0f µs  p99 %8.0f µs  acked %s refused %s indeterminate %s  conflicts/commit %s retries/commit %s failed-after-retries %s%%  round trips/commit %s\n",
