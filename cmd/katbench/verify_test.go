@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nordisk/katbench/internal/results"
+)
+
+func TestVerifyUsageErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no competitor", []string{"verify"}, "requires at least 1 arg"},
+		{"unknown competitor", []string{"verify", "nosuch"}, "unknown competitor"},
+		{"bad writers", []string{"verify", "embedded", "--writers", "1,x"}, "--writers"},
+		{"zero tables", []string{"verify", "embedded", "--tables", "0"}, "--tables"},
+		{"both ends", []string{"verify", "embedded", "--commits", "5", "--duration", "1s"}, "give one"},
+		{"negative retries", []string{"verify", "embedded", "--commit-retries", "-1"}, "--commit-retries"},
+		{"kill a server katbench did not start", []string{"verify", "embedded", "--kill-every", "1s"}, "--kill-every"},
+		{"kill a remote server", []string{"verify", "rest=http://127.0.0.1:1", "--kill-every", "1s"}, "--kill-every"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { wantUsageError(t, nil, c.args, c.want) })
+	}
+}
+
+// verifyLines runs katbench verify with args (writing to --out) and
+// returns the exit code, stdout and the lines written.
+func verifyLines(t *testing.T, args ...string) (int, string, []results.Record) {
+	t.Helper()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "verify.jsonl")
+	stdout, stderr, code := katbench(t, dir, append(append([]string{"verify"}, args...), "--out", out)...)
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("exit %d, no lines: %v\nstderr %s", code, err, stderr)
+	}
+	var recs []results.Record
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r results.Record
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		recs = append(recs, r)
+	}
+	return code, stdout, recs
+}
+
+func measure(t *testing.T, r results.Record, name string) float64 {
+	t.Helper()
+	v, ok := r.MeasureValue(name)
+	if !ok {
+		t.Fatalf("line of %s W=%d has no %s: %v", r.Target, r.Threads, name, r.Measures)
+	}
+	return v
+}
+
+// TestVerifyEmbeddedCells: one line per cell, every commit accounted for,
+// no anomaly on our catalog, exit 0.
+func TestVerifyEmbeddedCells(t *testing.T) {
+	code, stdout, recs := verifyLines(t, "embedded", "--writers", "1,4", "--commits", "40", "--commit-retries", "20")
+	if code != 0 || len(recs) != 2 {
+		t.Fatalf("exit %d, %d lines\n%s", code, len(recs), stdout)
+	}
+	for i, r := range recs {
+		if r.Scenario != "verify.commits" || r.Threads != []int{1, 4}[i] || r.Hist == "" || r.P99US <= 0 {
+			t.Errorf("line %d: %s W=%d hist %t p99 %v", i, r.Scenario, r.Threads, r.Hist != "", r.P99US)
+		}
+		if got := measure(t, r, "acked") + measure(t, r, "refused") + measure(t, r, "indeterminate"); got != 40 {
+			t.Errorf("W=%d: %v outcomes, want 40", r.Threads, got)
+		}
+		for _, k := range []string{"lost", "duplicated", "phantom", "forked", "unreadable"} {
+			if v := measure(t, r, k); v != 0 {
+				t.Errorf("W=%d: %s = %v on the embedded catalog", r.Threads, k, v)
+			}
+		}
+		measure(t, r, "conflicts_per_commit")
+		measure(t, r, "round_trips_per_commit")
+	}
+	if !strings.Contains(stdout, "anomalies: lost 0 duplicated 0 phantom 0 forked 0 unreadable 0") {
+		t.Errorf("no summary on stdout:\n%s", stdout)
+	}
+}
+
+// TestVerifyNoMarkersLeavesChecksAbsent: a storm without markers is not
+// checked, and its line says so by having no anomaly fields — never 0.
+func TestVerifyNoMarkersLeavesChecksAbsent(t *testing.T) {
+	code, _, recs := verifyLines(t, "embedded", "--writers", "2", "--commits", "20", "--no-markers")
+	if code != 0 || len(recs) != 1 {
+		t.Fatalf("exit %d, %d lines", code, len(recs))
+	}
+	for _, k := range []string{"lost", "duplicated", "phantom", "forked", "unreadable", "refused", "indeterminate"} {
+		if _, ok := recs[0].MeasureValue(k); ok {
+			t.Errorf("%s present on an unchecked line", k)
+		}
+	}
+	if measure(t, recs[0], "acked") == 0 {
+		t.Error("nothing acknowledged")
+	}
+}
+
+// TestVerifyKillRest: kill -9 of our REST server during the storm, restart
+// on the same state: the check runs on the recovered server and finds no
+// acknowledged commit lost.
+func TestVerifyKillRest(t *testing.T) {
+	code, stdout, recs := verifyLines(t, "rest", "--writers", "4", "--duration", "4s", "--kill-every", "500ms", "--seed", "11")
+	if code != 0 || len(recs) != 1 {
+		t.Fatalf("exit %d, %d lines\n%s", code, len(recs), stdout)
+	}
+	r := recs[0]
+	if kills, _ := r.Params["kills"].(float64); kills < 1 {
+		t.Fatalf("no kill happened: %v", r.Params)
+	}
+	if r.Params["kill_seed"] != float64(12) {
+		t.Errorf("kill_seed %v, want 12 (the seed plus the cell)", r.Params["kill_seed"])
+	}
+	if measure(t, r, "acked") == 0 {
+		t.Fatalf("nothing acknowledged across the kills\n%s", stdout)
+	}
+	for _, k := range []string{"lost", "duplicated", "phantom", "forked", "unreadable"} {
+		if v := measure(t, r, k); v != 0 {
+			t.Errorf("%s = %v after kill -9\n%s", k, v, stdout)
+		}
+	}
+}
