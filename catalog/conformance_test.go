@@ -31,6 +31,26 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestConformanceCommitLog runs the suite on catalogs whose Immediate
+// writes go through the commit log.
+func TestConformanceCommitLog(t *testing.T) {
+	catalogtest.RunCatalogTests(t, catalogtest.Config{
+		SupportsNamespaceProperties: true,
+		NewCatalog: func(t *testing.T) icecatalog.Catalog {
+			c, err := catalog.Open(context.Background(), catalog.Options{Dir: t.TempDir(), CommitLog: true})
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			t.Cleanup(func() {
+				if err := c.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+			})
+			return c
+		},
+	})
+}
+
 // TestConformanceS3 runs the suite once more with every catalog's warehouse
 // on S3 (versitygw, over io_uring): metadata files written and read through
 // katbench's S3 IO.
