@@ -144,10 +144,8 @@ func (c *Catalog) commitBatchLog(batch []*writeOp) {
 		return
 	}
 
-	t1 := time.Now()
 	c.walBuf = appendWALChanges(c.walBuf[:0], changes)
 	seq, err := c.wal.appendSync(c.walBuf)
-	c.bboltNS.Add(int64(time.Since(t1)))
 	if err != nil {
 		// A failed append or fdatasync may still have left the record
 		// on disk: the writers cannot be told either way, and their
