@@ -137,7 +137,9 @@ func testCommitLogPowerLoss(t *testing.T, torn int, reopenWithLog bool) {
 		}
 		if acks == cutAfter {
 			cut.Do(func() {
+				c.stepMu.Lock() // no commit step is between append and sync
 				c.wal.beforeSync = func() error { return errors.New("power cut") }
+				c.stepMu.Unlock()
 			})
 		}
 	}
