@@ -21,10 +21,13 @@ import (
 //     alike). Other calls (epoll, futex, recvmsg, sendmsg, io_uring_enter,
 //     mmap) are not counted; the fields are absent where /proc/self/io
 //     cannot be read.
-//   - WriteBytes: the bytes the process caused to be sent to the storage
-//     layer (write_bytes of /proc/self/io: page-cache pages it dirtied,
-//     counted when dirtied, whoever flushes them), the measure of write
-//     amplification; absent with the syscall counts.
+//   - WriteBytes: the bytes the process handed to write-family system
+//     calls (wchar of /proc/self/io), files and sockets alike: what a
+//     write costs in bytes at the system-call boundary, before the page
+//     cache rounds it to pages. (write_bytes of /proc/self/io is not used:
+//     it counts whole folios as they are dirtied, so on kernels with large
+//     page-cache folios one 4 KiB write into a large file counts up to
+//     megabytes.) Absent with the syscall counts.
 //   - Instructions and Cycles: retired instructions and CPU cycles of the
 //     process's threads from the PMU (perf_event_open), user and kernel;
 //     absent on hosts without a PMU or where perf events are forbidden.
@@ -35,7 +38,7 @@ type Counters struct {
 	AllocBytes    *float64 `json:"alloc_bytes_per_op,omitempty"`
 	ReadSyscalls  *float64 `json:"read_syscalls_per_op,omitempty"`
 	WriteSyscalls *float64 `json:"write_syscalls_per_op,omitempty"`
-	WriteBytes    *float64 `json:"write_bytes_per_op,omitempty"`
+	WriteBytes    *float64 `json:"write_syscall_bytes_per_op,omitempty"`
 	Instructions  *float64 `json:"instructions_per_op,omitempty"`
 	Cycles        *float64 `json:"cycles_per_op,omitempty"`
 }
@@ -170,7 +173,7 @@ func (s *CounterSource) Snapshot() CounterSnapshot {
 	return c
 }
 
-// readProcIO reads syscr, syscw and write_bytes of /proc/self/io.
+// readProcIO reads syscr, syscw and wchar of /proc/self/io.
 func readProcIO() (r, w, wb uint64, ok bool) {
 	b, err := os.ReadFile("/proc/self/io")
 	if err != nil {
@@ -191,7 +194,7 @@ func readProcIO() (r, w, wb uint64, ok bool) {
 			r, okR = n, true
 		case "syscw":
 			w, okW = n, true
-		case "write_bytes":
+		case "wchar":
 			wb, okB = n, true
 		}
 	}
