@@ -55,7 +55,7 @@ func openWALSegment(path string, first uint64) (*walSegment, []walRecord, error)
 		}
 		if err != nil {
 			f.Close()
-			return nil, nil, fmt.Errorf("catalog: write-ahead log: cut torn tail of %s: %w", path, err)
+			return nil, nil, fmt.Errorf("catalog: write-ahead log: clear torn tail of %s: %w", path, err)
 		}
 	}
 	s := &walSegment{f: f, size: int64(valid), synced: int64(valid), nextSeq: first + uint64(len(recs))}
@@ -65,7 +65,7 @@ func openWALSegment(path string, first uint64) (*walSegment, []walRecord, error)
 // append writes one frame per payload at the segment's end, in one write,
 // and returns the seq of the first. The frames are durable only after the
 // next sync. On error the segment's end is unknown: the caller must stop
-// using it (and reopen it, which cuts what was half written).
+// using it (and reopen it, which clears what was half written).
 func (s *walSegment) append(payloads ...[]byte) (first uint64, err error) {
 	s.buf = s.buf[:0]
 	first = s.nextSeq
