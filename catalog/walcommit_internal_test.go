@@ -271,3 +271,45 @@ func BenchmarkCommitLogRecover(b *testing.B) {
 		})
 	}
 }
+
+// TestCommitLogRefusesGap removes the oldest segment of a log whose
+// records no checkpoint holds: Open must refuse it with ErrCorrupt,
+// naming the missing records, and leave the remaining segments in place.
+func TestCommitLogRefusesGap(t *testing.T) {
+	withLogSizes(t, 4<<10, ^uint64(0))
+	ctx := context.Background()
+	dir := t.TempDir()
+	c, err := Open(ctx, Options{Dir: dir, Durability: Immediate, CommitLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateNamespace(ctx, table.Identifier{"gap"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 60 {
+		if _, err := c.CreateTable(ctx, table.Identifier{"gap", fmt.Sprintf("t%d", i)}, gcSchema); err != nil {
+			t.Fatal(err)
+		}
+	}
+	powerLoss(t, c, 0)
+	walDir := filepath.Join(dir, walDirName)
+	segs, err := listSegments(walDir)
+	if err != nil || len(segs) < 2 {
+		t.Fatalf("%d segments (%v): the test needs two or more", len(segs), err)
+	}
+	if err := os.Remove(filepath.Join(walDir, segmentName(segs[0]))); err != nil {
+		t.Fatal(err)
+	}
+	if c2, err := Open(ctx, Options{Dir: dir}); !errors.Is(err, ErrCorrupt) {
+		if err == nil {
+			c2.Close()
+		}
+		t.Fatalf("Open over a log with a gap: %v, want ErrCorrupt", err)
+	} else {
+		t.Log(err)
+	}
+	left, err := listSegments(walDir)
+	if err != nil || len(left) != len(segs)-1 {
+		t.Fatalf("after the refused open: %d segments (%v), want %d", len(left), err, len(segs)-1)
+	}
+}
