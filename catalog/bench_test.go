@@ -193,8 +193,8 @@ func BenchmarkPeerSQLLoadTable(b *testing.B) {
 }
 
 // BenchmarkWritePath measures concurrent durable (Immediate) writes through
-// the group committer ("group") and through the serial path it replaced
-// ("serial"), as sub-benchmarks of one function so that -count interleaves
+// the group committer ("group"), through the group committer with the
+// commit log ("log") and through the serial path it replaced ("serial"), as sub-benchmarks of one function so that -count interleaves
 // them. create: every worker creates tables of its own; commit: every worker
 // commits set-properties updates to a table of its own. Metrics: writes/s
 // over the whole benchmark and, for group, writes per bbolt commit.
@@ -204,14 +204,14 @@ func BenchmarkPeerSQLLoadTable(b *testing.B) {
 // and no bbolt; what the catalog adds to it is durability and bookkeeping.
 func BenchmarkWritePath(b *testing.B) {
 	for _, op := range []string{"create", "commit"} {
-		for _, path := range []string{"serial", "group", "files"} {
+		for _, path := range []string{"serial", "group", "log", "files"} {
 			for _, workers := range []int{1, 8, 32} {
 				b.Run(fmt.Sprintf("%s/%s/t%d", op, path, workers), func(b *testing.B) {
 					if path == "files" {
 						benchFiles(b, op, workers)
 						return
 					}
-					benchWrites(b, op, path == "group", workers)
+					benchWrites(b, op, path != "serial", path == "log", workers)
 				})
 			}
 		}
@@ -256,8 +256,8 @@ func benchFiles(b *testing.B, op string, workers int) {
 	})
 }
 
-func benchWrites(b *testing.B, op string, group bool, workers int) {
-	c, err := catalog.Open(context.Background(), catalog.Options{Dir: b.TempDir(), Durability: catalog.Immediate, Flush: catalog.Flush(*benchFlush)})
+func benchWrites(b *testing.B, op string, group, commitLog bool, workers int) {
+	c, err := catalog.Open(context.Background(), catalog.Options{Dir: b.TempDir(), Durability: catalog.Immediate, Flush: catalog.Flush(*benchFlush), CommitLog: commitLog})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -66,6 +66,12 @@ type Options struct {
 	// Flush is how Immediate mode makes a batch's metadata files durable
 	// (see Flush); "" means FlushSyncfs. Ignored in the other modes.
 	Flush Flush
+	// CommitLog makes Immediate mode's groups durable in the commit log
+	// (Dir/wal) instead of a synced bbolt commit each: one append and one
+	// fdatasync per group, with bbolt checkpointed in the background (see
+	// the package documentation). Ignored in the other modes. Whatever
+	// this says, Open replays a log it finds.
+	CommitLog bool
 }
 
 // Catalog is the embedded bbolt Iceberg catalog. It implements
@@ -121,6 +127,29 @@ type Catalog struct {
 	// ahead writes the bbolt file's free pages ahead of use (Immediate
 	// mode; see prefiller); only under wmu.
 	ahead *prefiller
+
+	// The commit log (Options.CommitLog); wal is nil without it. ltx is
+	// the bbolt write transaction the logged groups are applied to
+	// between checkpoints; ltxSeq the seq of the last group applied to
+	// it, ckptSeq the seq the last checkpoint holds; rec collects the
+	// changes of the op being applied; walErr, once set, stops every
+	// write until a reopen. All under wmu. stepMu is held by a commit
+	// step for its whole length, so Close never removes a log that a
+	// step is appending to.
+	wal             *commitLog
+	ltx             *bolt.Tx
+	ltxSeq, ckptSeq uint64
+	ltxGroups       int
+	ltxBytes        uint64
+	ckptBytes       uint64 // checkpointBytes, at Open
+	rec             *[]walChange
+	walErr          error
+	walBuf          []byte
+	stepMu          sync.Mutex
+	ckpt            *checkpointer
+	checkpoints     atomic.Uint64
+	checkpointNS    atomic.Int64
+	recovery        Recovery
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -186,7 +215,14 @@ func Open(ctx context.Context, opts Options) (*Catalog, error) {
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}
 
-	c := &Catalog{db: db, path: path, durability: durability, ioProps: opts.IOProps}
+	walDir := filepath.Join(dir, walDirName)
+	rc, err := recoverLog(db, walDir)
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open catalog %s: %w", path, err)
+	}
+
+	c := &Catalog{db: db, path: path, durability: durability, ioProps: opts.IOProps, recovery: rc}
 	if durability != Immediate {
 		flush = FlushSyncfs // nothing is flushed per step
 	}
@@ -195,6 +231,9 @@ func Open(ctx context.Context, opts Options) (*Catalog, error) {
 		return nil, fmt.Errorf("open catalog: %w", err)
 	}
 	c.gc.commit = c.commitBatch
+	if opts.CommitLog && durability == Immediate {
+		c.gc.commit = c.commitBatchLog
+	}
 	c.cache.limit = opts.MetadataCacheBytes
 	if c.cache.limit <= 0 {
 		c.cache.limit = DefaultMetadataCacheBytes
@@ -219,7 +258,13 @@ func Open(ctx context.Context, opts Options) (*Catalog, error) {
 		c.syncer = newSyncer(db, opts.SyncInterval)
 	}
 	c.ahead = &prefiller{}
-	if durability == Immediate {
+	if opts.CommitLog && durability == Immediate {
+		if err := c.startLog(walDir); err != nil {
+			_ = db.Close()
+			_ = c.flusher.close()
+			return nil, fmt.Errorf("open catalog: %w", err)
+		}
+	} else if durability == Immediate {
 		c.ahead = newPrefiller(path, db)
 	}
 	return c, nil
@@ -277,10 +322,18 @@ func (c *Catalog) CatalogType() icecatalog.Type { return Type }
 // returns ErrClosed afterwards.
 func (c *Catalog) Close() error {
 	c.closeOnce.Do(func() {
+		if c.ckpt != nil {
+			c.ckpt.close()
+		}
+		c.stepMu.Lock()
+		defer c.stepMu.Unlock()
 		c.wmu.Lock()
 		defer c.wmu.Unlock()
 		c.closed.Store(true)
 		var errs []error
+		if c.wal != nil {
+			errs = append(errs, c.closeLog())
+		}
 		if c.syncer != nil {
 			if err := c.syncer.close(); err != nil {
 				errs = append(errs, err)
@@ -317,7 +370,7 @@ func (c *Catalog) commit(op *writeOp) error {
 	if c.closed.Load() {
 		return ErrClosed
 	}
-	if c.serial {
+	if c.serial && c.wal == nil {
 		return c.commitSerial(op)
 	}
 	return c.gc.submit(op)
@@ -356,6 +409,9 @@ func (c *Catalog) commitSerial(op *writeOp) error {
 func (c *Catalog) read(fn func(tx *bolt.Tx) error) error {
 	if c.closed.Load() {
 		return ErrClosed
+	}
+	if c.wal != nil {
+		return c.readLog(fn)
 	}
 	return c.db.View(fn)
 }

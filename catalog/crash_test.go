@@ -26,6 +26,9 @@ const crashChildEnv = "KATBENCH_CATALOG_CRASH_CHILD"
 // crashFlushEnv names the child's flush mode (catalog.Flush).
 const crashFlushEnv = "KATBENCH_CATALOG_CRASH_FLUSH"
 
+// crashLogEnv, when "1", makes the child write through the commit log.
+const crashLogEnv = "KATBENCH_CATALOG_CRASH_LOG"
+
 // crashIterEnv numbers the child's run, so its table names and snapshot ids
 // never repeat across runs.
 const crashIterEnv = "KATBENCH_CATALOG_CRASH_ITER"
@@ -33,7 +36,7 @@ const crashIterEnv = "KATBENCH_CATALOG_CRASH_ITER"
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(crashChildEnv); dir != "" {
 		iter, _ := strconv.Atoi(os.Getenv(crashIterEnv))
-		if err := crashChild(dir, iter, catalog.Flush(os.Getenv(crashFlushEnv))); err != nil {
+		if err := crashChild(dir, iter, catalog.Flush(os.Getenv(crashFlushEnv)), os.Getenv(crashLogEnv) == "1"); err != nil {
 			fmt.Fprintln(os.Stderr, "crash child:", err)
 			os.Exit(1)
 		}
@@ -59,9 +62,9 @@ const crashWorkers = 8
 //
 // Each worker creates a table, commits to it three times, appends one
 // snapshot to the shared table (retrying lost races), and starts over.
-func crashChild(dir string, iter int, flush catalog.Flush) error {
+func crashChild(dir string, iter int, flush catalog.Flush, commitLog bool) error {
 	ctx := context.Background()
-	c, err := catalog.Open(ctx, catalog.Options{Dir: dir, Durability: catalog.Immediate, Flush: flush, LockTimeout: 10 * time.Second})
+	c, err := catalog.Open(ctx, catalog.Options{Dir: dir, Durability: catalog.Immediate, Flush: flush, CommitLog: commitLog, LockTimeout: 10 * time.Second})
 	if err != nil {
 		return err
 	}
@@ -157,14 +160,18 @@ func (a *crashAcks) add(line string) error {
 // After every kill the catalog must open, every acknowledged create and
 // commit must be there, every acknowledged snapshot must be in the shared
 // table's chain, and every pointer must name a metadata file that exists
-// and parses.
+// and parses. The commit-log runs write through the commit log and are
+// verified by a catalog opened without it, which replays the log.
 func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 	for _, flush := range catalog.Flushes {
-		t.Run(string(flush), func(t *testing.T) { testCrash(t, flush) })
+		t.Run(string(flush), func(t *testing.T) { testCrash(t, flush, false) })
+	}
+	for _, flush := range []catalog.Flush{catalog.FlushSyncfs, catalog.FlushUring} {
+		t.Run("commit-log/"+string(flush), func(t *testing.T) { testCrash(t, flush, true) })
 	}
 }
 
-func testCrash(t *testing.T, flush catalog.Flush) {
+func testCrash(t *testing.T, flush catalog.Flush, commitLog bool) {
 	const kills = 12
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -181,7 +188,7 @@ func testCrash(t *testing.T, flush catalog.Flush) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 14))
 	for iter := range kills {
 		before := acks.n
-		runCrashChild(t, dir, iter, flush, time.Duration(rng.IntN(150))*time.Millisecond, acks)
+		runCrashChild(t, dir, iter, flush, commitLog, time.Duration(rng.IntN(150))*time.Millisecond, acks)
 		if acks.n == before {
 			t.Fatalf("kill %d: the child acknowledged nothing", iter)
 		}
@@ -193,10 +200,14 @@ func testCrash(t *testing.T, flush catalog.Flush) {
 
 // runCrashChild starts the child, waits for its first acknowledgement plus
 // delay, kills it with SIGKILL and collects every line it acknowledged.
-func runCrashChild(t *testing.T, dir string, iter int, flush catalog.Flush, delay time.Duration, acks *crashAcks) {
+func runCrashChild(t *testing.T, dir string, iter int, flush catalog.Flush, commitLog bool, delay time.Duration, acks *crashAcks) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir, crashIterEnv+"="+strconv.Itoa(iter), crashFlushEnv+"="+string(flush))
+	logOn := "0"
+	if commitLog {
+		logOn = "1"
+	}
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir, crashIterEnv+"="+strconv.Itoa(iter), crashFlushEnv+"="+string(flush), crashLogEnv+"="+logOn)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()

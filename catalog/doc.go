@@ -56,6 +56,48 @@
 // directory's parent itself, so no writer depends on another writer's
 // step.
 //
+// # Commit log
+//
+// With Options.CommitLog (Immediate mode only), a commit step makes its
+// batch durable by a write-ahead log instead of a synced bbolt commit,
+// as etcd does: the batch's metadata files and new directories are made
+// durable first, exactly as above; then the batch's key changes are
+// appended to the log (Dir/wal) as one record — length, CRC32C over the
+// sequence number and payload, sequence number, payload — and flushed
+// with one fdatasync; only then are the writers acknowledged. The log's
+// segments are written with zeros when they are started, so an append
+// overwrites blocks the file system already holds and its fdatasync
+// flushes data alone (no journal commit), which is the floor's own flush.
+//
+// bbolt is the applied state. Every committed batch is applied to one
+// open bbolt write transaction; a checkpointer commits that transaction
+// (bbolt's synced commit, with the sequence number of the last batch it
+// holds stored in the same transaction) when 4 MiB of log were appended
+// or a second passed, and then removes the segments it covers, so the
+// log holds the batches since the last checkpoint and one segment at
+// most. Between checkpoints the catalog writes nothing to the bbolt file,
+// so after a crash the file is exactly its last checkpoint. Readers of
+// bbolt (namespaces, listings, views) read the open transaction under the
+// writer lock; table pointers are read from the in-memory mirror, which
+// is published after the log flush, as before.
+//
+// A batch's changes are checked and applied in the open transaction, in
+// batch order, then taken back out before the log append (so no reader
+// sees a change the log does not hold yet) and applied again after the
+// flush. An op whose check or apply fails has its own changes taken back
+// and fails alone. A failed append or flush leaves the outcome unknown:
+// the writers get an error wrapping ErrCommitStateUnknown, their metadata
+// files are kept, and every later write fails until the catalog is
+// reopened.
+//
+// Open always recovers a log it finds, whatever the options say: the
+// records after the checkpoint bbolt holds are replayed onto bbolt in one
+// synced transaction, and the segments removed. A record cut short or
+// failing its checksum ends the log (it was never acknowledged, since the
+// fdatasync that would have made it whole did not return); a gap in the
+// sequence numbers is refused with ErrCorrupt. Recovery reports what was
+// replayed and how long it took.
+//
 // # Read fast paths
 //
 // Readers never take a lock. The table pointers are mirrored in memory in a
@@ -115,7 +157,12 @@
 //     lost and no pointer can name a missing or partial file. syncfs reports
 //     write-back errors of the file system only since Linux 5.8; on older
 //     kernels a failed write-back during a batched sync may go unreported.
-//   - eventual: bbolt runs with NoSync and metadata files are not fsynced per
+//     With the commit log, the same holds with the log in bbolt's place:
+//     a batch is acknowledged after its files and then its log record
+//     were flushed, and a crash at any point loses only batches whose
+//     record's fdatasync had not returned; bbolt's checkpoints are its
+//     own atomic, synced commits, and Open replays the rest.
+//   - eventual: the commit log is not written. bbolt runs with NoSync and metadata files are not fsynced per
 //     call. A background goroutine fsyncs the metadata files written since the
 //     last round, then the bbolt file, every SyncInterval (default 1s), and
 //     once more on Close. A crash can lose every change acknowledged since the
@@ -124,7 +171,8 @@
 //     the bbolt file inconsistent (bbolt's documented NoSync risk: restore
 //     from a copy or recreate it) or a pointer naming a metadata file whose
 //     contents never reached the disk.
-//   - none: nothing is ever fsynced, not even on Close. A crash can lose every
+//   - none: the commit log is not written. Nothing is ever fsynced, not
+//     even on Close. A crash can lose every
 //     change since the catalog was created, with the same inconsistency risks
 //     as eventual. For benchmarks and scratch data only.
 //

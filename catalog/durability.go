@@ -18,9 +18,11 @@ type Durability string
 
 const (
 	// Immediate makes every metadata file (and the directories created for
-	// it) durable, then fsyncs the bbolt commit that points to it, before
-	// the call returns; concurrent writes share one sync of their files
-	// and one bbolt commit. The default.
+	// it) durable, then fsyncs the bbolt commit that points to it (with
+	// Options.CommitLog: appends the pointer change to the commit log and
+	// fdatasyncs it), before the call returns; concurrent writes share one
+	// sync of their files and one bbolt commit (one log record). The
+	// default.
 	Immediate Durability = "immediate"
 	// Eventual fsyncs nothing per call; a background goroutine syncs every
 	// Options.SyncInterval and on Close.

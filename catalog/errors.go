@@ -19,6 +19,12 @@ var (
 	// ErrInvalidDurability is returned by ParseDurability for an unknown mode.
 	ErrInvalidDurability = errors.New("invalid durability mode")
 
+	// ErrCommitStateUnknown means a write's outcome is unknown: the commit
+	// log failed while making its group durable, so the group may or may
+	// not be in the log. The write's metadata file is kept. Reopen the
+	// catalog (which replays what the log holds) and read to find out.
+	ErrCommitStateUnknown = errors.New("commit state unknown")
+
 	// ErrCorrupt means the bbolt file holds a value the catalog cannot decode.
 	ErrCorrupt = errors.New("catalog file is corrupt")
 )

@@ -184,7 +184,8 @@ func (c *Catalog) CommitBatches() (batches, ops uint64) {
 // CommitStepTimes returns the wall time the group committer's steps spent
 // so far making their batches' files durable (flush, in the catalog's
 // flush mode; zero outside Immediate mode) and in bbolt's Commit (its page
-// writes and, in Immediate mode, its two fdatasyncs). Steps run one at a
+// writes and, in Immediate mode, its two fdatasyncs; zero with the
+// commit log, whose steps commit nothing to bbolt). Steps run one at a
 // time, so each sum divided by a run's wall time is the share of the run
 // that part of the commit path took. Safe for concurrent use.
 func (c *Catalog) CommitStepTimes() (flush, bbolt time.Duration) {

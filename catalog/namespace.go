@@ -42,7 +42,7 @@ func (c *Catalog) CreateNamespace(ctx context.Context, ns table.Identifier, prop
 			return fmt.Errorf("create namespace %s: parent %s: %w",
 				identString(ns), identString(ns[:len(ns)-1]), icecatalog.ErrNoSuchNamespace)
 		}
-		return b.Put(key, val)
+		return c.put(tx, bucketNamespaces, key, val)
 	}, nil)
 }
 
@@ -70,7 +70,7 @@ func (c *Catalog) DropNamespace(ctx context.Context, ns table.Identifier) error 
 				return fmt.Errorf("drop namespace %s: it has views: %w", identString(ns), icecatalog.ErrNamespaceNotEmpty)
 			}
 		}
-		return b.Delete(key)
+		return c.del(tx, bucketNamespaces, key)
 	}, nil)
 }
 
@@ -160,7 +160,7 @@ func (c *Catalog) UpdateNamespaceProperties(ctx context.Context, ns table.Identi
 		if err != nil {
 			return fmt.Errorf("encode properties: %w", err)
 		}
-		if err := tx.Bucket(bucketNamespaces).Put(key, val); err != nil {
+		if err := c.put(tx, bucketNamespaces, key, val); err != nil {
 			return err
 		}
 		summary = s

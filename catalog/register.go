@@ -68,7 +68,7 @@ func (c *Catalog) RegisterTable(ctx context.Context, ident table.Identifier, met
 		if viewPointer(tx, key) != nil {
 			return errViewHasName
 		}
-		return tables.Put(key, []byte(loc))
+		return c.put(tx, bucketTables, key, []byte(loc))
 	}, func() { c.tables.set(key, entry) })
 	if err != nil {
 		return nil, fmt.Errorf("register table %s: %w", identString(ident), err)

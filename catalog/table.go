@@ -3,6 +3,7 @@ package catalog
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 
@@ -194,7 +195,9 @@ func (c *Catalog) install(ctx context.Context, ident table.Identifier, base *tab
 	}
 	defer s.release()
 	if err := c.commit(s.op()); err != nil {
-		s.discard()
+		if !errors.Is(err, ErrCommitStateUnknown) {
+			s.discard()
+		}
 		return nil, err
 	}
 	c.cache.admit(s.entry, s.loaded)
@@ -268,7 +271,7 @@ func (s *staged) op() *writeOp {
 			return nil
 		},
 		apply: func(tx *bolt.Tx) error {
-			return tx.Bucket(bucketTables).Put(s.key, []byte(s.entry.location))
+			return s.c.put(tx, bucketTables, s.key, []byte(s.entry.location))
 		},
 		publish: func() { s.c.tables.set(s.key, s.entry) },
 		files:   nonNil(s.file),
@@ -375,7 +378,7 @@ func (c *Catalog) DropTable(ctx context.Context, ident table.Identifier) error {
 		if b.Get(key) == nil {
 			return icecatalog.ErrNoSuchTable
 		}
-		return b.Delete(key)
+		return c.del(tx, bucketTables, key)
 	}, func() { c.tables.set(key, nil) })
 	if err != nil {
 		return fmt.Errorf("drop table %s: %w", identString(ident), err)
@@ -416,10 +419,10 @@ func (c *Catalog) RenameTable(ctx context.Context, from, to table.Identifier) (*
 			return fmt.Errorf("%s: %w", identString(to), errViewHasName)
 		}
 		loc = string(cur)
-		if err := tables.Delete(fromKey); err != nil {
+		if err := c.del(tx, bucketTables, fromKey); err != nil {
 			return err
 		}
-		return tables.Put(toKey, []byte(loc))
+		return c.put(tx, bucketTables, toKey, []byte(loc))
 	}, func() {
 		moved = &tableEntry{location: loc}
 		if old := c.tables.get(fromKey); old != nil {

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	icecatalog "github.com/apache/iceberg-go/catalog"
@@ -137,7 +138,7 @@ func (c *Catalog) CommitTransaction(ctx context.Context, commits []table.TableCo
 			}
 		}
 		for _, s := range staged {
-			if err := tables.Put(s.key, []byte(s.loc)); err != nil {
+			if err := c.put(tx, bucketTables, s.key, []byte(s.loc)); err != nil {
 				return err
 			}
 		}
@@ -148,7 +149,9 @@ func (c *Catalog) CommitTransaction(ctx context.Context, commits []table.TableCo
 		}
 	}, files...)
 	if err != nil {
-		cleanup()
+		if !errors.Is(err, ErrCommitStateUnknown) {
+			cleanup()
+		}
 		return fmt.Errorf("commit transaction: %w", err)
 	}
 	for _, s := range staged {

@@ -235,10 +235,12 @@ func (c *Catalog) installView(ctx context.Context, ident table.Identifier, base 
 		case string(cur) != base:
 			return fmt.Errorf("%w: view metadata location moved from %s to %s concurrently", table.ErrCommitFailed, base, cur)
 		}
-		return views.Put(key, []byte(loc))
+		return c.put(tx, bucketViews, key, []byte(loc))
 	}, nil, nonNil(file)...)
 	if err != nil {
-		c.removeMetadata(loc)
+		if !errors.Is(err, ErrCommitStateUnknown) {
+			c.removeMetadata(loc)
+		}
 		return "", err
 	}
 	return loc, nil
@@ -288,7 +290,7 @@ func (c *Catalog) DropView(ctx context.Context, ident table.Identifier) error {
 		if b.Get(key) == nil {
 			return icecatalog.ErrNoSuchView
 		}
-		return b.Delete(key)
+		return c.del(tx, bucketViews, key)
 	}, nil)
 	if err != nil {
 		return fmt.Errorf("drop view %s: %w", identString(ident), err)
@@ -327,10 +329,10 @@ func (c *Catalog) RenameView(ctx context.Context, from, to table.Identifier) err
 			return fmt.Errorf("%s: %w: %w: a table has that name", identString(to), icecatalog.ErrViewAlreadyExists, ErrNameTaken)
 		}
 		loc := bytes.Clone(cur)
-		if err := b.Delete(fromKey); err != nil {
+		if err := c.del(tx, bucketViews, fromKey); err != nil {
 			return err
 		}
-		return b.Put(toKey, loc)
+		return c.put(tx, bucketViews, toKey, loc)
 	}, nil)
 	if err != nil {
 		return fmt.Errorf("rename view %s to %s: %w", identString(from), identString(to), err)

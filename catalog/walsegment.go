@@ -6,10 +6,15 @@ import (
 )
 
 // A walSegment is one file of the write-ahead commit log: frames appended
-// at its end (walrecord.go), made durable by sync. Opening a segment
-// recovers it: its valid prefix is decoded and anything after it (a torn
-// tail from a crash or power loss) is cut off before the first append, so a
-// frame written later never follows garbage.
+// after the last one (walrecord.go), made durable by sync. The file may be
+// longer than its frames: the commit log writes a new segment's bytes as
+// zeros ahead of use (see commitLog), so that an append overwrites blocks
+// the file system already holds and its fdatasync flushes data only.
+// Opening a segment recovers it: its valid prefix is decoded and every
+// byte after it that is not zero (a torn tail from a crash or power loss)
+// is overwritten with zeros, durably, before the first append, so a frame
+// written later never follows garbage and a stale frame can never be
+// read as the next one.
 //
 // Contract: a frame appended before a sync that returned nil survives a
 // crash or power loss; a frame appended after the last successful sync may
@@ -43,14 +48,14 @@ func openWALSegment(path string, first uint64) (*walSegment, []walRecord, error)
 	if err != nil {
 		return nil, nil, fmt.Errorf("catalog: write-ahead log: open %s: %w", path, err)
 	}
-	if valid < len(data) {
-		// Cut the torn tail, durably, before anything is appended after it.
-		if err := f.Truncate(int64(valid)); err == nil {
+	if tail := data[valid:]; !allZero(tail) {
+		// Clear the torn tail, durably, before anything is appended after it.
+		if _, err := f.WriteAt(make([]byte, len(tail)), int64(valid)); err == nil {
 			err = f.Sync()
 		}
 		if err != nil {
 			f.Close()
-			return nil, nil, fmt.Errorf("catalog: write-ahead log: cut torn tail of %s: %w", path, err)
+			return nil, nil, fmt.Errorf("catalog: write-ahead log: clear torn tail of %s: %w", path, err)
 		}
 	}
 	s := &walSegment{f: f, size: int64(valid), synced: int64(valid), nextSeq: first + uint64(len(recs))}
@@ -60,7 +65,7 @@ func openWALSegment(path string, first uint64) (*walSegment, []walRecord, error)
 // append writes one frame per payload at the segment's end, in one write,
 // and returns the seq of the first. The frames are durable only after the
 // next sync. On error the segment's end is unknown: the caller must stop
-// using it (and reopen it, which cuts what was half written).
+// using it (and reopen it, which clears what was half written).
 func (s *walSegment) append(payloads ...[]byte) (first uint64, err error) {
 	s.buf = s.buf[:0]
 	first = s.nextSeq
@@ -77,9 +82,10 @@ func (s *walSegment) append(payloads ...[]byte) (first uint64, err error) {
 	return first, nil
 }
 
-// sync makes every appended frame durable.
+// sync makes every appended frame durable: an fdatasync, which within the
+// file's written length flushes the data alone.
 func (s *walSegment) sync() error {
-	if err := s.f.Sync(); err != nil {
+	if err := fdatasync(s.f); err != nil {
 		return fmt.Errorf("catalog: write-ahead log: sync: %w", err)
 	}
 	s.synced = s.size
@@ -88,3 +94,13 @@ func (s *walSegment) sync() error {
 
 // close closes the segment's file without syncing it.
 func (s *walSegment) close() error { return s.f.Close() }
+
+// allZero reports whether b holds only zero bytes.
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}

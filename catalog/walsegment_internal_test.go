@@ -13,7 +13,7 @@ import (
 // flush boundary (synced), the file is cut back to it, and part of the next,
 // unflushed frame is left behind as a torn tail. Every frame acknowledged
 // (appended before a successful sync) must come back, in order, and the
-// torn tail must be cut so that later appends decode.
+// torn tail must be cleared so that later appends decode.
 func TestWALSegmentPowerLoss(t *testing.T) {
 	for _, torn := range []int{0, 1, walHeaderSize - 1, walHeaderSize, walHeaderSize + 3} {
 		t.Run(fmt.Sprintf("torn%d", torn), func(t *testing.T) {

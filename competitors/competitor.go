@@ -74,6 +74,9 @@ type Config struct {
 	// Flush is how the embedded catalog (and the file-system floor) makes
 	// Immediate writes durable (catalog.Flush; "" = default).
 	Flush string
+	// CommitLog makes the embedded catalog's Immediate writes go through
+	// its commit log (catalog.Options.CommitLog).
+	CommitLog bool
 	// Props are client properties from --prop k=v and BENCH_REST_PROPS.
 	Props map[string]string
 	// Log receives warnings (one line each). Never nil when set by the CLI.

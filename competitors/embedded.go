@@ -72,23 +72,32 @@ func init() {
 }
 
 func newEmbedded(ctx context.Context, cfg Config) (Competitor, error) {
+	return newEmbeddedNamed(ctx, "embedded", cfg)
+}
+
+// newEmbeddedNamed opens the embedded catalog as competitor name, with the
+// commit log when cfg.CommitLog says so.
+func newEmbeddedNamed(ctx context.Context, name string, cfg Config) (Competitor, error) {
 	if cfg.Dir == "" {
-		return nil, fmt.Errorf("embedded: no directory given")
+		return nil, fmt.Errorf("%s: no directory given", name)
 	}
 	d, err := catalog.ParseDurability(cfg.Durability)
 	if err != nil {
-		return nil, fmt.Errorf("embedded: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	p := map[string]any{"dir": cfg.Dir, "durability": string(d)}
 	cat, err := openEmbedded(ctx, cfg, d, p)
 	if err != nil {
-		return nil, fmt.Errorf("embedded: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if d == catalog.Immediate {
 		p["flush"] = string(cat.FlushMode())
+		if cfg.CommitLog {
+			p["commit_log"] = true
+		}
 	}
 	e := &embedded{
-		Base: Base{N: "embedded", Cat: cat, P: p},
+		Base: Base{N: name, Cat: cat, P: p},
 		cat:  cat,
 		opts: embeddedOptions(cfg, d),
 	}

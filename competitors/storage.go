@@ -24,6 +24,6 @@ func openEmbedded(ctx context.Context, cfg Config, dur catalog.Durability, param
 func embeddedOptions(cfg Config, dur catalog.Durability) catalog.Options {
 	return catalog.Options{
 		Dir: cfg.Dir, Durability: dur, Warehouse: cfg.Storage.Warehouse, IOProps: cfg.Storage.IOProps,
-		Flush: catalog.Flush(cfg.Flush),
+		Flush: catalog.Flush(cfg.Flush), CommitLog: cfg.CommitLog,
 	}
 }

@@ -66,6 +66,7 @@ var Counters = []Metric{
 	counter("alloc_bytes", "B/op", 16, func(c *results.Counters) *float64 { return c.AllocBytes }),
 	counter("read_syscalls", "read syscalls/op", 0.1, func(c *results.Counters) *float64 { return c.ReadSyscalls }),
 	counter("write_syscalls", "write syscalls/op", 0.1, func(c *results.Counters) *float64 { return c.WriteSyscalls }),
+	counter("write_syscall_bytes", "bytes to write calls/op", 0.1, func(c *results.Counters) *float64 { return c.WriteBytes }),
 	counter("instructions", "instructions/op", 100, func(c *results.Counters) *float64 { return c.Instructions }),
 	counter("cycles", "cycles/op", 100, func(c *results.Counters) *float64 { return c.Cycles }),
 }

@@ -21,6 +21,13 @@ import (
 //     alike). Other calls (epoll, futex, recvmsg, sendmsg, io_uring_enter,
 //     mmap) are not counted; the fields are absent where /proc/self/io
 //     cannot be read.
+//   - WriteBytes: the bytes the process handed to write-family system
+//     calls (wchar of /proc/self/io), files and sockets alike: what a
+//     write costs in bytes at the system-call boundary, before the page
+//     cache rounds it to pages. (write_bytes of /proc/self/io is not used:
+//     it counts whole folios as they are dirtied, so on kernels with large
+//     page-cache folios one 4 KiB write into a large file counts up to
+//     megabytes.) Absent with the syscall counts.
 //   - Instructions and Cycles: retired instructions and CPU cycles of the
 //     process's threads from the PMU (perf_event_open), user and kernel;
 //     absent on hosts without a PMU or where perf events are forbidden.
@@ -31,13 +38,14 @@ type Counters struct {
 	AllocBytes    *float64 `json:"alloc_bytes_per_op,omitempty"`
 	ReadSyscalls  *float64 `json:"read_syscalls_per_op,omitempty"`
 	WriteSyscalls *float64 `json:"write_syscalls_per_op,omitempty"`
+	WriteBytes    *float64 `json:"write_syscall_bytes_per_op,omitempty"`
 	Instructions  *float64 `json:"instructions_per_op,omitempty"`
 	Cycles        *float64 `json:"cycles_per_op,omitempty"`
 }
 
 // Empty reports whether no counter was read.
 func (c Counters) Empty() bool {
-	return c.Allocs == nil && c.AllocBytes == nil && c.ReadSyscalls == nil && c.WriteSyscalls == nil && c.Instructions == nil && c.Cycles == nil
+	return c.Allocs == nil && c.AllocBytes == nil && c.ReadSyscalls == nil && c.WriteSyscalls == nil && c.WriteBytes == nil && c.Instructions == nil && c.Cycles == nil
 }
 
 // CounterSnapshot is the process's cumulative counters at one instant.
@@ -45,7 +53,7 @@ func (c Counters) Empty() bool {
 type CounterSnapshot struct {
 	allocs, bytes        uint64
 	heapOK               bool
-	syscr, syscw         uint64
+	syscr, syscw, wbytes uint64
 	ioOK                 bool
 	instructions, cycles uint64
 	pmuOK                bool
@@ -72,6 +80,7 @@ func (d *CounterDelta) Add(a, b CounterSnapshot) {
 		d.ioN++
 		d.d.syscr += b.syscr - a.syscr
 		d.d.syscw += b.syscw - a.syscw
+		d.d.wbytes += b.wbytes - a.wbytes
 	}
 	if a.pmuOK && b.pmuOK {
 		d.pmuN++
@@ -90,6 +99,7 @@ func (d *CounterDelta) Merge(o CounterDelta) {
 	d.d.bytes += o.d.bytes
 	d.d.syscr += o.d.syscr
 	d.d.syscw += o.d.syscw
+	d.d.wbytes += o.d.wbytes
 	d.d.instructions += o.d.instructions
 	d.d.cycles += o.d.cycles
 }
@@ -109,7 +119,7 @@ func (d CounterDelta) PerOp(ops int64) Counters {
 		c.Allocs, c.AllocBytes = per(d.d.allocs), per(d.d.bytes)
 	}
 	if d.ioN == d.n {
-		c.ReadSyscalls, c.WriteSyscalls = per(d.d.syscr), per(d.d.syscw)
+		c.ReadSyscalls, c.WriteSyscalls, c.WriteBytes = per(d.d.syscr), per(d.d.syscw), per(d.d.wbytes)
 	}
 	if d.pmuN == d.n {
 		c.Instructions, c.Cycles = per(d.d.instructions), per(d.d.cycles)
@@ -156,20 +166,20 @@ func (s *CounterSource) Snapshot() CounterSnapshot {
 	if samples[0].Value.Kind() == metrics.KindUint64 && samples[1].Value.Kind() == metrics.KindUint64 {
 		c.allocs, c.bytes, c.heapOK = samples[0].Value.Uint64(), samples[1].Value.Uint64(), true
 	}
-	c.syscr, c.syscw, c.ioOK = readProcIO()
+	c.syscr, c.syscw, c.wbytes, c.ioOK = readProcIO()
 	if s != nil && s.pmu != nil {
 		c.instructions, c.cycles, c.pmuOK = s.pmu.read()
 	}
 	return c
 }
 
-// readProcIO reads syscr and syscw of /proc/self/io.
-func readProcIO() (r, w uint64, ok bool) {
+// readProcIO reads syscr, syscw and wchar of /proc/self/io.
+func readProcIO() (r, w, wb uint64, ok bool) {
 	b, err := os.ReadFile("/proc/self/io")
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	var okR, okW bool
+	var okR, okW, okB bool
 	for _, line := range bytes.Split(b, []byte("\n")) {
 		k, v, found := bytes.Cut(line, []byte(":"))
 		if !found {
@@ -184,9 +194,11 @@ func readProcIO() (r, w uint64, ok bool) {
 			r, okR = n, true
 		case "syscw":
 			w, okW = n, true
+		case "wchar":
+			wb, okB = n, true
 		}
 	}
-	return r, w, okR && okW
+	return r, w, wb, okR && okW && okB
 }
 
 type counterKey struct{}
