@@ -165,13 +165,24 @@ func startChildGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOption
 	params["server_pid"] = ch.pid()
 	params["dir"] = cfg.Dir
 	params["durability"] = string(dur)
-	return &grpcCompetitor{
+	l := &childLoader{cfg: cfg, front: "grpc", dur: dur, ch: ch, ready: cl.Control,
+		restarted: func(pid int) { params["server_pid"] = pid }}
+	return &childGRPC{grpcCompetitor: &grpcCompetitor{
 		Base: Base{N: "grpc", Cat: cl, P: params, CloseFn: func() error {
-			return errors.Join(cl.Close(), ch.stop())
+			return errors.Join(cl.Close(), l.stop())
 		}},
 		client: cl, ephemeral: true, mode: string(dur), wire: wire, addr: ch.addr,
-	}, nil
+	}, childLoader: l}, nil
 }
+
+// childGRPC is `grpc` served by a child process, whose setup can load
+// the child's store in bulk (BulkCreator).
+type childGRPC struct {
+	*grpcCompetitor
+	*childLoader
+}
+
+var _ BulkCreator = (*childGRPC)(nil)
 
 // startGRPC runs the front in-process over a fresh embedded catalog.
 func startGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOptions, params map[string]any) (*grpcCompetitor, error) {

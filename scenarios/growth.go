@@ -8,6 +8,7 @@ import (
 
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+	"github.com/nordisk/katbench/competitors"
 )
 
 // SweepShape is the dataset shape at size tables of a growth sweep over
@@ -41,6 +42,26 @@ func (d *Dataset) leafNamespaces(depth int) []table.Identifier {
 // built with. The tables made are appended to d.Tables (so Drop removes
 // them) even when it stops early; the error says why it stopped.
 func (d *Dataset) Grow(ctx context.Context, cat icecatalog.Catalog, shape Shape, parallel int, progress Progress) error {
+	return d.grow(shape, func(todo []table.Identifier) ([]table.Identifier, error) {
+		return parallelDo(ctx, todo, parallel, createDatasetTable(cat), func(done int) {
+			report(progress, "tables", len(d.Tables)+done, len(d.Tables)+len(todo))
+		})
+	})
+}
+
+// GrowBulk is Grow through bulk's CreateTables: the competitor's own
+// faster path for loading many tables (competitors.BulkCreator).
+func (d *Dataset) GrowBulk(ctx context.Context, bulk competitors.BulkCreator, shape Shape, parallel int, progress Progress) error {
+	return d.grow(shape, func(todo []table.Identifier) ([]table.Identifier, error) {
+		return bulk.CreateTables(ctx, todo, Schema, parallel, func(done int) {
+			report(progress, "tables", len(d.Tables)+done, len(d.Tables)+len(todo))
+		})
+	})
+}
+
+// grow computes the tables shape adds to d and makes them with create,
+// which returns those it made even when it fails.
+func (d *Dataset) grow(shape Shape, create func(todo []table.Identifier) ([]table.Identifier, error)) error {
 	if err := shape.Validate(); err != nil {
 		return err
 	}
@@ -61,7 +82,7 @@ func (d *Dataset) Grow(ctx context.Context, cat icecatalog.Catalog, shape Shape,
 			}
 		}
 	}
-	created, err := parallelDo(ctx, todo, parallel, createDatasetTable(cat), func(done int) { report(progress, "tables", len(d.Tables)+done, len(d.Tables)+len(todo)) })
+	created, err := create(todo)
 	d.Tables = append(d.Tables, created...)
 	// Leaf after leaf, each leaf's tables in name order, as Build makes
 	// them: the scenarios read a leaf's tables as one run of d.Tables.

@@ -147,6 +147,7 @@ type state struct {
 	split    competitors.TimeSplitter
 	setupDur time.Duration // dataset setup so far (a sweep's growth included)
 	stopped  string        // why a sweep stopped growing it; "" while it grows
+	bulk     bool          // a sweep grew it through competitors.BulkCreator
 }
 
 // cell accumulates one scenario's rounds on one competitor.
@@ -572,6 +573,9 @@ func (r *Runner) params(s *state, extra map[string]any) map[string]any {
 	if len(o.Sizes) > 0 {
 		p["sweep_tables"] = o.Sizes
 		p["setup_s"] = s.setupDur.Seconds()
+		if s.bulk {
+			p["setup_path"] = "bulk"
+		}
 		if r.size > 0 {
 			p["shape"] = SweepShape(o.Sizes, r.size)
 		}

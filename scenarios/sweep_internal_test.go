@@ -37,8 +37,15 @@ func TestParseSizes(t *testing.T) {
 // TestGrowReusesTables builds a sweep's first size on the embedded
 // catalog, grows it to the second, and checks that every leaf holds the
 // second size's share, the first size's tables were kept, and d.Tables
-// lists each leaf's tables as one run (as Build does).
+// lists each leaf's tables as one run (as Build does) — through
+// CreateTable (Grow) and through the catalog's bulk path (GrowBulk).
 func TestGrowReusesTables(t *testing.T) {
+	for _, bulk := range []bool{false, true} {
+		t.Run(map[bool]string{false: "create_table", true: "bulk"}[bulk], func(t *testing.T) { testGrowReusesTables(t, bulk) })
+	}
+}
+
+func testGrowReusesTables(t *testing.T, bulk bool) {
 	ctx := context.Background()
 	cat, err := catalog.Open(ctx, catalog.Options{Dir: t.TempDir(), Durability: catalog.None})
 	if err != nil {
@@ -52,7 +59,19 @@ func TestGrowReusesTables(t *testing.T) {
 	}
 	first := slices.Clone(d.Tables)
 	shape := SweepShape(sizes, sizes[1])
-	if err := d.Grow(ctx, cat, shape, 3, nil); err != nil {
+	grow := func() error { return d.Grow(ctx, cat, shape, 3, nil) }
+	if bulk {
+		var ticks []int
+		grow = func() error {
+			return d.GrowBulk(ctx, cat, shape, 3, func(_ string, done, _ int) { ticks = append(ticks, done) })
+		}
+		defer func() {
+			if len(ticks) == 0 || ticks[len(ticks)-1] != shape.Tables() {
+				t.Errorf("bulk progress %v, want it to end at %d", ticks, shape.Tables())
+			}
+		}()
+	}
+	if err := grow(); err != nil {
 		t.Fatal(err)
 	}
 	if len(d.Tables) != shape.Tables() || shape.Tables() < 20 {
