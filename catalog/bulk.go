@@ -24,7 +24,7 @@ const BulkChunk = 2000
 // chunks of BulkChunk: each chunk's files are made durable as the
 // catalog's mode promises, then its pointers are committed in one bbolt
 // transaction — so a chunk costs the syncs one CreateTable costs, not
-// one per table. The write order of CreateTable holds for every table.
+// one per table — while the next chunk's files are written. The write order of CreateTable holds for every table.
 //
 // It returns the tables it created, in idents' order, and stops at the
 // first error (a table that exists, a missing namespace, a cancelled
@@ -39,6 +39,7 @@ func (c *Catalog) CreateTables(ctx context.Context, idents []table.Identifier, s
 	}
 	parallel = max(1, parallel)
 	var created []table.Identifier
+	var pending chan chunkResult               // the chunk being committed
 	nsProps := map[string]iceberg.Properties{} // namespace key → properties, read once
 	for from := 0; from < len(idents); from += BulkChunk {
 		chunk := idents[from:min(from+BulkChunk, len(idents))]
@@ -48,22 +49,46 @@ func (c *Catalog) CreateTables(ctx context.Context, idents []table.Identifier, s
 				continue
 			}
 			if err := ValidateIdentifier(ident); err != nil {
-				return created, fmt.Errorf("create table: %w", err)
+				return waitPending(created, pending, fmt.Errorf("create table: %w", err))
 			}
 			var p iceberg.Properties
 			if err := c.read(func(tx *bolt.Tx) (err error) {
 				p, err = namespaceProps(tx, ident[:len(ident)-1])
 				return err
 			}); err != nil {
-				return created, fmt.Errorf("create table %s: %w", identString(ident), err)
+				return waitPending(created, pending, fmt.Errorf("create table %s: %w", identString(ident), err))
 			}
 			nsProps[k] = p
 		}
-		n, err := c.createChunk(ctx, chunk, sc, nsProps, parallel)
-		created = append(created, chunk[:n]...)
+		st, err := c.stageChunk(ctx, chunk, sc, nsProps, parallel)
+		// The chunk before commits while this one is staged: its sync is
+		// I/O wait that the staging's CPU and file writes overlap.
+		if pending != nil {
+			r := <-pending
+			pending = nil
+			if r.err != nil {
+				discardStaged(st)
+				return created, r.err
+			}
+			created = append(created, r.chunk...)
+			if progress != nil {
+				progress(len(created))
+			}
+		}
 		if err != nil {
 			return created, err
 		}
+		pending = make(chan chunkResult, 1)
+		go func(chunk []table.Identifier, st []*staged, done chan<- chunkResult) {
+			done <- chunkResult{chunk, c.commitChunk(ctx, chunk, st)}
+		}(chunk, st, pending)
+	}
+	if pending != nil {
+		r := <-pending
+		if r.err != nil {
+			return created, r.err
+		}
+		created = append(created, r.chunk...)
 		if progress != nil {
 			progress(len(created))
 		}
@@ -71,10 +96,28 @@ func (c *Catalog) CreateTables(ctx context.Context, idents []table.Identifier, s
 	return created, nil
 }
 
-// createChunk stages chunk's tables with parallel workers and commits
-// them in one batch. It returns how many of chunk, from its start, were
-// created: all of them, or none when any failed.
-func (c *Catalog) createChunk(ctx context.Context, chunk []table.Identifier, sc *iceberg.Schema, nsProps map[string]iceberg.Properties, parallel int) (int, error) {
+// chunkResult is a committed chunk, or why it was not.
+type chunkResult struct {
+	chunk []table.Identifier
+	err   error
+}
+
+// waitPending waits for the chunk being committed, if any, and returns
+// the tables created with err (and the chunk's error, if it failed).
+func waitPending(created []table.Identifier, pending chan chunkResult, err error) ([]table.Identifier, error) {
+	if pending != nil {
+		r := <-pending
+		if r.err != nil {
+			return created, errors.Join(r.err, err)
+		}
+		created = append(created, r.chunk...)
+	}
+	return created, err
+}
+
+// stageChunk writes the metadata files of chunk's tables with parallel
+// workers. On any error it removes what it wrote and returns nil.
+func (c *Catalog) stageChunk(ctx context.Context, chunk []table.Identifier, sc *iceberg.Schema, nsProps map[string]iceberg.Properties, parallel int) ([]*staged, error) {
 	staged := make([]*staged, len(chunk))
 	errs := make([]error, len(chunk))
 	var wg sync.WaitGroup
@@ -93,21 +136,30 @@ func (c *Catalog) createChunk(ctx context.Context, chunk []table.Identifier, sc 
 	}
 	close(next)
 	wg.Wait()
-	discardAll := func() {
-		for _, s := range staged {
-			if s != nil {
-				s.release()
-				s.discard()
-			}
+	if err := errors.Join(errs...); err != nil {
+		discardStaged(staged)
+		return nil, err
+	}
+	return staged, nil
+}
+
+// discardStaged removes the files of staged tables whose pointers were
+// not committed.
+func discardStaged(staged []*staged) {
+	for _, s := range staged {
+		if s != nil {
+			s.release()
+			s.discard()
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		discardAll()
-		return 0, err
-	}
+}
+
+// commitChunk commits the staged tables of chunk in one batch: all of
+// them, or (on any error) none.
+func (c *Catalog) commitChunk(ctx context.Context, chunk []table.Identifier, staged []*staged) error {
 	if c.closed.Load() {
-		discardAll()
-		return 0, ErrClosed
+		discardStaged(staged)
+		return ErrClosed
 	}
 	ops := make([]*writeOp, len(staged))
 	for i, s := range staged {
@@ -131,13 +183,13 @@ func (c *Catalog) createChunk(ctx context.Context, chunk []table.Identifier, sc 
 				staged[i].discard()
 			}
 		}
-		return 0, errors.Join(failed...)
+		return errors.Join(failed...)
 	}
 	for _, s := range staged {
 		s.release()
 		c.cache.admit(s.entry, s.loaded)
 	}
-	return len(chunk), nil
+	return nil
 }
 
 // stageNew writes the first metadata file of the new table ident.

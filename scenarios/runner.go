@@ -100,6 +100,10 @@ type Options struct {
 	// the whole sweep: a competitor whose setup runs out stops at the size
 	// it reached, and its lines at larger sizes say so.
 	SetupBudget time.Duration
+	// PerNamespace, when > 0, makes a growth sweep hold this many tables
+	// in every leaf namespace at every size, the leaves (one level under
+	// the root) growing in number instead of their tables.
+	PerNamespace int
 	// ServerCost says how each competitor's server cost is measured
 	// (servercost.go); the zero value measures none.
 	ServerCost ServerCost
@@ -577,7 +581,7 @@ func (r *Runner) params(s *state, extra map[string]any) map[string]any {
 			p["setup_path"] = "bulk"
 		}
 		if r.size > 0 {
-			p["shape"] = SweepShape(o.Sizes, r.size)
+			p["shape"] = SweepShape(o.Sizes, r.size, o.PerNamespace)
 		}
 	}
 	for k, v := range s.c.Params() {

@@ -48,7 +48,7 @@ func (r *Runner) grow(ctx context.Context, s *state, size int) {
 	if s.stopped != "" || s.setup != nil || s.d == nil {
 		return
 	}
-	shape := SweepShape(r.Opts.Sizes, size)
+	shape := SweepShape(r.Opts.Sizes, size, r.Opts.PerNamespace)
 	r.logf("%s: growing the dataset to %d tables (%+v)", s.c.Name(), shape.Tables(), shape)
 	gctx, cancel := r.setupContext(ctx, s)
 	defer cancel()
@@ -57,7 +57,7 @@ func (r *Runner) grow(ctx context.Context, s *state, size int) {
 	var err error
 	if bulk, ok := competitors.As[competitors.BulkCreator](s.c); ok {
 		s.bulk = true
-		err = s.d.GrowBulk(gctx, bulk, shape, s.parallel, progress)
+		err = s.d.GrowBulk(gctx, s.c.Catalog(), bulk, shape, s.parallel, progress)
 	} else {
 		err = s.d.Grow(gctx, s.c.Catalog(), shape, s.parallel, progress)
 	}
