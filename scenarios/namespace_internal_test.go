@@ -12,11 +12,7 @@ import (
 // creates without an error and leaves the work namespace as it found it.
 func TestCreateNamespaceDropsWhatItMade(t *testing.T) {
 	ctx := context.Background()
-	cat, err := catalog.Open(ctx, catalog.Options{Dir: t.TempDir(), Durability: catalog.None})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cat.Close() })
+	cat := openScratch(t)
 	d, err := Build(ctx, cat, "nsbench", Shape{Width: 2, Depth: 1, TablesPerLeaf: 2}, 2, nil)
 	if err != nil || d.TablesErr != nil {
 		t.Fatal(err, d.TablesErr)
@@ -44,4 +40,16 @@ func TestCreateNamespaceDropsWhatItMade(t *testing.T) {
 	if len(left) != 0 {
 		t.Errorf("namespaces left in the work namespace: %v", left)
 	}
+}
+
+// openScratch opens an embedded catalog that syncs nothing in a temp dir
+// and closes it at the end of the test.
+func openScratch(t *testing.T) *catalog.Catalog {
+	t.Helper()
+	cat, err := catalog.Open(context.Background(), catalog.Options{Dir: t.TempDir(), Durability: catalog.None})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cat.Close() })
+	return cat
 }

@@ -11,7 +11,6 @@ import (
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
 )
@@ -47,11 +46,7 @@ func TestGrowReusesTables(t *testing.T) {
 
 func testGrowReusesTables(t *testing.T, bulk bool) {
 	ctx := context.Background()
-	cat, err := catalog.Open(ctx, catalog.Options{Dir: t.TempDir(), Durability: catalog.None})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cat.Close() })
+	cat := openScratch(t)
 	sizes := []int{8, 20}
 	d, err := Build(ctx, cat, "sweep", SweepShape(sizes, sizes[0], 0), 2, nil)
 	if err != nil || d.TablesErr != nil {
@@ -199,11 +194,7 @@ func TestSweepSettings(t *testing.T) {
 // at every size and the sweep adds leaf namespaces; Drop removes them.
 func TestGrowPerNamespace(t *testing.T) {
 	ctx := context.Background()
-	cat, err := catalog.Open(ctx, catalog.Options{Dir: t.TempDir(), Durability: catalog.None})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cat.Close() })
+	cat := openScratch(t)
 	sizes := []int{6, 15}
 	first := SweepShape(sizes, sizes[0], 3)
 	if first != (Shape{Width: 2, Depth: 1, TablesPerLeaf: 3}) {
