@@ -164,8 +164,18 @@ func (c *Catalog) commitChunk(ctx context.Context, chunk []table.Identifier, sta
 	ops := make([]*writeOp, len(staged))
 	for i, s := range staged {
 		ops[i] = s.op()
+		ops[i].publish = nil // published together below
 	}
-	c.commitBatch(ops)
+	c.commitBatchThen(ops, func() {
+		var keys [][]byte
+		var es []*tableEntry
+		for i, op := range ops {
+			if op.err == nil {
+				keys, es = append(keys, staged[i].key), append(es, staged[i].entry)
+			}
+		}
+		c.tables.setMany(keys, es)
+	})
 	var failed []error
 	for i, op := range ops {
 		if op.err != nil {
