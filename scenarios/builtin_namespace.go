@@ -15,7 +15,7 @@ import (
 
 func init() {
 	Register(Scenario{
-		Name: "create_namespace.latency", Kind: KindLatency, Metric: results.P50, Order: 51, Writes: true,
+		Name: "create_namespace.latency", Kind: KindLatency, Metric: results.P50, Order: 51,
 		Doc:   "create a namespace inside the dataset's work namespace (the namespaces made are dropped after the cell, outside its measurement)",
 		Needs: []Requirement{NeedDataset, NeedTables},
 		Run:   runCreateNamespace,
