@@ -152,3 +152,34 @@ func TestMetadataCacheDropsRetired(t *testing.T) {
 		t.Fatalf("load after commits: %v, props %v", err, tbl.Properties())
 	}
 }
+
+// TestMirrorSetMany: a batch installs every key as set would, keeps the
+// keys it does not name, and retires the entries it replaces.
+func TestMirrorSetMany(t *testing.T) {
+	var m mirror
+	kept := &tableEntry{location: "kept"}
+	replaced := &tableEntry{location: "old"}
+	m.set([]byte("kept"), kept)
+	m.set([]byte("k0"), replaced)
+	var keys [][]byte
+	var es []*tableEntry
+	for i := range 1000 {
+		keys = append(keys, fmt.Appendf(nil, "k%d", i))
+		es = append(es, &tableEntry{location: fmt.Sprint(i)})
+	}
+	m.setMany(keys, es)
+	for i, k := range keys {
+		if got := m.get(k); got != es[i] {
+			t.Fatalf("get(%s) = %v, want %v", k, got, es[i])
+		}
+	}
+	if m.get([]byte("kept")) != kept {
+		t.Error("a key the batch does not name is gone")
+	}
+	if !replaced.retired.Load() {
+		t.Error("the replaced entry is not retired")
+	}
+	if len(m.pointers()) != 1001 {
+		t.Errorf("%d pointers, want 1001", len(m.pointers()))
+	}
+}

@@ -125,7 +125,12 @@ func (g *groupCommitter) submit(op *writeOp) error {
 // Before the transaction, the batch's metadata files are made durable in
 // one step (syncFiles); an op whose files could not be is failed and left
 // out, so no pointer is committed before its file is durable.
-func (c *Catalog) commitBatch(batch []*writeOp) {
+func (c *Catalog) commitBatch(batch []*writeOp) { c.commitBatchThen(batch, nil) }
+
+// commitBatchThen is commitBatch running after, when the transaction
+// committed, under the writer lock right after the ops' publishes (the
+// bulk path publishes its whole batch there at once).
+func (c *Catalog) commitBatchThen(batch []*writeOp, after func()) {
 	if c.closed.Load() {
 		for _, op := range batch {
 			op.err = ErrClosed
@@ -201,6 +206,9 @@ func (c *Catalog) commitBatch(batch []*writeOp) {
 			if op.err == nil && op.publish != nil {
 				op.publish()
 			}
+		}
+		if after != nil {
+			after()
 		}
 		c.ahead.after(c.db)
 		return

@@ -28,8 +28,17 @@ type grpcCompetitor struct {
 	ephemeral bool
 	mode      string // durability of the in-process catalog; "" for a remote server
 	wire      *wireCount
-	addr      string // the server's host:port
+	timing    *reqTiming // where the client's calls spent their time
+	addr      string     // the server's host:port
 }
+
+var _ TimeSplitter = (*grpcCompetitor)(nil)
+
+// TimeSplit is where the client's calls spent their time so far: a unary
+// call's whole round trip counts as its head (gRPC does not tell the
+// reply's first byte apart), and the server's own time comes from the
+// server-timing trailer our front sends.
+func (c *grpcCompetitor) TimeSplit() TimeSplit { return c.timing.TimeSplit() }
 
 // WireBytes is the bytes moved over the client's connection so far.
 func (c *grpcCompetitor) WireBytes() int64 { return c.wire.WireBytes() }
@@ -114,6 +123,8 @@ func newGRPC(ctx context.Context, cfg Config) (Competitor, error) {
 	opts.DialOptions = append(opts.DialOptions, grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
 		return dial(ctx, "tcp", addr)
 	}))
+	timing := &reqTiming{}
+	opts.DialOptions = append(opts.DialOptions, grpc.WithChainUnaryInterceptor(timing.unary))
 	addr := cfg.Env.URL // KATBENCH_GRPC_URL
 	if len(cfg.Args) == 1 {
 		addr = cfg.Args[0]
@@ -128,26 +139,26 @@ func newGRPC(ctx context.Context, cfg Config) (Competitor, error) {
 		params["store"] = StoreUnknown
 		return &grpcCompetitor{
 			Base:   Base{N: "grpc", Cat: cl, P: params, CloseFn: cl.Close},
-			client: cl, wire: wire, addr: addr,
+			client: cl, wire: wire, timing: timing, addr: addr,
 		}, nil
 	}
 	// A credential would reach the child only on its command line, where
 	// every user of the host can read it: with one, the front stays
 	// in-process.
 	if len(cfg.ServeChild) > 0 && cfg.Storage.Warehouse == "" && opts.Credential.ID == "" {
-		return startChildGRPC(ctx, cfg, opts, params, wire)
+		return startChildGRPC(ctx, cfg, opts, params, wire, timing)
 	}
 	c, err := startGRPC(ctx, cfg, opts, params)
 	if err != nil {
 		return nil, err
 	}
-	c.wire = wire
+	c.wire, c.timing = wire, timing
 	return c, nil
 }
 
 // startChildGRPC runs the front as `katbench serve grpc`, a child process
 // over a fresh embedded catalog (see Config.ServeChild).
-func startChildGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOptions, params map[string]any, wire *wireCount) (Competitor, error) {
+func startChildGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOptions, params map[string]any, wire *wireCount, timing *reqTiming) (Competitor, error) {
 	dur, err := catalog.ParseDurability(cfg.Durability)
 	if err != nil {
 		return nil, fmt.Errorf("grpc: %w", err)
@@ -165,13 +176,24 @@ func startChildGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOption
 	params["server_pid"] = ch.pid()
 	params["dir"] = cfg.Dir
 	params["durability"] = string(dur)
-	return &grpcCompetitor{
+	l := &childLoader{cfg: cfg, front: "grpc", dur: dur, ch: ch, ready: cl.Control,
+		restarted: func(pid int) { params["server_pid"] = pid }}
+	return &childGRPC{grpcCompetitor: &grpcCompetitor{
 		Base: Base{N: "grpc", Cat: cl, P: params, CloseFn: func() error {
-			return errors.Join(cl.Close(), ch.stop())
+			return errors.Join(cl.Close(), l.stop())
 		}},
-		client: cl, ephemeral: true, mode: string(dur), wire: wire, addr: ch.addr,
-	}, nil
+		client: cl, ephemeral: true, mode: string(dur), wire: wire, timing: timing, addr: ch.addr,
+	}, childLoader: l}, nil
 }
+
+// childGRPC is `grpc` served by a child process, whose setup can load
+// the child's store in bulk (BulkCreator).
+type childGRPC struct {
+	*grpcCompetitor
+	*childLoader
+}
+
+var _ BulkCreator = (*childGRPC)(nil)
 
 // startGRPC runs the front in-process over a fresh embedded catalog.
 func startGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOptions, params map[string]any) (*grpcCompetitor, error) {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"testing"
 
+	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/nordisk/katbench/catalog"
@@ -144,5 +145,39 @@ func TestGRPCBadInput(t *testing.T) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestGRPCTimeSplit checks that the gRPC client times its calls and reads
+// the server's own time from the trailer our front sends: every call of a
+// window counted, the server's time inside the round trip's.
+func TestGRPCTimeSplit(t *testing.T) {
+	t.Setenv("KATBENCH_GRPC_URL", "")
+	c, err := newCompetitor(t, "grpc", Config{Dir: t.TempDir(), Durability: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, ok := As[TimeSplitter](c)
+	if !ok {
+		t.Fatal("grpc is not a TimeSplitter")
+	}
+	ctx := context.Background()
+	before := ts.TimeSplit()
+	const calls = 20
+	for range calls {
+		if err := c.Catalog().CreateNamespace(ctx, table.Identifier{"ns" + t.Name()}, nil); err != nil && !errors.Is(err, icecatalog.ErrNamespaceAlreadyExists) {
+			t.Fatal(err)
+		}
+	}
+	after := ts.TimeSplit()
+	if got := after.Requests - before.Requests; got != calls {
+		t.Fatalf("%d calls timed, want %d", got, calls)
+	}
+	if got := after.ServerTimed - before.ServerTimed; got != calls {
+		t.Fatalf("%d calls carried the server's time, want %d", got, calls)
+	}
+	head, server := after.Head-before.Head, after.Server-before.Server
+	if server <= 0 || server > head {
+		t.Fatalf("server time %v, round trips %v: want 0 < server ≤ round trips", server, head)
 	}
 }

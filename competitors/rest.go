@@ -454,10 +454,21 @@ func newChildREST(ctx context.Context, cfg Config, dur catalog.Durability) (Comp
 	c.P["durability"] = string(dur)
 	c.P["server"] = "child"
 	c.P["server_pid"] = ch.pid()
+	l := &childLoader{cfg: cfg, front: "rest", dur: dur, ch: ch, ready: c.Control,
+		restarted: func(pid int) { c.P["server_pid"] = pid; c.client.CloseIdleConnections() }}
 	closeClient := c.CloseFn
-	c.CloseFn = func() error { return errors.Join(closeClient(), ch.stop()) }
-	return c, nil
+	c.CloseFn = func() error { return errors.Join(closeClient(), l.stop()) }
+	return &childREST{restCompetitor: c, childLoader: l}, nil
 }
+
+// childREST is `rest` served by a child process, whose setup can load
+// the child's store in bulk (BulkCreator).
+type childREST struct {
+	*restCompetitor
+	*childLoader
+}
+
+var _ BulkCreator = (*childREST)(nil)
 
 // newRemoteREST builds a competitor for an already running REST server:
 // URL and WAREHOUSE from the arguments, else from cfg.Env

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"syscall"
 	"time"
@@ -38,11 +37,16 @@ type childServer struct {
 // over a fresh catalog in cfg.Dir/server-FRONT and waits until it says
 // where it listens. Its log lines go to cfg.Log.
 func startChild(ctx context.Context, cfg Config, front string) (*childServer, error) {
+	return startChildAt(ctx, cfg, front, "127.0.0.1:0")
+}
+
+// startChildAt is startChild on addr.
+func startChildAt(ctx context.Context, cfg Config, front, addr string) (*childServer, error) {
 	if len(cfg.ServeChild) == 0 {
 		return nil, errors.New("no command to serve a child with")
 	}
 	args := append(cfg.ServeChild[1:len(cfg.ServeChild):len(cfg.ServeChild)], "serve", front,
-		"--addr", "127.0.0.1:0", "--dir", filepath.Join(cfg.Dir, "server-"+front))
+		"--addr", addr, "--dir", childDir(cfg, front))
 	if cfg.Durability != "" {
 		args = append(args, "--durability", cfg.Durability)
 	}

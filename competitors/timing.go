@@ -1,12 +1,18 @@
 package competitors
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/nordisk/katbench/catalog/grpcfront"
 )
 
 // TimeSplitter is the capability to say where the client's requests spent
@@ -110,3 +116,26 @@ func (b *timedBody) end() {
 		b.t.body.Add(int64(time.Since(b.headAt)))
 	}
 }
+
+// unary is a gRPC client interceptor that times each unary call: its
+// whole round trip as the head (a unary reply is not read apart from
+// its first byte), and the server's own time from the server-timing
+// trailer (the same syntax as the HTTP header) when the server sends one.
+func (t *reqTiming) unary(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	var trailer metadata.MD
+	start := time.Now()
+	err := invoker(ctx, method, req, reply, cc, append(opts, grpc.Trailer(&trailer))...)
+	t.requests.Add(1)
+	t.head.Add(int64(time.Since(start)))
+	if v := trailer.Get(ServerTimingKey); len(v) > 0 {
+		if d, ok := serverTiming(strings.Join(v, ",")); ok {
+			t.server.Add(int64(d))
+			t.serverTimed.Add(1)
+		}
+	}
+	return err
+}
+
+// ServerTimingKey is the gRPC trailer our gRPC front reports its own
+// time in ("app;dur=MS", as the Server-Timing header of HTTP).
+const ServerTimingKey = grpcfront.ServerTimingTrailer

@@ -55,26 +55,45 @@ func TestServerCostRESTAndFixture(t *testing.T) {
 	}
 }
 
-// TestGrowthSweepREST runs a two-size sweep on rest and checks that each
-// size has its lines, the second measured on the grown dataset, and that
-// the creates of the second size name tables of their own (a failed
-// create fails the run).
+// TestGrowthSweepREST runs a two-size sweep on rest and grpc (child
+// processes) and checks that each size has its lines, the second
+// measured on the grown dataset, grown through the bulk path (the child
+// restarted over its loaded store), that the creates of the second size
+// name tables of their own (a failed create fails the run), and that the
+// gRPC lines take the server's time from its trailer.
 func TestGrowthSweepREST(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run; skipped with -short")
 	}
-	res := runKatbench(t, 10*time.Minute, nil, "run", "rest", "--quick", "--tables", "20,200",
+	res := runKatbench(t, 10*time.Minute, nil, "run", "rest", "grpc", "--quick", "--tables", "20,200",
 		"--scenario", "load_table.latency,list_tables.latency,create_table.latency", "--history", "")
 	if res.err != nil {
 		t.Fatalf("katbench run failed: %v\nstderr:\n%s", res.err, tailLines(res.stderr, 40))
 	}
 	seen := map[float64]results.Record{}
+	pids := map[string]map[any]bool{}
 	for _, r := range parseRecords(t, res.stdout) {
-		if r.Scenario == "list_tables.latency" {
+		if r.Scenario == "list_tables.latency" && r.Target == "rest" {
 			seen[r.Dims[results.DimTables]] = r
 		}
-		if r.Scenario == "load_table.latency" {
-			assertServerCost(t, r)
+		if r.Scenario != "load_table.latency" {
+			continue
+		}
+		assertServerCost(t, r)
+		if pids[r.Target] == nil {
+			pids[r.Target] = map[any]bool{}
+		}
+		pids[r.Target][r.Params["server_pid"]] = true
+		if r.Dims[results.DimTables] == 200 && r.Params["setup_path"] != "bulk" {
+			t.Errorf("%s at 200 tables: params.setup_path = %v, want bulk", r.Target, r.Params["setup_path"])
+		}
+		if r.Target == "grpc" && (r.TimeParts == nil || r.TimeParts.ServerSource != "server-timing" || r.TimeParts.ServerUS <= 0) {
+			t.Errorf("grpc time_parts %+v, want the server's time from its trailer", r.TimeParts)
+		}
+	}
+	for _, tg := range []string{"rest", "grpc"} {
+		if len(pids[tg]) != 2 {
+			t.Errorf("%s server pids over the sizes %v: want two, the child restarted after its bulk load", tg, pids[tg])
 		}
 	}
 	for size, wantAtLeast := range map[float64]float64{20: 20, 200: 200} {

@@ -168,14 +168,7 @@ func Build(ctx context.Context, cat icecatalog.Catalog, root string, shape Shape
 		leaves = next
 	}
 	for i, ns := range planned {
-		err := SetupRetry.do(ctx, func(again bool) error {
-			err := cat.CreateNamespace(ctx, ns, iceberg.Properties{"katbench": "dataset"})
-			if again && errors.Is(err, icecatalog.ErrNamespaceAlreadyExists) {
-				return nil // an earlier attempt created it, then failed to say so
-			}
-			return err
-		})
-		if err != nil {
+		if err := createDatasetNamespace(ctx, cat, ns); err != nil {
 			return d, fmt.Errorf("create namespace %s: %w", strings.Join(ns, "."), err)
 		}
 		d.Namespaces = append(d.Namespaces, ns)
@@ -192,6 +185,19 @@ func Build(ctx context.Context, cat icecatalog.Catalog, root string, shape Shape
 	d.Tables = created
 	d.TablesErr = err
 	return d, nil
+}
+
+// createDatasetNamespace creates one dataset namespace on cat, retried as
+// SetupRetry says; a retry that finds it made by an earlier attempt
+// succeeds.
+func createDatasetNamespace(ctx context.Context, cat icecatalog.Catalog, ns table.Identifier) error {
+	return SetupRetry.do(ctx, func(again bool) error {
+		err := cat.CreateNamespace(ctx, ns, iceberg.Properties{"katbench": "dataset"})
+		if again && errors.Is(err, icecatalog.ErrNamespaceAlreadyExists) {
+			return nil // an earlier attempt created it, then failed to say so
+		}
+		return err
+	})
 }
 
 // Drop removes what Build created, tables first, children before parents.

@@ -106,6 +106,10 @@ type Options struct {
 	// the whole sweep: a competitor whose setup runs out stops at the size
 	// it reached, and its lines at larger sizes say so.
 	SetupBudget time.Duration
+	// PerNamespace, when > 0, makes a growth sweep hold this many tables
+	// in every leaf namespace at every size, the leaves (one level under
+	// the root) growing in number instead of their tables.
+	PerNamespace int
 	// ServerCost says how each competitor's server cost is measured
 	// (servercost.go); the zero value measures none.
 	ServerCost ServerCost
@@ -153,6 +157,7 @@ type state struct {
 	split    competitors.TimeSplitter
 	setupDur time.Duration // dataset setup so far (a sweep's growth included)
 	stopped  string        // why a sweep stopped growing it; "" while it grows
+	bulk     bool          // a sweep grew it through competitors.BulkCreator
 }
 
 // cell accumulates one scenario's rounds on one competitor.
@@ -602,8 +607,11 @@ func (r *Runner) params(s *state, extra map[string]any) map[string]any {
 	if len(o.Sizes) > 0 {
 		p["sweep_tables"] = o.Sizes
 		p["setup_s"] = s.setupDur.Seconds()
+		if s.bulk {
+			p["setup_path"] = "bulk"
+		}
 		if r.size > 0 {
-			p["shape"] = SweepShape(o.Sizes, r.size)
+			p["shape"] = SweepShape(o.Sizes, r.size, o.PerNamespace)
 		}
 	}
 	for k, v := range s.c.Params() {

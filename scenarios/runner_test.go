@@ -109,7 +109,7 @@ func TestRunnerDrivesEveryCompetitorIdentically(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"load_table.latency", "table_exists.latency", "create_table.latency", "commit_table.latency"} {
+	for _, name := range []string{"load_table.latency", "table_exists.latency", "create_table.latency", "create_namespace.latency", "commit_table.latency"} {
 		if n := got["embedded "+name].Ops; strings.HasPrefix(name, "create") || strings.HasPrefix(name, "commit") {
 			if n != int64(o.CreateOps) {
 				t.Errorf("embedded %s ops = %d, want %d", name, n, o.CreateOps)

@@ -30,6 +30,7 @@ type Settings struct {
 	Tables                  int
 	Sizes                   []int         // --tables with several sizes: a growth sweep
 	SetupBudget             time.Duration // --setup-budget
+	PerNamespace            int           // --per-namespace
 	Duration, Warmup        time.Duration
 	ServerWarmup            string // "auto" or a duration
 	Threads                 string // comma-separated levels
@@ -114,11 +115,15 @@ func (s Settings) Options(runID string) (Options, error) {
 	if s.SetupBudget > 0 && len(s.Sizes) < 2 {
 		return o, settingsf("--setup-budget bounds a growth sweep's setup: give --tables with several sizes, like 1k,10k,100k")
 	}
+	if s.PerNamespace < 0 || s.PerNamespace > 0 && len(s.Sizes) < 2 {
+		return o, settingsf("--per-namespace %d: give a positive count with a growth sweep (--tables with several sizes, like 1k,10k,100k)", s.PerNamespace)
+	}
 	if len(s.Sizes) > 1 {
-		if err := SweepShape(s.Sizes, slices.Max(s.Sizes)).Validate(); err != nil {
+		if err := SweepShape(s.Sizes, slices.Max(s.Sizes), s.PerNamespace).Validate(); err != nil {
 			return o, settingsErr(err)
 		}
-		o.Sizes, o.Shape, o.SetupBudget = slices.Clone(s.Sizes), SweepShape(s.Sizes, s.Sizes[0]), s.SetupBudget
+		o.Sizes, o.Shape, o.SetupBudget = slices.Clone(s.Sizes), SweepShape(s.Sizes, s.Sizes[0], s.PerNamespace), s.SetupBudget
+		o.PerNamespace = s.PerNamespace
 	}
 	if err := o.Shape.Validate(); err != nil {
 		return o, settingsErr(err)

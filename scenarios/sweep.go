@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -47,12 +48,19 @@ func (r *Runner) grow(ctx context.Context, s *state, size int) {
 	if s.stopped != "" || s.setup != nil || s.d == nil {
 		return
 	}
-	shape := SweepShape(r.Opts.Sizes, size)
+	shape := SweepShape(r.Opts.Sizes, size, r.Opts.PerNamespace)
 	r.logf("%s: growing the dataset to %d tables (%+v)", s.c.Name(), shape.Tables(), shape)
 	gctx, cancel := r.setupContext(ctx, s)
 	defer cancel()
 	t0 := time.Now()
-	err := s.d.Grow(gctx, s.c.Catalog(), shape, s.parallel, prefixed(r.Opts.Progress, s.c.Name()))
+	progress := prefixed(r.Opts.Progress, s.c.Name())
+	var err error
+	if bulk, ok := competitors.As[competitors.BulkCreator](s.c); ok {
+		s.bulk = true
+		err = s.d.GrowBulk(gctx, s.c.Catalog(), bulk, shape, s.parallel, progress)
+	} else {
+		err = s.d.Grow(gctx, s.c.Catalog(), shape, s.parallel, progress)
+	}
 	s.setupDur += time.Since(t0)
 	switch {
 	case err == nil:

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/apache/iceberg-go"
@@ -15,6 +16,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/nordisk/katbench/catalog/grpcfront/catalogv1"
@@ -115,7 +117,7 @@ func NewServer(cat icecatalog.Catalog, opts ServerOptions) (*Server, error) {
 		// call; grpc spawns extra goroutines when all workers are busy.
 		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
 	}
-	gopts = append(gopts, grpc.UnaryInterceptor(recoverPanics))
+	gopts = append(gopts, grpc.ChainUnaryInterceptor(recoverPanics, timeHandler))
 	if len(opts.Credentials) > 0 {
 		tokens, err := newTokenStore(opts.Credentials, opts.TokenTTL)
 		if err != nil {
@@ -176,6 +178,22 @@ func recoverPanics(ctx context.Context, req any, info *grpc.UnaryServerInfo, han
 		}
 	}()
 	return handler(ctx, req)
+}
+
+// ServerTimingTrailer is the trailer every unary reply carries the
+// server's own time in, "app;dur=MS" (milliseconds, as the HTTP
+// Server-Timing header our REST front sends): from the handler's start,
+// after the request was decoded, to its return, before the reply is
+// encoded.
+const ServerTimingTrailer = "server-timing"
+
+// timeHandler sets the ServerTimingTrailer of a unary call.
+func timeHandler(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	start := time.Now()
+	resp, err := handler(ctx, req)
+	ms := float64(time.Since(start)) / float64(time.Millisecond)
+	_ = grpc.SetTrailer(ctx, metadata.Pairs(ServerTimingTrailer, "app;dur="+strconv.FormatFloat(ms, 'f', 3, 64)))
+	return resp, err
 }
 
 // service implements catalogv1.CatalogServiceServer over a catalog.Catalog.

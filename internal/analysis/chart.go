@@ -15,6 +15,9 @@ var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#
 type series struct {
 	Name string
 	X, Y []float64
+	// Color, when set, is the series' colour instead of the palette's
+	// next (to keep one target's colour across charts).
+	Color string
 }
 
 // tick is an axis mark at a data coordinate.
@@ -105,6 +108,9 @@ func (c chart) SVG() string {
 	fmt.Fprintf(&b, `<text x="14" y="%d" font-size="11" text-anchor="middle" transform="rotate(-90 14 %d)">%s</text>`, padT+plotH/2, padT+plotH/2, esc(c.YLabel))
 	for i, s := range c.Series {
 		col := palette[i%len(palette)]
+		if s.Color != "" {
+			col = s.Color
+		}
 		var pts []string
 		for j, y := range s.Y {
 			if c.LogY && y <= 0 {

@@ -49,6 +49,7 @@ type reportView struct {
 	Scenarios []scenarioView
 	Families  []familyView
 	Capacity  []familyView
+	Sizing    []familyView // growth sweeps: costs against tables
 	History   []familyView // history-depth charts (history_chart.go)
 	Ratios    []ratioRunView
 	// Summary is one headline per (run, non-base target).
@@ -178,6 +179,7 @@ func buildReport(lines []Line, o ReportOptions) (reportView, error) {
 	}
 	v.Families = families(lines, label)
 	v.Capacity = capacityCharts(lines, label)
+	v.Sizing = sizingCharts(lines, multiRun)
 	v.History = historyCharts(lines, multiRun)
 	v.Ratios = ratios(lines, runs, variant)
 	v.Summary = summary(v.Ratios)
@@ -599,6 +601,7 @@ nav.toc{font-size:13px;line-height:1.6;border:1px solid #ddd;padding:6px 12px;ba
 {{if .Ratios}}<li><a href="#ratios">A/B ratios</a></li>{{end}}
 {{if .Families}}<li><a href="#throughput">Throughput vs threads</a>: {{range $i, $f := .Families}}{{if $i}} · {{end}}<a href="#{{$f.Anchor}}">{{$f.Name}}</a>{{end}}</li>{{end}}
 {{if .Capacity}}<li><a href="#capacity">Capacity: latency against throughput</a></li>{{end}}
+{{if .Sizing}}<li><a href="#sizing">Sizing: costs against tables</a></li>{{end}}
 {{if .History}}<li><a href="#history">Against history depth</a></li>{{end}}
 <li><a href="#spectra">Percentile spectra</a>: {{range $i, $s := .Scenarios}}{{if $i}} · {{end}}<a href="#{{$s.Anchor}}">{{$s.Name}}</a>{{end}}</li>
 </ol></nav>
@@ -624,6 +627,9 @@ nav.toc{font-size:13px;line-height:1.6;border:1px solid #ddd;padding:6px 12px;ba
 {{end}}{{end}}
 {{if .Capacity}}<h2 id="capacity">Capacity: latency against throughput</h2>
 {{range .Capacity}}<section class="scenario"><h3>{{.Name}}</h3>{{.Chart}}</section>
+{{end}}{{end}}
+{{if .Sizing}}<h2 id="sizing">Sizing: costs against tables (log–log; the number after each name in a legend is its fitted growth exponent, the slope: 0 = flat, 1 = linear, with its 95 % interval where there are three sizes or more)</h2>
+{{range .Sizing}}<section class="scenario"><h3>{{.Name}}</h3>{{.Chart}}</section>
 {{end}}{{end}}
 {{if .History}}<h2 id="history">Against history depth (log–log; the factor per 10× of snapshots is fitted over the levels of one snapshot or more)</h2>
 {{range .History}}<section class="scenario"><h3>{{.Name}}</h3>{{.Chart}}</section>
