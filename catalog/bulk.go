@@ -164,18 +164,14 @@ func (c *Catalog) commitChunk(ctx context.Context, chunk []table.Identifier, sta
 	ops := make([]*writeOp, len(staged))
 	for i, s := range staged {
 		ops[i] = s.op()
-		ops[i].publish = nil // published together below
 	}
-	c.commitBatchThen(ops, func() {
-		var keys [][]byte
-		var es []*tableEntry
-		for i, op := range ops {
-			if op.err == nil {
-				keys, es = append(keys, staged[i].key), append(es, staged[i].entry)
-			}
-		}
-		c.tables.setMany(keys, es)
-	})
+	if c.wal != nil {
+		// With the commit log the chunk is one logged group (one record,
+		// one flush), each op publishing itself once the log holds it.
+		c.commitBatchLog(ops)
+	} else {
+		c.commitChunkDirect(ops, staged)
+	}
 	var failed []error
 	for i, op := range ops {
 		if op.err != nil {
@@ -200,6 +196,24 @@ func (c *Catalog) commitChunk(ctx context.Context, chunk []table.Identifier, sta
 		c.cache.admit(s.entry, s.loaded)
 	}
 	return nil
+}
+
+// commitChunkDirect commits ops in one bbolt transaction and publishes the
+// committed ones to the table index together, in one step.
+func (c *Catalog) commitChunkDirect(ops []*writeOp, staged []*staged) {
+	for _, op := range ops {
+		op.publish = nil // published together below
+	}
+	c.commitBatchThen(ops, func() {
+		var keys [][]byte
+		var es []*tableEntry
+		for i, op := range ops {
+			if op.err == nil {
+				keys, es = append(keys, staged[i].key), append(es, staged[i].entry)
+			}
+		}
+		c.tables.setMany(keys, es)
+	})
 }
 
 // stageNew writes the first metadata file of the new table ident.

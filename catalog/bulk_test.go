@@ -23,9 +23,27 @@ func bulkIDs(ns table.Identifier, n int) []table.Identifier {
 	return out
 }
 
+// TestCreateTablesBulk runs the bulk path without and with the commit log
+// (where a chunk is one logged group).
 func TestCreateTablesBulk(t *testing.T) {
+	for _, commitLog := range []bool{false, true} {
+		t.Run(fmt.Sprintf("commit-log=%v", commitLog), func(t *testing.T) { testCreateTablesBulk(t, commitLog) })
+	}
+}
+
+func openBulk(t *testing.T, dir string, commitLog bool) *catalog.Catalog {
+	t.Helper()
+	c, err := catalog.Open(context.Background(), catalog.Options{Dir: dir, Durability: catalog.Immediate, CommitLog: commitLog})
+	if err != nil {
+		t.Fatalf("Open(%s): %v", dir, err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func testCreateTablesBulk(t *testing.T, commitLog bool) {
 	dir := t.TempDir()
-	c := openAt(t, dir, catalog.Immediate)
+	c := openBulk(t, dir, commitLog)
 	ctx := context.Background()
 	ns := mustNS(t, c, "bulk")
 	ids := bulkIDs(ns, catalog.BulkChunk+7) // two chunks, the second short
@@ -58,7 +76,7 @@ func TestCreateTablesBulk(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	c2 := openAt(t, dir, catalog.Immediate)
+	c2 := openBulk(t, dir, commitLog)
 	if got := listTables(t, c2, ns); len(got) != len(ids) {
 		t.Fatalf("after reopen: %d tables, want %d", len(got), len(ids))
 	}
