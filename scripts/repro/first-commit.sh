@@ -81,7 +81,7 @@ fi
 req GET "$v1/namespaces/$ns/tables/$tbl"
 flat=$(tr -d ' \n' <<<"$body")
 echo "main served: $(grep -o '"refs":{"main":{[^}]*}' <<<"$flat" || echo none)"
-echo "snapshots served: $(grep -o '"snapshot-id":[0-9-]*,"timestamp-ms":[0-9]*,"summary":{[^}]*}' <<<"$flat" | tr '\n' ' ' || echo none)"
+echo "snapshots served: $(grep -o '"snapshots":\[[^]]*\]' <<<"$flat" || echo none)"
 
 echo "first commit: $first; second commit (main already exists): $second"
 if [[ $first != 200 ]]; then
