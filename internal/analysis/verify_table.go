@@ -8,7 +8,8 @@ import (
 // The verify table (layout=verify): one row per cell of a `katbench
 // verify` run (scenario verify.commits), its rate and latency, the attempts
 // by outcome, the costs of contention and the anomaly counts, in the run's
-// order. targets= narrows it.
+// order. targets= narrows it. A run with --kill-every adds the kills and
+// the indeterminate commits found present and absent.
 //
 //	<!-- katbench:table verify-competitors layout=verify -->
 //
@@ -31,19 +32,31 @@ var verifyAnomalies = []string{"lost", "duplicated", "phantom", "forked", "unrea
 
 // verifyTable renders the layout=verify table of run.
 func verifyTable(b Block, run []Line) (string, error) {
+	var lines []Line
+	kills := false
+	for _, l := range narrow(b, run) {
+		if l.Scenario == "verify.commits" {
+			lines = append(lines, l)
+			_, k := l.Params["kills"]
+			kills = kills || k
+		}
+	}
+	if len(lines) == 0 {
+		return "", fmt.Errorf("%w: no verify.commits line", ErrNoLines)
+	}
 	var sb strings.Builder
 	sb.WriteString("| target | W | K | commits/s | p50 ms | p99 ms |")
 	for _, c := range verifyColumns {
 		sb.WriteString(" " + c.head + " |")
 	}
+	extra := 1
+	if kills {
+		sb.WriteString(" kills | indet. present/absent |")
+		extra += 2
+	}
 	sb.WriteString(" lost/dup/phantom/forked/unreadable |\n|---|---|---|---|---|---|" +
-		strings.Repeat("---|", len(verifyColumns)+1) + "\n")
-	rows := 0
-	for _, l := range narrow(b, run) {
-		if l.Scenario != "verify.commits" {
-			continue
-		}
-		rows++
+		strings.Repeat("---|", len(verifyColumns)+extra) + "\n")
+	for _, l := range lines {
 		k := "—"
 		if v, ok := l.Params["tables"]; ok {
 			k = fmt.Sprint(v)
@@ -53,14 +66,18 @@ func verifyTable(b Block, run []Line) (string, error) {
 		for _, c := range verifyColumns {
 			sb.WriteString(" " + measureFormat(l, c.measure, c.format) + " |")
 		}
+		if kills {
+			n := "—"
+			if v, ok := l.Params["kills"]; ok {
+				n = fmt.Sprint(v)
+			}
+			fmt.Fprintf(&sb, " %s | %s/%s |", n, measureFormat(l, "indeterminate_present", "%.0f"), measureFormat(l, "indeterminate_absent", "%.0f"))
+		}
 		counts := make([]string, len(verifyAnomalies))
 		for i, m := range verifyAnomalies {
 			counts[i] = measureFormat(l, m, "%.0f")
 		}
 		sb.WriteString(" " + strings.Join(counts, "/") + " |\n")
-	}
-	if rows == 0 {
-		return "", fmt.Errorf("%w: no verify.commits line", ErrNoLines)
 	}
 	return sb.String(), nil
 }

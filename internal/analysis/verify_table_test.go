@@ -42,4 +42,23 @@ func TestVerifyTable(t *testing.T) {
 	if _, err := verifyTable(Block{Attrs: map[string]string{"targets": "nessie"}}, run); !errors.Is(err, ErrNoLines) {
 		t.Errorf("no verify line for the targets: err = %v, want ErrNoLines", err)
 	}
+
+	// A kill run: the kills and the indeterminate commits found present and absent.
+	kill, err := ParseLine([]byte(`{"schema":4,"run_id":"r2","target":"rest","scenario":"verify.commits","threads":16,"ops":329,"ops_sec":5.5,"p50_us":1000,"p99_us":9000,` +
+		`"params":{"tables":1,"kill_every":"2s","kill_seed":3,"kills":25},"measures":{"acked":{"value":329,"unit":"count"},"indeterminate":{"value":350,"unit":"count"},` +
+		`"indeterminate_present":{"value":1,"unit":"count"},"indeterminate_absent":{"value":349,"unit":"count"},"lost":{"value":0,"unit":"count"}}}`))
+	if err != nil {
+		t.Fatalf("ParseLine: %v", err)
+	}
+	got, err = verifyTable(Block{Attrs: map[string]string{}}, []Line{kill})
+	if err != nil {
+		t.Fatalf("verifyTable: %v", err)
+	}
+	rows = strings.Split(strings.TrimSpace(got), "\n")
+	if !strings.Contains(rows[0], "| kills | indet. present/absent |") || strings.Count(rows[1], "|") != strings.Count(rows[0], "|") {
+		t.Errorf("head without the kill columns or a rule of another width:\n%s", got)
+	}
+	if want := "| rest | 16 | 1 | 5.5 | 1.0 | 9 | 329 | — | 350 | — | — | — | — | 25 | 1/349 | 0/—/—/—/— |"; rows[2] != want {
+		t.Errorf("row = %s\nwant  %s", rows[2], want)
+	}
 }
