@@ -36,6 +36,7 @@ type verifyFlags struct {
 	retries         int
 	noMarkers       bool
 	out, dir        string
+	history, label  string
 	show            int
 	killEvery       time.Duration
 	seed            uint64
@@ -85,6 +86,8 @@ still written); docs/verify.md explains every check.`,
 	fl.IntVar(&f.retries, "commit-retries", commitcheck.DefaultRetries, "commit.retry.num-retries on the tables: how often iceberg-go refreshes and re-applies a commit that lost a race (default as Iceberg's Java client; iceberg-go's own default is 0)")
 	fl.BoolVar(&f.noMarkers, "no-markers", false, "commit without markers and check nothing: the checker's own cost, beside a run with markers")
 	fl.StringVar(&f.out, "out", "", "append the result lines to this file (default: stdout, after each cell's summary)")
+	fl.StringVar(&f.history, "history", "", "also append the result lines to this file (none by default; docs/verify.md's tables are generated from runs recorded with --history bench_history.jsonl --label NAME)")
+	results.RegisterLabelFlag(fl, &f.label)
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
 	fl.DurationVar(&f.killEvery, "kill-every", 0, "kill -9 the server at random moments about this far apart during each cell (uniform in [D/2, 3D/2), seeded by --seed) and restart it: rest (katbench runs its serve rest as a child), or the server --kill-pid-file and --restart name")
 	fl.StringVar(&f.pidFile, "kill-pid-file", "", "with --kill-every: crash instead the server whose process id this file holds (its process group), e.g. $KATBENCH_STATE_DIR/nessie-pg/pid")
@@ -168,7 +171,16 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
 		defer func() { err = errors.Join(err, fh.Close()) }()
 		sink = fh
 	}
-	lines := results.NewJSONL(sink)
+	var lines results.Sink = results.NewJSONL(sink)
+	if f.history != "" {
+		h, herr := results.OpenHistory(f.history)
+		if herr != nil {
+			return asUsage(herr)
+		}
+		defer func() { err = errors.Join(err, h.Close()) }()
+		lines = results.Tee{lines, h}
+	}
+	lines = results.Labelled(lines, f.label)
 	dir, removeDir, err := workspace.WorkDir(f.dir)
 	if err != nil {
 		return err

@@ -24,6 +24,8 @@ func TestVerifyUsageErrors(t *testing.T) {
 		{"negative retries", []string{"verify", "embedded", "--commit-retries", "-1"}, "--commit-retries"},
 		{"kill a server katbench did not start", []string{"verify", "embedded", "--kill-every", "1s"}, "--kill-every"},
 		{"kill a remote server", []string{"verify", "rest=http://127.0.0.1:1", "--kill-every", "1s"}, "--kill-every"},
+		{"bad label", []string{"verify", "embedded", "--label", "Not A Label"}, "a label is"},
+		{"history in a missing directory", []string{"verify", "embedded", "--commits", "1", "--history", "/nonexistent/dir/h.jsonl"}, "history"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { wantUsageError(t, nil, c.args, c.want) })
@@ -127,5 +129,26 @@ func TestVerifyKillRest(t *testing.T) {
 		if v := measure(t, r, k); v != 0 {
 			t.Errorf("%s = %v after kill -9\n%s", k, v, stdout)
 		}
+	}
+}
+
+// TestVerifyHistoryAndLabel: --history gets the same lines as --out, each
+// carrying --label, for katbench readme's layout=verify tables.
+func TestVerifyHistoryAndLabel(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "history.jsonl")
+	code, _, recs := verifyLines(t, "embedded", "--writers", "1", "--commits", "5", "--history", hist, "--label", "verify-test")
+	if code != 0 || len(recs) != 1 || recs[0].Label != "verify-test" {
+		t.Fatalf("exit %d, %d lines, label %q", code, len(recs), recs[0].Label)
+	}
+	b, err := os.ReadFile(hist)
+	if err != nil {
+		t.Fatalf("no history: %v", err)
+	}
+	var h results.Record
+	if err := json.Unmarshal(b, &h); err != nil || strings.Count(string(b), "\n") != 1 {
+		t.Fatalf("history %q: %v", b, err)
+	}
+	if h.Label != "verify-test" || h.RunID != recs[0].RunID || h.Scenario != "verify.commits" || measure(t, h, "acked") != measure(t, recs[0], "acked") {
+		t.Errorf("history line %s/%s run %s label %q, want the --out line's (run %s) labelled verify-test", h.Target, h.Scenario, h.RunID, h.Label, recs[0].RunID)
 	}
 }

@@ -39,7 +39,8 @@ import (
 // by=PARAM (A and B name values of that param instead of targets, e.g.
 // by=transport for a data-plane run), layout=writes (the catalog against
 // its file-system floor per flush mode, see writesTable; layout=writes-summary
-// its short form, quiet beside neighbour=LABEL, see writesSummary), and cmd="…" (the
+// its short form, quiet beside neighbour=LABEL, see writesSummary), layout=verify
+// (a `katbench verify` run's cells, see verifyTable), and cmd="…" (the
 // command, for lines that do not record it).
 //
 // Generated sections hold text that is not a measurement but must not
@@ -388,6 +389,8 @@ func renderBlock(b Block, src Sources) (string, error) {
 		body, err = writesTable(b, run, src)
 	case "writes-summary":
 		body, err = writesSummary(b, run, src)
+	case "verify":
+		body, err = verifyTable(b, run)
 	case "history":
 		body, err = historyTable(narrow(b, run))
 	case "capacity":
