@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/apache/iceberg-go"
@@ -73,7 +74,7 @@ func (c *Catalog) CommitTable(ctx context.Context, ident table.Identifier, reqs 
 		next, err = table.UpdateTableMetadata(cur, updates, curLoc)
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("commit table %s: %w", identString(ident), err)
+		return nil, "", fmt.Errorf("commit table %s: %w", identString(ident), refusedUpdates(err))
 	}
 	if cur != nil && next.Equals(cur) {
 		return cur, curLoc, nil
@@ -93,6 +94,18 @@ func (c *Catalog) CommitTable(ctx context.Context, ident table.Identifier, reqs 
 		return nil, "", fmt.Errorf("commit table %s: %w", identString(ident), err)
 	}
 	return t.Metadata(), t.MetadataLocation(), nil
+}
+
+// refusedUpdates marks an error from applying a client's updates to table
+// metadata (in memory: nothing was read or written) as the client's invalid
+// input, so that no front answers it as a server fault. An error that
+// already says what it is keeps its meaning.
+func refusedUpdates(err error) error {
+	if errors.Is(err, iceberg.ErrInvalidArgument) || errors.Is(err, iceberg.ErrNotImplemented) ||
+		errors.Is(err, table.ErrCommitFailed) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", iceberg.ErrInvalidArgument, err)
 }
 
 func hasAssertCreate(reqs []table.Requirement) bool {

@@ -288,3 +288,36 @@ func TestCreateViaCommit(t *testing.T) {
 		t.Errorf("create via commit in missing namespace: %v", err)
 	}
 }
+
+// TestInvalidUpdatesAreTheClientsError: updates the metadata rules refuse (a
+// snapshot older than the table's last update) are the client's invalid
+// input, not a commit whose outcome is unknown, and change nothing.
+func TestInvalidUpdatesAreTheClientsError(t *testing.T) {
+	ctx := context.Background()
+	c, _ := openTemp(t)
+	mustNS(t, c, "ns")
+	id := table.Identifier{"ns", "old"}
+	tbl := mustTable(t, c, id...)
+	meta := tbl.Metadata()
+	schemaID := meta.CurrentSchema().ID
+	snap := table.Snapshot{
+		SnapshotID:     7,
+		SequenceNumber: meta.LastSequenceNumber() + 1,
+		TimestampMs:    meta.LastUpdatedMillis() - 10*60_000, // beyond the one minute of clock skew allowed
+		ManifestList:   meta.Location() + "/metadata/snap-7.avro",
+		Summary:        &table.Summary{Operation: table.OpAppend},
+		SchemaID:       &schemaID,
+	}
+	_, _, err := c.CommitTable(ctx, id, []table.Requirement{table.AssertRefSnapshotID("main", nil)},
+		[]table.Update{table.NewAddSnapshotUpdate(&snap), table.NewSetSnapshotRefUpdate("main", 7, table.BranchRef, -1, -1, -1)})
+	if !errors.Is(err, iceberg.ErrInvalidArgument) || errors.Is(err, table.ErrCommitFailed) {
+		t.Fatalf("commit of a snapshot older than the table: %v; want ErrInvalidArgument", err)
+	}
+	now, err := c.LoadTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now.MetadataLocation() != tbl.MetadataLocation() || now.CurrentSnapshot() != nil {
+		t.Error("a refused commit changed the table")
+	}
+}

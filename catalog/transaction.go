@@ -79,7 +79,7 @@ func (c *Catalog) CommitTransaction(ctx context.Context, commits []table.TableCo
 		next, err := table.UpdateTableMetadata(l.meta, tc.Updates, l.location)
 		if err != nil {
 			cleanup()
-			return fmt.Errorf("commit transaction: table %s: %w", name, err)
+			return fmt.Errorf("commit transaction: table %s: %w", name, refusedUpdates(err))
 		}
 		if next.Location() != l.meta.Location() {
 			if _, err := c.CheckLocation("set-location", next.Location()); err != nil {
