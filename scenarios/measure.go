@@ -54,6 +54,7 @@ func Latency(ctx context.Context, op Op, warmup time.Duration, minWarmup, maxWar
 			warmErr.set(fmt.Errorf("warm-up: %w", err))
 		}
 	}
+	live := liveFrom(ctx)
 	endWindow := beginWindow(ctx)
 	c0 := results.SnapshotFrom(ctx)
 	start := time.Now()
@@ -66,6 +67,7 @@ func Latency(ctx context.Context, op Op, warmup time.Duration, minWarmup, maxWar
 		err := op(ctx, 0, w+i)
 		d := time.Since(t0)
 		done++
+		live.op(d, err)
 		if err != nil {
 			rec.Error()
 			eh.set(err)
@@ -123,6 +125,7 @@ func throughputClasses(ctx context.Context, op ClassOp, classes, threads int, wa
 		ready sync.WaitGroup
 		wg    sync.WaitGroup
 		begin = make(chan struct{})
+		live  = liveFrom(ctx)
 	)
 	for w := range threads {
 		wg.Add(1)
@@ -150,6 +153,7 @@ func throughputClasses(ctx context.Context, op ClassOp, classes, threads int, wa
 					continue
 				}
 				ended[w].n.Add(1) // the worker's own cache line: no sharing on the hot path
+				live.op(dur, err) // nil without --metrics-addr: one branch
 				if err != nil {
 					rec[class].Error()
 					eh.set(err)

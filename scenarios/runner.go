@@ -75,6 +75,9 @@ type Options struct {
 	// to return the start instant (the same for every worker), then
 	// measures from it as from StartAt.
 	StartGate func(ctx context.Context) (time.Time, error)
+	// Live, when set, receives the measured operations as they end
+	// (--metrics-addr).
+	Live *LiveMetrics
 	// Extra params stamped on every line (a worker's shard, its start).
 	Extra map[string]any
 	// Rate, when > 0, runs the open-loop scenarios (KindOpen) at this many
@@ -463,6 +466,10 @@ func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, roun
 		}
 		ctx = withWindow(ctx, &serverWindows{meter: s.meter, wire: s.wire, split: s.split, acc: c.server})
 	}
+	var live *liveRun
+	if r.Opts.Live != nil {
+		ctx, live = r.Opts.Live.begin(ctx, s.c.Name(), sc.Name)
+	}
 	endAuth := c.auth.watch(s.c)
 	out, err := sc.Run(ctx, env)
 	endAuth()
@@ -474,6 +481,7 @@ func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, roun
 		return fmt.Errorf("%s %s: %w", s.c.Name(), sc.Name, err)
 	}
 	m := out.M
+	live.settle(m.Rec)
 	c.rec.Merge(m.Rec)
 	c.elapsed += m.Elapsed
 	c.warmErrs += m.WarmupErrors
