@@ -36,6 +36,7 @@ type clusterOptions struct {
 	cpu, memory  string
 	setup        time.Duration
 	startDelay   time.Duration
+	metricsPort  int
 	timeout      time.Duration
 	dryRun       bool
 	force        bool
@@ -78,6 +79,9 @@ release a barrier, its workers start at --start-at, --setup after now.`,
 			if o.workers < 1 {
 				return usagef("--workers %d: want at least 1", o.workers)
 			}
+			if o.metricsPort < 0 || o.metricsPort > 65535 {
+				return usagef("--metrics-port %d: want 0 (none) or a port", o.metricsPort)
+			}
 			if o.setup <= 0 || o.timeout <= o.setup {
 				return usagef("--setup %v, --timeout %v: want 0 < setup < timeout", o.setup, o.timeout)
 			}
@@ -90,8 +94,8 @@ release a barrier, its workers start at --start-at, --setup after now.`,
 			}
 			for _, a := range args {
 				if a == "--shards" || a == "--shard" || a == "--start-at" || strings.HasPrefix(a, "--shard=") ||
-					strings.HasPrefix(a, "--shards=") || strings.HasPrefix(a, "--start-at=") || a == "--start-file" || strings.HasPrefix(a, "--start-file=") || a == "--format" || strings.HasPrefix(a, "--format=") {
-					return usagef("%s: cluster run sets --shards, --start-file and --format itself", a)
+					strings.HasPrefix(a, "--shards=") || strings.HasPrefix(a, "--start-at=") || a == "--start-file" || strings.HasPrefix(a, "--start-file=") || a == "--metrics-addr" || strings.HasPrefix(a, "--metrics-addr=") || a == "--format" || strings.HasPrefix(a, "--format=") {
+					return usagef("%s: cluster run sets --shards, --start-file, --metrics-addr (--metrics-port) and --format itself", a)
 				}
 			}
 			name := "katbench-" + strconv.FormatInt(time.Now().UnixNano()%1e10, 36)
@@ -116,6 +120,7 @@ release a barrier, its workers start at --start-at, --setup after now.`,
 	f.StringVar(&o.memory, "memory", "256Mi", "memory request of each worker")
 	f.DurationVar(&o.setup, "setup", 10*time.Minute, "longest time from creating the Job until every worker is ready (scheduling, image start, dataset setup); with --dry-run, the time from now to the Job's --start-at")
 	f.DurationVar(&o.startDelay, "start-delay", 5*time.Second, "once every worker is ready, start this far ahead: handing out the start instant must fit in it")
+	f.IntVar(&o.metricsPort, "metrics-port", 9464, "each worker serves Prometheus metrics on this port (--metrics-addr), and its pod carries the prometheus.io/scrape annotations; 0: none")
 	f.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up (and delete the Job) after this long")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the Job (JSON, kubectl apply -f takes it) and create nothing")
 	f.BoolVar(&o.force, "force", false, "merge cells whose workers' windows overlap less than 90 % (as merge --force; the line still says its skew)")
@@ -181,18 +186,26 @@ func clusterJob(o clusterOptions, name string, sel map[string]string, start time
 	}
 	wargs = append(wargs, "--format", "jsonl")
 	labels := map[string]string{"app.kubernetes.io/name": "katbench", "katbench/run": name}
+	podMeta := map[string]any{"labels": labels}
+	container := map[string]any{
+		"name":            "katbench",
+		"image":           o.image,
+		"imagePullPolicy": "IfNotPresent",
+		"resources":       map[string]any{"requests": map[string]string{"cpu": o.cpu, "memory": o.memory}},
+	}
+	if o.metricsPort > 0 {
+		port := strconv.Itoa(o.metricsPort)
+		wargs = append(wargs, "--metrics-addr", ":"+port)
+		podMeta["annotations"] = map[string]string{"prometheus.io/scrape": "true", "prometheus.io/port": port, "prometheus.io/path": "/metrics"}
+		container["ports"] = []any{map[string]any{"name": "metrics", "containerPort": o.metricsPort}}
+	}
+	container["args"] = wargs
 	pod := map[string]any{
 		"restartPolicy":                "Never",
 		"automountServiceAccountToken": false,
 		"enableServiceLinks":           false,
 		"securityContext":              map[string]any{"runAsNonRoot": true, "runAsUser": 65532, "runAsGroup": 65532},
-		"containers": []any{map[string]any{
-			"name":            "katbench",
-			"image":           o.image,
-			"imagePullPolicy": "IfNotPresent",
-			"args":            wargs,
-			"resources":       map[string]any{"requests": map[string]string{"cpu": o.cpu, "memory": o.memory}},
-		}},
+		"containers":                   []any{container},
 	}
 	if len(sel) > 0 {
 		pod["nodeSelector"] = sel
@@ -209,7 +222,7 @@ func clusterJob(o clusterOptions, name string, sel map[string]string, start time
 			"activeDeadlineSeconds":   int(o.timeout.Seconds()),
 			"ttlSecondsAfterFinished": 3600,
 			"template": map[string]any{
-				"metadata": map[string]any{"labels": labels},
+				"metadata": podMeta,
 				"spec":     pod,
 			},
 		},

@@ -29,7 +29,8 @@ func TestClusterDryRun(t *testing.T) {
 			Completions, Parallelism int
 			BackoffLimit             *int
 			Template                 struct {
-				Spec struct {
+				Metadata struct{ Annotations map[string]string }
+				Spec     struct {
 					RestartPolicy string
 					NodeSelector  map[string]string
 					Volumes       []any
@@ -37,6 +38,7 @@ func TestClusterDryRun(t *testing.T) {
 						Image, ImagePullPolicy string
 						Command, Args          []string
 						Resources              struct{ Requests, Limits map[string]string }
+						Ports                  []struct{ ContainerPort int }
 					}
 				}
 			}
@@ -58,12 +60,16 @@ func TestClusterDryRun(t *testing.T) {
 		t.Fatalf("container %+v: want the image's own entrypoint, small requests, no CPU limit", c)
 	}
 	args := strings.Join(c.Args, " ")
-	if !strings.HasPrefix(args, "rest http://catalog:8181 --quick --shards 3 --start-at ") || !strings.HasSuffix(args, " --format jsonl") {
+	if !strings.HasPrefix(args, "rest http://catalog:8181 --quick --shards 3 --start-at ") || !strings.HasSuffix(args, " --format jsonl --metrics-addr :9464") {
 		t.Fatalf("args %q", args)
 	}
-	at, err := time.Parse(time.RFC3339, c.Args[len(c.Args)-3])
+	at, err := time.Parse(time.RFC3339, c.Args[6])
 	if err != nil || !at.After(before.Add(80*time.Second)) {
-		t.Fatalf("--start-at %q (%v): want the default --setup 90s after now", c.Args[len(c.Args)-3], err)
+		t.Fatalf("--start-at %q (%v): want the default --setup after now", c.Args[6], err)
+	}
+	a := job.Spec.Template.Metadata.Annotations
+	if a["prometheus.io/scrape"] != "true" || a["prometheus.io/port"] != "9464" || a["prometheus.io/path"] != "/metrics" || len(c.Ports) != 1 || c.Ports[0].ContainerPort != 9464 {
+		t.Fatalf("pod annotations %v, ports %+v: want the workers' metrics scraped", a, c.Ports)
 	}
 }
 
@@ -82,6 +88,9 @@ func TestClusterRunRefusesBadInput(t *testing.T) {
 		{"cluster", "run", "--workers", "2", "--dry-run", "--setup", "2h", "--", "rest"},
 		{"cluster", "run", "--workers", "2"},
 		{"cluster", "run", "--workers", "2", "--dry-run", "--format", "xml", "--", "rest"},
+		{"cluster", "run", "--workers", "2", "--dry-run", "--", "rest", "--start-file", "x"},
+		{"cluster", "run", "--workers", "2", "--dry-run", "--", "rest", "--metrics-addr=:1"},
+		{"cluster", "run", "--workers", "2", "--dry-run", "--metrics-port", "70000", "--", "rest"},
 	} {
 		if _, stderr, code := clusterCLI(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
