@@ -113,7 +113,7 @@ func TestClusterRun(t *testing.T) {
 		const n = 3
 		workers := filepath.Join(dir, "workers.jsonl")
 		stdout, stderr, err := run(t, "--workers", strconv.Itoa(n), "--setup", "3m", "--worker-lines", workers, "--",
-			"rest", url, "--quick", "--server-cost=false", "--scenario", "load_table.throughput.t1", "--duration", "1s")
+			"rest", url, "--quick", "--server-cost=false", "--scenario", "load_table.throughput.t1", "--duration", "3s")
 		if err != nil {
 			t.Fatalf("cluster run: %v\n%s", err, stderr)
 		}
