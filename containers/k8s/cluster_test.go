@@ -113,7 +113,7 @@ func TestClusterRun(t *testing.T) {
 		const n = 3
 		workers := filepath.Join(dir, "workers.jsonl")
 		stdout, stderr, err := run(t, "--workers", strconv.Itoa(n), "--setup", "3m", "--worker-lines", workers, "--",
-			"rest", url, "--quick", "--server-cost=false", "--scenario", "load_table.throughput.t1", "--duration", "3s")
+			"rest", url, "--quick", "--server-cost=false", "--scenario", "load_table.throughput.t1", "--duration", "10s")
 		if err != nil {
 			t.Fatalf("cluster run: %v\n%s", err, stderr)
 		}
@@ -163,6 +163,7 @@ func TestClusterRun(t *testing.T) {
 		if got := m["host"].(map[string]any)["cores"].(float64); got != cores {
 			t.Errorf("merged host has %v cores, the node %v: pods on one node must count once", got, cores)
 		}
+		t.Logf("3 workers: ops %v, ops/s %v, skew_start_ms %v, skew_end_ms %v", m["ops"], m["ops_sec"], m["skew_start_ms"], m["skew_end_ms"])
 		for _, k := range []string{"skew_start_ms", "skew_end_ms", "hist", "p50_us", "p99_us"} {
 			if _, ok := m[k]; !ok {
 				t.Errorf("merged line has no %s", k)
