@@ -18,7 +18,7 @@ import (
 
 // LiveBuckets are the upper bounds, in seconds, of the latency histogram
 // that --metrics-addr serves (Prometheus's default buckets, from 100 µs).
-var LiveBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+var LiveBuckets = [...]float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
 
 // LiveMetrics are a run's measured operations as Prometheus metrics while
 // it runs (--metrics-addr), one series per target and scenario: the
@@ -57,7 +57,7 @@ func (m *LiveMetrics) get(target, scenario string) *liveSeries {
 }
 
 func (s *liveSeries) observe(d time.Duration, n int64) {
-	i := sort.SearchFloat64s(LiveBuckets, d.Seconds())
+	i := sort.SearchFloat64s(LiveBuckets[:], d.Seconds())
 	s.buckets[i].Add(n)
 	s.sumNanos.Add(int64(d) * n)
 }
@@ -82,22 +82,6 @@ func (m *LiveMetrics) begin(ctx context.Context, target, scenario string) (conte
 func liveFrom(ctx context.Context) *liveRun {
 	lr, _ := ctx.Value(liveKey{}).(*liveRun)
 	return lr
-}
-
-// op adds one measured operation as it ends (safe for concurrent use).
-func (lr *liveRun) op(d time.Duration, err error) {
-	if lr == nil {
-		return
-	}
-	if err != nil {
-		lr.errs.Add(1)
-		lr.s.errs.Add(1)
-		return
-	}
-	lr.ops.Add(1)
-	lr.s.ops.Add(1)
-	lr.histLoaded.Store(true)
-	lr.s.observe(d, 1)
 }
 
 // settle makes the series hold what rec (the measurement's result) holds:
@@ -169,4 +153,72 @@ func (s *liveSeries) labels() string {
 // escaped.
 func promQuote(v string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(v) + `"`
+}
+
+// liveBatch is one measuring goroutine's operations not yet added to its
+// liveRun: adding each one to shared counters would make the goroutines
+// of a fast in-process catalog contend for them, so a batch adds them
+// every liveBatchOps operations or liveBatchTime of operations, and at
+// flush.
+type liveBatch struct {
+	lr        *liveRun
+	ops, errs int64
+	sumNanos  int64
+	busy      time.Duration // the batch's operations' time: a closed loop's wall time
+	buckets   [len(LiveBuckets) + 1]int64
+}
+
+const (
+	liveBatchOps  = 256
+	liveBatchTime = 100 * time.Millisecond
+)
+
+func (lr *liveRun) batch() *liveBatch {
+	if lr == nil {
+		return nil
+	}
+	return &liveBatch{lr: lr}
+}
+
+// op adds one measured operation (not safe for concurrent use: one batch
+// per goroutine).
+func (b *liveBatch) op(d time.Duration, err error) {
+	if b == nil {
+		return
+	}
+	b.busy += d
+	if err != nil {
+		b.errs++
+	} else {
+		b.ops++
+		b.sumNanos += int64(d)
+		b.buckets[sort.SearchFloat64s(LiveBuckets[:], d.Seconds())]++
+	}
+	if b.ops+b.errs >= liveBatchOps || b.busy >= liveBatchTime {
+		b.flush()
+	}
+}
+
+// flush adds the batch to its run and series.
+func (b *liveBatch) flush() {
+	if b == nil || b.ops+b.errs == 0 {
+		return
+	}
+	lr, s := b.lr, b.lr.s
+	if b.errs > 0 {
+		lr.errs.Add(b.errs)
+		s.errs.Add(b.errs)
+	}
+	if b.ops > 0 {
+		lr.ops.Add(b.ops)
+		s.ops.Add(b.ops)
+		lr.histLoaded.Store(true)
+		for i, n := range b.buckets {
+			if n > 0 {
+				s.buckets[i].Add(n)
+			}
+		}
+		s.sumNanos.Add(b.sumNanos)
+	}
+	*b = liveBatch{lr: lr}
 }

@@ -54,7 +54,7 @@ func Latency(ctx context.Context, op Op, warmup time.Duration, minWarmup, maxWar
 			warmErr.set(fmt.Errorf("warm-up: %w", err))
 		}
 	}
-	live := liveFrom(ctx)
+	live := liveFrom(ctx).batch()
 	endWindow := beginWindow(ctx)
 	c0 := results.SnapshotFrom(ctx)
 	start := time.Now()
@@ -75,6 +75,7 @@ func Latency(ctx context.Context, op Op, warmup time.Duration, minWarmup, maxWar
 		}
 		rec.Record(d)
 	}
+	live.flush()
 	m := Measurement{Rec: rec, Elapsed: time.Since(start), FirstErr: eh.err, WarmupErrors: warmErrs, CountedOps: done}
 	m.Counters.Add(c0, results.SnapshotFrom(ctx))
 	endWindow()
@@ -133,6 +134,8 @@ func throughputClasses(ctx context.Context, op ClassOp, classes, threads int, wa
 		go func() {
 			defer wg.Done()
 			rec := recs[w]
+			live := live.batch()
+			defer live.flush()
 			ready.Done()
 			<-begin
 			for i := 0; !stop.Load() && ctx.Err() == nil; i++ {
