@@ -40,8 +40,8 @@ image:
 	rm -f $(or $(TMPDIR),/tmp)/katbench-image-bin
 
 ## test-k8s: the Kubernetes tests alone — build Kubernetes v1.34.4 (cached; containers/k8s/build.sh), bring
-## up a single-node cluster in a network namespace (cluster_up.sh), run `katbench cluster run` with 2 workers
-## and with a failing worker against `katbench serve rest`, remove the cluster. Needs root. Not part of
+## up a single-node cluster in a network namespace (cluster_up.sh), run `katbench cluster run` with 3 workers
+## and with a failing worker against `katbench serve rest` in the cluster, remove the cluster. Needs root. Not part of
 ## `make test` (see containers/k8s/README.md).
 test-k8s:
 	containers/k8s/build.sh >/dev/null

@@ -56,6 +56,7 @@ func (s *ShardSettings) RegisterFlags(fl *pflag.FlagSet) {
 	fl.StringVar(&s.Spec, "shard", "", "this worker's shard I/N of a distributed run (default: JOB_COMPLETION_INDEX of --shards when set)")
 	fl.IntVar(&s.Shards, "shards", 0, "number of workers N, with the index from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)")
 	fl.StringVar(&s.StartAt, "start-at", "", "RFC 3339 time at which to start measuring, after setup (every worker of a distributed run gets the same)")
+	fl.StringVar(&s.StartFile, "start-file", "", "a start barrier instead of --start-at: after setup, log a "+ReadyMark+" line and wait until this file holds the RFC 3339 start instant (cluster run writes it once every worker is ready)")
 }
 
 // RegisterFlags adds the flags that run a mix instead of the scenarios

@@ -54,6 +54,7 @@ func Latency(ctx context.Context, op Op, warmup time.Duration, minWarmup, maxWar
 			warmErr.set(fmt.Errorf("warm-up: %w", err))
 		}
 	}
+	live := liveFrom(ctx).batch()
 	endWindow := beginWindow(ctx)
 	c0 := results.SnapshotFrom(ctx)
 	start := time.Now()
@@ -66,6 +67,7 @@ func Latency(ctx context.Context, op Op, warmup time.Duration, minWarmup, maxWar
 		err := op(ctx, 0, w+i)
 		d := time.Since(t0)
 		done++
+		live.op(d, err)
 		if err != nil {
 			rec.Error()
 			eh.set(err)
@@ -73,6 +75,7 @@ func Latency(ctx context.Context, op Op, warmup time.Duration, minWarmup, maxWar
 		}
 		rec.Record(d)
 	}
+	live.flush()
 	m := Measurement{Rec: rec, Elapsed: time.Since(start), FirstErr: eh.err, WarmupErrors: warmErrs, CountedOps: done}
 	m.Counters.Add(c0, results.SnapshotFrom(ctx))
 	endWindow()
@@ -123,6 +126,7 @@ func throughputClasses(ctx context.Context, op ClassOp, classes, threads int, wa
 		ready sync.WaitGroup
 		wg    sync.WaitGroup
 		begin = make(chan struct{})
+		live  = liveFrom(ctx)
 	)
 	for w := range threads {
 		wg.Add(1)
@@ -130,6 +134,8 @@ func throughputClasses(ctx context.Context, op ClassOp, classes, threads int, wa
 		go func() {
 			defer wg.Done()
 			rec := recs[w]
+			live := live.batch()
+			defer live.flush()
 			ready.Done()
 			<-begin
 			for i := 0; !stop.Load() && ctx.Err() == nil; i++ {
@@ -150,6 +156,7 @@ func throughputClasses(ctx context.Context, op ClassOp, classes, threads int, wa
 					continue
 				}
 				ended[w].n.Add(1) // the worker's own cache line: no sharing on the hot path
+				live.op(dur, err) // nil without --metrics-addr: one branch
 				if err != nil {
 					rec[class].Error()
 					eh.set(err)

@@ -70,6 +70,14 @@ type Options struct {
 	// every dataset is built and warmed: the workers of a distributed run
 	// measure together.
 	StartAt time.Time
+	// StartGate, when set, is a start barrier: once every dataset is
+	// built and warmed the runner logs ReadyMark and waits for StartGate
+	// to return the start instant (the same for every worker), then
+	// measures from it as from StartAt.
+	StartGate func(ctx context.Context) (time.Time, error)
+	// Live, when set, receives the measured operations as they end
+	// (--metrics-addr).
+	Live *LiveMetrics
 	// Extra params stamped on every line (a worker's shard, its start).
 	Extra map[string]any
 	// Rate, when > 0, runs the open-loop scenarios (KindOpen) at this many
@@ -235,6 +243,20 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 			Throughput(ctx, warmOp(s.c, s.d), 4, 0, warm)
 			stop()
 			s.warmed = warm
+		}
+	}
+	if o.StartGate != nil {
+		r.logf("%s: setup done, waiting for the start instant", ReadyMark)
+		at, gerr := o.StartGate(ctx)
+		if gerr != nil {
+			return fmt.Errorf("waiting for the start instant: %w", gerr)
+		}
+		o.StartAt = at
+		if o.Extra != nil {
+			o.Extra["start_at"] = at.UTC().Format(time.RFC3339Nano)
+		}
+		if late := time.Since(at); late > 0 {
+			r.logf("the start instant %s passed %v ago: starting now", at.UTC().Format(time.RFC3339Nano), late.Round(time.Millisecond))
 		}
 	}
 	if !o.StartAt.IsZero() {
@@ -449,6 +471,10 @@ func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, roun
 		}
 		ctx = withWindow(ctx, &serverWindows{meter: s.meter, wire: s.wire, split: s.split, acc: c.server})
 	}
+	var live *liveRun
+	if r.Opts.Live != nil {
+		ctx, live = r.Opts.Live.begin(ctx, s.c.Name(), sc.Name)
+	}
 	endAuth := c.auth.watch(s.c)
 	out, err := sc.Run(ctx, env)
 	endAuth()
@@ -460,6 +486,7 @@ func (r *Runner) round(ctx context.Context, sc Scenario, s *state, c *cell, roun
 		return fmt.Errorf("%s %s: %w", s.c.Name(), sc.Name, err)
 	}
 	m := out.M
+	live.settle(m.Rec)
 	c.rec.Merge(m.Rec)
 	c.elapsed += m.Elapsed
 	c.warmErrs += m.WarmupErrors

@@ -73,6 +73,9 @@ type ShardSettings struct {
 	Shards   int    // N, with I from JobIndex
 	JobIndex string // the scheduler's worker index (JOB_COMPLETION_INDEX)
 	StartAt  string // RFC 3339
+	// StartFile, instead of StartAt, is a start barrier: after setup the
+	// worker logs ReadyMark and waits for this file to hold the instant.
+	StartFile string
 }
 
 // MixSettings run a mix instead of the scenarios and, with Capacity, search
@@ -277,6 +280,12 @@ func (s ShardSettings) apply(o *Options, namespaceGiven bool) error {
 	i, n, err := s.parse()
 	if err != nil {
 		return err
+	}
+	if s.StartFile != "" {
+		if s.StartAt != "" {
+			return settingsf("--start-at and --start-file: give one (an instant, or a barrier that hands one out)")
+		}
+		o.StartGate = fileGate(s.StartFile)
 	}
 	if s.StartAt != "" {
 		t, err := time.Parse(time.RFC3339Nano, s.StartAt)

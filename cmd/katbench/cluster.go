@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/nordisk/katbench/internal/analysis"
 	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 )
 
 // clusterOptions are the flags of `katbench cluster run`.
@@ -33,6 +35,8 @@ type clusterOptions struct {
 	nodeSelector []string
 	cpu, memory  string
 	setup        time.Duration
+	startDelay   time.Duration
+	metricsPort  int
 	timeout      time.Duration
 	dryRun       bool
 	force        bool
@@ -53,8 +57,11 @@ func init() {
 		Short: "Run one katbench command as an Indexed Job of N workers and merge their lines",
 		Long: `cluster run creates an Indexed Job of N pods, each running the katbench
 COMMAND ARGS (e.g. rest http://catalog:8181 --quick) as worker I of N
-(--shards N, the index from JOB_COMPLETION_INDEX) with one --start-at instant
---setup after the Job is created. It watches the pods and fails at once,
+(--shards N, the index from JOB_COMPLETION_INDEX) behind a start barrier:
+each worker builds its dataset, logs that it is ready and waits; once all N
+are ready (within --setup) the command hands every one of them the same
+start instant, --start-delay ahead (kubectl exec of the image's own
+/katbench writes it to a file in the pod). It watches the pods and fails at once,
 with the pod's reason and last log lines, when one fails (a non-zero exit,
 OOMKilled, ImagePullBackOff, Unschedulable); it never waits past --timeout.
 When every worker succeeded it reads their JSONL from the pod logs (no
@@ -63,13 +70,17 @@ node are one host: its cores count once), merges them as merge --cross-host
 does, prints the merged lines and deletes the Job — also on failure and
 Ctrl-C. kubectl (--kubectl, $KATBENCH_KUBECTL, else on PATH) finds the
 cluster as it always does (KUBECONFIG, ~/.kube/config, in-cluster).
---dry-run prints the Job and creates nothing.`,
+--dry-run prints the Job and creates nothing; with no command there to
+release a barrier, its workers start at --start-at, --setup after now.`,
 		Example: `  katbench cluster run --workers 3 -- rest http://catalog.default.svc:8181 --quick
   katbench cluster run --workers 2 --dry-run -- rest http://catalog:8181 > job.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.workers < 1 {
 				return usagef("--workers %d: want at least 1", o.workers)
+			}
+			if o.metricsPort < 0 || o.metricsPort > 65535 {
+				return usagef("--metrics-port %d: want 0 (none) or a port", o.metricsPort)
 			}
 			if o.setup <= 0 || o.timeout <= o.setup {
 				return usagef("--setup %v, --timeout %v: want 0 < setup < timeout", o.setup, o.timeout)
@@ -83,21 +94,20 @@ cluster as it always does (KUBECONFIG, ~/.kube/config, in-cluster).
 			}
 			for _, a := range args {
 				if a == "--shards" || a == "--shard" || a == "--start-at" || strings.HasPrefix(a, "--shard=") ||
-					strings.HasPrefix(a, "--shards=") || strings.HasPrefix(a, "--start-at=") || a == "--format" || strings.HasPrefix(a, "--format=") {
-					return usagef("%s: cluster run sets --shards, --start-at and --format itself", a)
+					strings.HasPrefix(a, "--shards=") || strings.HasPrefix(a, "--start-at=") || a == "--start-file" || strings.HasPrefix(a, "--start-file=") || a == "--metrics-addr" || strings.HasPrefix(a, "--metrics-addr=") || a == "--format" || strings.HasPrefix(a, "--format=") {
+					return usagef("%s: cluster run sets --shards, --start-file, --metrics-addr (--metrics-port) and --format itself", a)
 				}
 			}
 			name := "katbench-" + strconv.FormatInt(time.Now().UnixNano()%1e10, 36)
-			start := time.Now().Add(o.setup).UTC().Truncate(time.Second).Add(time.Second)
-			job := clusterJob(o, name, sel, start, args)
 			if o.dryRun {
-				b, _ := json.MarshalIndent(job, "", "  ")
+				start := time.Now().Add(o.setup).UTC().Truncate(time.Second).Add(time.Second)
+				b, _ := json.MarshalIndent(clusterJob(o, name, sel, start, args), "", "  ")
 				_, err := fmt.Fprintf(cmd.OutOrStdout(), "%s\n", b)
 				return err
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return clusterRun(ctx, cmd, o, name, start, job)
+			return clusterRun(ctx, cmd, o, name, clusterJob(o, name, sel, time.Time{}, args))
 		},
 	}
 	f := run.Flags()
@@ -108,7 +118,9 @@ cluster as it always does (KUBECONFIG, ~/.kube/config, in-cluster).
 	f.StringSliceVar(&o.nodeSelector, "node-selector", nil, "schedule the pods on nodes with these labels (k=v, repeatable or comma-separated)")
 	f.StringVar(&o.cpu, "cpu", "250m", "CPU request of each worker (no limit)")
 	f.StringVar(&o.memory, "memory", "256Mi", "memory request of each worker")
-	f.DurationVar(&o.setup, "setup", 90*time.Second, "time from creating the Job to the workers' common --start-at: scheduling, image start and dataset setup must fit in it")
+	f.DurationVar(&o.setup, "setup", 10*time.Minute, "longest time from creating the Job until every worker is ready (scheduling, image start, dataset setup); with --dry-run, the time from now to the Job's --start-at")
+	f.DurationVar(&o.startDelay, "start-delay", 5*time.Second, "once every worker is ready, start this far ahead: handing out the start instant must fit in it")
+	f.IntVar(&o.metricsPort, "metrics-port", 9464, "each worker serves Prometheus metrics on this port (--metrics-addr), and its pod carries the prometheus.io/scrape annotations; 0: none")
 	f.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up (and delete the Job) after this long")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the Job (JSON, kubectl apply -f takes it) and create nothing")
 	f.BoolVar(&o.force, "force", false, "merge cells whose workers' windows overlap less than 90 % (as merge --force; the line still says its skew)")
@@ -116,9 +128,30 @@ cluster as it always does (KUBECONFIG, ~/.kube/config, in-cluster).
 	f.StringVarP(&o.out, "output", "o", "", "also write the merged lines to this file")
 	f.StringVar(&o.history, "history", "", "also append the merged lines to this file")
 	f.StringVar(&o.workerLines, "worker-lines", "", "also write every worker's own lines (host = its node) to this file")
-	cluster.AddCommand(run)
+	release := &cobra.Command{
+		Use:    "release --file PATH --at TIME",
+		Short:  "Write a start instant to a worker's --start-file (cluster run execs it in each pod)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			at, err := time.Parse(time.RFC3339Nano, releaseAt)
+			if err != nil || releaseFile == "" {
+				return usagef("--file %q --at %q: want a path and an RFC 3339 time", releaseFile, releaseAt)
+			}
+			return scenarios.WriteStartFile(releaseFile, at)
+		},
+	}
+	release.Flags().StringVar(&releaseFile, "file", "", "the worker's --start-file")
+	release.Flags().StringVar(&releaseAt, "at", "", "the start instant (RFC 3339)")
+	cluster.AddCommand(run, release)
 	rootCmd.AddCommand(cluster)
 }
+
+var releaseFile, releaseAt string
+
+// podStartFile is where a worker pod waits for its start instant (the
+// image has an empty, writable /tmp).
+const podStartFile = "/tmp/katbench-start"
 
 func envOr(k, def string) string {
 	if v := os.Getenv(k); v != "" {
@@ -140,23 +173,39 @@ func parseSelector(kvs []string) (map[string]string, error) {
 }
 
 // clusterJob is the Indexed Job: no shell (the image has none), no volume
-// (the lines come back through the pod logs), small requests.
+// (the lines come back through the pod logs), small requests. Its workers
+// wait at the start barrier (podStartFile), or, given a start instant (a
+// dry run), start then.
 func clusterJob(o clusterOptions, name string, sel map[string]string, start time.Time, args []string) map[string]any {
 	n := strconv.Itoa(o.workers)
-	wargs := append(append([]string{}, args...), "--shards", n, "--start-at", start.Format(time.RFC3339), "--format", "jsonl")
+	wargs := append(append([]string{}, args...), "--shards", n)
+	if start.IsZero() {
+		wargs = append(wargs, "--start-file", podStartFile)
+	} else {
+		wargs = append(wargs, "--start-at", start.Format(time.RFC3339))
+	}
+	wargs = append(wargs, "--format", "jsonl")
 	labels := map[string]string{"app.kubernetes.io/name": "katbench", "katbench/run": name}
+	podMeta := map[string]any{"labels": labels}
+	container := map[string]any{
+		"name":            "katbench",
+		"image":           o.image,
+		"imagePullPolicy": "IfNotPresent",
+		"resources":       map[string]any{"requests": map[string]string{"cpu": o.cpu, "memory": o.memory}},
+	}
+	if o.metricsPort > 0 {
+		port := strconv.Itoa(o.metricsPort)
+		wargs = append(wargs, "--metrics-addr", ":"+port)
+		podMeta["annotations"] = map[string]string{"prometheus.io/scrape": "true", "prometheus.io/port": port, "prometheus.io/path": "/metrics"}
+		container["ports"] = []any{map[string]any{"name": "metrics", "containerPort": o.metricsPort}}
+	}
+	container["args"] = wargs
 	pod := map[string]any{
 		"restartPolicy":                "Never",
 		"automountServiceAccountToken": false,
 		"enableServiceLinks":           false,
 		"securityContext":              map[string]any{"runAsNonRoot": true, "runAsUser": 65532, "runAsGroup": 65532},
-		"containers": []any{map[string]any{
-			"name":            "katbench",
-			"image":           o.image,
-			"imagePullPolicy": "IfNotPresent",
-			"args":            wargs,
-			"resources":       map[string]any{"requests": map[string]string{"cpu": o.cpu, "memory": o.memory}},
-		}},
+		"containers":                   []any{container},
 	}
 	if len(sel) > 0 {
 		pod["nodeSelector"] = sel
@@ -173,7 +222,7 @@ func clusterJob(o clusterOptions, name string, sel map[string]string, start time
 			"activeDeadlineSeconds":   int(o.timeout.Seconds()),
 			"ttlSecondsAfterFinished": 3600,
 			"template": map[string]any{
-				"metadata": map[string]any{"labels": labels},
+				"metadata": podMeta,
 				"spec":     pod,
 			},
 		},
@@ -249,13 +298,14 @@ func podProblem(p podView) string {
 	return ""
 }
 
-func clusterRun(ctx context.Context, cmd *cobra.Command, o clusterOptions, name string, start time.Time, job map[string]any) (err error) {
+func clusterRun(ctx context.Context, cmd *cobra.Command, o clusterOptions, name string, job map[string]any) (err error) {
 	stderr := cmd.ErrOrStderr()
 	manifest, _ := json.Marshal(job)
 	if _, err := kubectl(ctx, o, manifest, "create", "-f", "-"); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "katbench: job %s/%s: %d workers, measuring from %s\n", o.namespace, name, o.workers, start.Format(time.RFC3339))
+	created := time.Now()
+	fmt.Fprintf(stderr, "katbench: job %s/%s: %d workers; they start together once all are ready (--setup %v)\n", o.namespace, name, o.workers, o.setup)
 	defer func() {
 		// Deleted on success, failure and Ctrl-C (ctx may be cancelled).
 		dctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -268,7 +318,7 @@ func clusterRun(ctx context.Context, cmd *cobra.Command, o clusterOptions, name 
 	var pods []podView
 	lastPhase := ""
 	getErrs := 0
-	startChecked := false
+	bar := newStartBarrier(o.workers)
 	for {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: %w", ctx.Err())
@@ -306,12 +356,26 @@ func clusterRun(ctx context.Context, cmd *cobra.Command, o clusterOptions, name 
 		if jobFailed != "" {
 			return fmt.Errorf("job %s failed: %s", name, jobFailed)
 		}
-		if !startChecked && time.Now().After(start.Add(startGrace)) {
-			if late := lateWorkers(ctx, o, pods, start); len(late) > 0 {
-				fmt.Fprintf(stderr, "katbench: warning: workers late for the start instant %s: %s; raise --setup (now %v) if the merge refuses the cell\n",
-					start.Format(time.RFC3339), strings.Join(late, ", "), o.setup)
+		if bar.at.IsZero() {
+			if err := bar.poll(ctx, o, pods); err != nil {
+				return err
 			}
-			startChecked = true
+			if waiting := bar.waiting(pods); len(waiting) == 0 {
+				at := time.Now().Add(o.startDelay).UTC()
+				fmt.Fprintf(stderr, "katbench: job %s: all %d workers ready after %.1f s; starting at %s\n", name, o.workers, time.Since(created).Seconds(), at.Format(time.RFC3339Nano))
+				last, err := bar.release(ctx, pods, at, func(ctx context.Context, pod string, at time.Time) error {
+					_, err := kubectl(ctx, o, nil, "exec", pod, "-c", "katbench", "--", "/katbench", "cluster", "release", "--file", podStartFile, "--at", at.Format(time.RFC3339Nano))
+					return err
+				})
+				if err != nil {
+					return err
+				}
+				if last.After(at) {
+					fmt.Fprintf(stderr, "katbench: warning: the last worker got the start instant %.1f s after it; raise --start-delay (now %v)\n", last.Sub(at).Seconds(), o.startDelay)
+				}
+			} else if time.Since(created) > o.setup {
+				return fmt.Errorf("job %s: not every worker finished its setup within --setup %v; not ready: %s", name, o.setup, strings.Join(waiting, ", "))
+			}
 		}
 		if phase := phaseSummary(counts); phase != lastPhase {
 			fmt.Fprintf(stderr, "katbench: job %s: %s\n", name, phase)
@@ -347,7 +411,7 @@ func clusterRun(ctx context.Context, cmd *cobra.Command, o clusterOptions, name 
 	}
 	ms, err := analysis.Merge(lines, analysis.MergeOptions{CrossHost: true, Force: o.force})
 	if errors.Is(err, analysis.ErrSkewedWindows) {
-		return fmt.Errorf("%w (only the first scenario starts at --start-at; a worker whose setup outlasted --setup %v starts late: raise it)", err, o.setup)
+		return fmt.Errorf("%w (only the first scenario starts at the barrier's instant; later ones drift apart by the workers' finishing times: run one scenario per command)", err)
 	}
 	if err != nil {
 		return err
@@ -388,41 +452,81 @@ func clusterRun(ctx context.Context, cmd *cobra.Command, o clusterOptions, name 
 	return results.WriteTableWidth(stdout, recs, output.TerminalWidth(stdout))
 }
 
-// startGrace is how long after the start instant the check of the
-// workers' setup waits for their logs.
-const startGrace = 3 * time.Second
+// startBarrier holds the workers back until all are ready: a worker is
+// ready once its log holds scenarios.ReadyMark (its setup is done and it
+// waits at its --start-file); then every worker gets the one start instant.
+type startBarrier struct {
+	n     int
+	ready map[string]bool
+	at    time.Time // the instant handed out; zero until then
+}
 
-// startedMark is what a worker logs when its setup is done and it waits for
-// --start-at (scenarios.Runner); it logs it late as well.
-const startedMark = "to start measuring (--start-at)"
+func newStartBarrier(n int) *startBarrier {
+	return &startBarrier{n: n, ready: map[string]bool{}}
+}
 
-// lateWorkers says which workers finished their setup after the start
-// instant (from the timestamps of their logs), so their measurement began
-// late. Workers that are late together still measure together: the merge
-// decides from the measured windows; this only says why, early.
-func lateWorkers(ctx context.Context, o clusterOptions, pods []podView, start time.Time) []string {
-	var late []string
+// see records a worker's log so far.
+func (b *startBarrier) see(pod string, logs []byte) {
+	if bytes.Contains(logs, []byte(scenarios.ReadyMark)) {
+		b.ready[pod] = true
+	}
+}
+
+// poll reads the logs of the running workers not yet ready. A worker that
+// ended before the barrier released it is an error.
+func (b *startBarrier) poll(ctx context.Context, o clusterOptions, pods []podView) error {
 	for _, p := range pods {
-		logs, err := kubectl(ctx, o, nil, "logs", "--timestamps", p.Metadata.Name)
-		if err != nil {
+		name := p.Metadata.Name
+		if p.Status.Phase == "Succeeded" {
+			return fmt.Errorf("worker pod %s exited before the start instant was handed out", name)
+		}
+		if p.Status.Phase != "Running" || b.ready[name] {
 			continue
 		}
-		ready := time.Time{}
-		for _, l := range strings.Split(string(logs), "\n") {
-			ts, msg, _ := strings.Cut(l, " ")
-			if strings.Contains(msg, startedMark) {
-				ready, _ = time.Parse(time.RFC3339Nano, ts)
-				break
-			}
-		}
-		switch {
-		case ready.IsZero():
-			late = append(late, fmt.Sprintf("%s (%s, setup not finished)", p.Metadata.Name, p.Status.Phase))
-		case ready.After(start):
-			late = append(late, fmt.Sprintf("%s (setup done %.1f s after it)", p.Metadata.Name, ready.Sub(start).Seconds()))
+		if logs, err := kubectl(ctx, o, nil, "logs", name); err == nil {
+			b.see(name, logs)
 		}
 	}
-	return late
+	return nil
+}
+
+// waiting names the workers not ready yet (and the pods still to come).
+func (b *startBarrier) waiting(pods []podView) []string {
+	var w []string
+	for _, p := range pods {
+		if !b.ready[p.Metadata.Name] {
+			w = append(w, fmt.Sprintf("%s (%s)", p.Metadata.Name, p.Status.Phase))
+		}
+	}
+	if len(pods) < b.n {
+		w = append(w, fmt.Sprintf("%d pods not created yet", b.n-len(pods)))
+	}
+	return w
+}
+
+// release hands every worker the start instant at, in parallel, and
+// returns when the last got it. It refuses while any worker is not ready.
+func (b *startBarrier) release(ctx context.Context, pods []podView, at time.Time, signal func(ctx context.Context, pod string, at time.Time) error) (time.Time, error) {
+	if w := b.waiting(pods); len(w) > 0 {
+		return time.Time{}, fmt.Errorf("start barrier: not ready: %s", strings.Join(w, ", "))
+	}
+	errs := make([]error, len(pods))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for i, p := range pods {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if err := signal(ctx, p.Metadata.Name, at); err != nil {
+				errs[i] = fmt.Errorf("handing the start instant to worker pod %s: %w", p.Metadata.Name, err)
+			}
+		}()
+	}
+	wg.Wait()
+	b.at = at
+	return time.Now(), errors.Join(errs...)
 }
 
 func pollWait(ctx context.Context) {

@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/nordisk/katbench/scenarios"
 )
 
 // TestClusterDryRun: the printed Job runs N indexed workers with no shell,
@@ -24,7 +29,8 @@ func TestClusterDryRun(t *testing.T) {
 			Completions, Parallelism int
 			BackoffLimit             *int
 			Template                 struct {
-				Spec struct {
+				Metadata struct{ Annotations map[string]string }
+				Spec     struct {
 					RestartPolicy string
 					NodeSelector  map[string]string
 					Volumes       []any
@@ -32,6 +38,7 @@ func TestClusterDryRun(t *testing.T) {
 						Image, ImagePullPolicy string
 						Command, Args          []string
 						Resources              struct{ Requests, Limits map[string]string }
+						Ports                  []struct{ ContainerPort int }
 					}
 				}
 			}
@@ -53,12 +60,16 @@ func TestClusterDryRun(t *testing.T) {
 		t.Fatalf("container %+v: want the image's own entrypoint, small requests, no CPU limit", c)
 	}
 	args := strings.Join(c.Args, " ")
-	if !strings.HasPrefix(args, "rest http://catalog:8181 --quick --shards 3 --start-at ") || !strings.HasSuffix(args, " --format jsonl") {
+	if !strings.HasPrefix(args, "rest http://catalog:8181 --quick --shards 3 --start-at ") || !strings.HasSuffix(args, " --format jsonl --metrics-addr :9464") {
 		t.Fatalf("args %q", args)
 	}
-	at, err := time.Parse(time.RFC3339, c.Args[len(c.Args)-3])
+	at, err := time.Parse(time.RFC3339, c.Args[6])
 	if err != nil || !at.After(before.Add(80*time.Second)) {
-		t.Fatalf("--start-at %q (%v): want the default --setup 90s after now", c.Args[len(c.Args)-3], err)
+		t.Fatalf("--start-at %q (%v): want the default --setup after now", c.Args[6], err)
+	}
+	a := job.Spec.Template.Metadata.Annotations
+	if a["prometheus.io/scrape"] != "true" || a["prometheus.io/port"] != "9464" || a["prometheus.io/path"] != "/metrics" || len(c.Ports) != 1 || c.Ports[0].ContainerPort != 9464 {
+		t.Fatalf("pod annotations %v, ports %+v: want the workers' metrics scraped", a, c.Ports)
 	}
 }
 
@@ -77,6 +88,9 @@ func TestClusterRunRefusesBadInput(t *testing.T) {
 		{"cluster", "run", "--workers", "2", "--dry-run", "--setup", "2h", "--", "rest"},
 		{"cluster", "run", "--workers", "2"},
 		{"cluster", "run", "--workers", "2", "--dry-run", "--format", "xml", "--", "rest"},
+		{"cluster", "run", "--workers", "2", "--dry-run", "--", "rest", "--start-file", "x"},
+		{"cluster", "run", "--workers", "2", "--dry-run", "--", "rest", "--metrics-addr=:1"},
+		{"cluster", "run", "--workers", "2", "--dry-run", "--metrics-port", "70000", "--", "rest"},
 	} {
 		if _, stderr, code := clusterCLI(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
@@ -145,4 +159,70 @@ func TestJobPods(t *testing.T) {
 	if _, _, err := jobPods([]byte(`not json`)); err == nil {
 		t.Fatal("bad JSON accepted")
 	}
+}
+
+// TestStartBarrier: no worker gets a start instant until every one has
+// logged that it is ready, and then all get the same one.
+func TestStartBarrier(t *testing.T) {
+	pods := make([]podView, 3)
+	for i := range pods {
+		pods[i].Metadata.Name = "w" + string(rune('0'+i))
+		pods[i].Status.Phase = "Running"
+	}
+	b := newStartBarrier(3)
+	got := map[string]time.Time{}
+	var mu sync.Mutex
+	signal := func(_ context.Context, pod string, at time.Time) error {
+		mu.Lock()
+		defer mu.Unlock()
+		got[pod] = at
+		return nil
+	}
+	at := time.Date(2026, 12, 4, 6, 0, 0, 0, time.UTC)
+	if w := b.waiting(pods[:2]); len(w) != 3 {
+		t.Fatalf("with 2 of 3 pods created and none ready: waiting %v", w)
+	}
+	b.see("w0", []byte("katbench: building\n"+scenarios.ReadyMark+": setup done\n"))
+	b.see("w1", []byte("katbench: building\n"))
+	b.see("w2", []byte(scenarios.ReadyMark+": setup done\n"))
+	if w := b.waiting(pods); len(w) != 1 || !strings.HasPrefix(w[0], "w1 ") {
+		t.Fatalf("waiting %v, want w1 alone", w)
+	}
+	if _, err := b.release(context.Background(), pods, at, signal); err == nil || len(got) != 0 || !b.at.IsZero() {
+		t.Fatalf("released with w1 not ready: err %v, signals %v", err, got)
+	}
+	b.see("w1", []byte(scenarios.ReadyMark+": setup done\n"))
+	if _, err := b.release(context.Background(), pods, at, signal); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || !b.at.Equal(at) {
+		t.Fatalf("signals %v, barrier at %v: want all 3 at %v", got, b.at, at)
+	}
+	for pod, a := range got {
+		if !a.Equal(at) {
+			t.Errorf("%s got %v, want %v", pod, a, at)
+		}
+	}
+	failing := func(_ context.Context, pod string, _ time.Time) error {
+		if pod == "w2" {
+			return errors.New("exec refused")
+		}
+		return nil
+	}
+	if _, err := newStartBarrierAllReady(pods).release(context.Background(), pods, at, failing); err == nil || !strings.Contains(err.Error(), "w2") {
+		t.Fatalf("a failed hand-out: err %v, want it named", err)
+	}
+	done := pods[1]
+	done.Status.Phase = "Succeeded"
+	if err := newStartBarrier(3).poll(context.Background(), clusterOptions{}, []podView{pods[0], done}); err == nil {
+		t.Fatal("a worker that ended before the start was not an error")
+	}
+}
+
+func newStartBarrierAllReady(pods []podView) *startBarrier {
+	b := newStartBarrier(len(pods))
+	for _, p := range pods {
+		b.see(p.Metadata.Name, []byte(scenarios.ReadyMark))
+	}
+	return b
 }

@@ -23,6 +23,7 @@ type benchFlags struct {
 	s                           scenarios.Settings
 	dir, history, label, format string
 	cpuProfile                  string
+	metricsAddr                 string
 	allowErrs                   bool
 	props                       []string
 	storage                     workspace.StorageSettings
@@ -40,6 +41,7 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.allowErrs, "allow-errors", false, "exit 0 even when operations failed (recorded on every line as allow_errors)")
 	fl.StringVar(&f.format, "format", "auto", output.FormatHelp)
 	fl.StringArrayVar(&f.props, "prop", nil, "client property k=v for REST competitors (repeatable; adds to BENCH_REST_PROPS)")
+	fl.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the measured operations (per target and scenario: operations, errors, a latency histogram) at http://HOST:PORT/metrics while the run runs")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured scenarios (after the datasets are built and warmed; go tool pprof) to this file")
 }
 
@@ -97,6 +99,15 @@ func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (
 	props, err := scenarios.ParseProps(f.props)
 	if err != nil {
 		return err
+	}
+	if f.metricsAddr != "" {
+		live := scenarios.NewLiveMetrics()
+		stopMetrics, merr := serveMetrics(f.metricsAddr, live, cmd.ErrOrStderr())
+		if merr != nil {
+			return merr
+		}
+		defer stopMetrics()
+		opts.Live = live
 	}
 	if f.cpuProfile != "" {
 		prof, perr := output.CreateCPUProfile(f.cpuProfile)

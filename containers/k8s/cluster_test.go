@@ -11,9 +11,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -68,13 +70,18 @@ func testCluster(t *testing.T) map[string]string {
 	return ex
 }
 
-// TestClusterRun: `katbench cluster run --workers 2` against one `katbench
-// serve rest` in the cluster's network namespace merges both workers'
-// lines (ops the sum, the node's cores once, skew fields), a worker with a
-// bad argument fails the command with the pod's message, and neither leaves
-// a Job or a pod behind.
+// TestClusterRun: `katbench cluster run --workers 3` against one `katbench
+// serve rest` running as a Deployment + Service in the cluster
+// (catalog-rest.yaml; reached at the pod's address from the Service's
+// EndpointSlice: the test cluster has no kube-proxy and no DNS) merges the
+// workers' lines (ops the sum, the node's cores once, skew fields, one
+// start instant from the barrier), a worker with a bad argument fails the
+// command with the pod's message, and neither leaves a Job or a pod behind.
 func TestClusterRun(t *testing.T) {
 	ex := testCluster(t)
+	kc := func(args ...string) ([]byte, error) {
+		return exec.Command(ex["KATBENCH_KUBECTL"], args...).CombinedOutput()
+	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "katbench")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/katbench")
@@ -82,8 +89,7 @@ func TestClusterRun(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	serve := exec.Command("nsenter", "--net=/run/netns/"+ex["KATBENCH_K8S_NETNS"], "--", bin, "serve", "rest", "--addr", ex["KATBENCH_K8S_NODE_IP"]+":8181")
-	url, _ := testenv.ServeRest(t, serve)
+	url := inClusterCatalog(t, ex["KATBENCH_KUBECTL"], ex["KATBENCH_K8S_IMAGE"])
 
 	run := func(t *testing.T, args ...string) (stdout, stderr string, err error) {
 		t.Helper()
@@ -97,18 +103,22 @@ func TestClusterRun(t *testing.T) {
 	}
 	leftovers := func(t *testing.T) {
 		t.Helper()
-		out, err := exec.Command(ex["KATBENCH_KUBECTL"], "get", "jobs,pods", "-l", "app.kubernetes.io/name=katbench", "-o", "name").CombinedOutput()
+		out, err := kc("get", "jobs,pods", "-l", "app.kubernetes.io/name=katbench", "-o", "name")
 		if err != nil || strings.TrimSpace(string(out)) != "" {
 			t.Errorf("left in the namespace (%v): %s", err, out)
 		}
 	}
 
-	t.Run("two workers", func(t *testing.T) {
+	t.Run("three workers", func(t *testing.T) {
+		const n = 3
 		workers := filepath.Join(dir, "workers.jsonl")
-		stdout, stderr, err := run(t, "--workers", "2", "--setup", "40s", "--worker-lines", workers, "--",
-			"rest", url, "--quick", "--server-cost=false", "--scenario", "load_table.throughput.t1", "--duration", "1s")
+		stdout, stderr, err := run(t, "--workers", strconv.Itoa(n), "--setup", "3m", "--worker-lines", workers, "--",
+			"rest", url, "--quick", "--server-cost=false", "--scenario", "load_table.throughput.t1", "--duration", "10s")
 		if err != nil {
 			t.Fatalf("cluster run: %v\n%s", err, stderr)
+		}
+		if !strings.Contains(stderr, "all 3 workers ready") {
+			t.Errorf("stderr does not say the barrier released all 3 workers:\n%s", stderr)
 		}
 		var merged []map[string]any
 		for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
@@ -128,6 +138,7 @@ func TestClusterRun(t *testing.T) {
 		}
 		var sum float64
 		runIDs := map[string]bool{}
+		starts := map[string]bool{}
 		var cores float64
 		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 			var w map[string]any
@@ -136,11 +147,15 @@ func TestClusterRun(t *testing.T) {
 			}
 			sum += w["ops"].(float64)
 			runIDs[w["run_id"].(string)] = true
+			starts[fmt.Sprint(w["params"].(map[string]any)["start_at"])] = true
 			cores = w["host"].(map[string]any)["cores"].(float64)
 		}
 		from, _ := m["merged_from"].([]any)
-		if len(runIDs) != 2 || len(from) != 2 {
-			t.Fatalf("worker run ids %v, merged_from %v: want 2 workers", runIDs, from)
+		if len(runIDs) != n || len(from) != n {
+			t.Fatalf("worker run ids %v, merged_from %v: want %d workers", runIDs, from, n)
+		}
+		if len(starts) != 1 || starts["<nil>"] {
+			t.Errorf("the workers' start instants %v: want one, from the barrier", starts)
 		}
 		if m["ops"].(float64) != sum || sum == 0 {
 			t.Errorf("merged ops %v, workers' sum %v", m["ops"], sum)
@@ -148,7 +163,8 @@ func TestClusterRun(t *testing.T) {
 		if got := m["host"].(map[string]any)["cores"].(float64); got != cores {
 			t.Errorf("merged host has %v cores, the node %v: pods on one node must count once", got, cores)
 		}
-		for _, k := range []string{"skew_start_ms", "skew_end_ms"} {
+		t.Logf("3 workers: ops %v, ops/s %v, skew_start_ms %v, skew_end_ms %v", m["ops"], m["ops_sec"], m["skew_start_ms"], m["skew_end_ms"])
+		for _, k := range []string{"skew_start_ms", "skew_end_ms", "hist", "p50_us", "p99_us"} {
 			if _, ok := m[k]; !ok {
 				t.Errorf("merged line has no %s", k)
 			}
@@ -157,6 +173,7 @@ func TestClusterRun(t *testing.T) {
 	})
 
 	t.Run("failing worker", func(t *testing.T) {
+		began := time.Now()
 		_, stderr, err := run(t, "--workers", "1", "--setup", "30s", "--", "rest", url, "--no-such-flag")
 		if err == nil {
 			t.Fatalf("cluster run with a bad worker argument exited 0:\n%s", stderr)
@@ -164,6 +181,61 @@ func TestClusterRun(t *testing.T) {
 		if !strings.Contains(stderr, "failed") || !strings.Contains(stderr, "no-such-flag") {
 			t.Errorf("stderr does not carry the pod's failure and message:\n%s", stderr)
 		}
+		if d := time.Since(began); d > 60*time.Second {
+			t.Errorf("a failing worker ended the command after %v, want within 60 s", d)
+		}
 		leftovers(t)
 	})
+}
+
+// inClusterCatalog runs catalog-rest.yaml (with image) in the cluster,
+// waits until its Service has a ready endpoint and returns the URL of that
+// pod's address; cleanup deletes it and checks that nothing is left.
+func inClusterCatalog(t *testing.T, kubectl, image string) string {
+	t.Helper()
+	b, err := os.ReadFile("catalog-rest.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply := exec.Command(kubectl, "apply", "-f", "-")
+	apply.Stdin = strings.NewReader(strings.ReplaceAll(string(b), "image: katbench:dev", "image: "+image))
+	if out, err := apply.CombinedOutput(); err != nil {
+		t.Fatalf("kubectl apply catalog-rest.yaml: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		out, err := exec.Command(kubectl, "delete", "-f", "catalog-rest.yaml", "--cascade=foreground", "--wait=true", "--timeout=90s").CombinedOutput()
+		if err != nil {
+			t.Errorf("deleting the catalog: %v\n%s", err, out)
+		}
+		out, err = exec.Command(kubectl, "get", "deployments,replicasets,pods,services,endpointslices", "-l", "app.kubernetes.io/name=katbench-catalog", "-o", "name").CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != "" {
+			t.Errorf("left in the namespace after deleting the catalog (%v): %s", err, out)
+		}
+	})
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		out, err := exec.Command(kubectl, "get", "endpointslices", "-l", "kubernetes.io/service-name=katbench-catalog", "-o", "json").Output()
+		var list struct {
+			Items []struct {
+				Endpoints []struct {
+					Addresses  []string
+					Conditions struct{ Ready *bool }
+				}
+			}
+		}
+		if err == nil && json.Unmarshal(out, &list) == nil {
+			for _, it := range list.Items {
+				for _, e := range it.Endpoints {
+					if e.Conditions.Ready != nil && *e.Conditions.Ready && len(e.Addresses) > 0 {
+						return "http://" + e.Addresses[0] + ":8181"
+					}
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			pods, _ := exec.Command(kubectl, "get", "pods", "-l", "app.kubernetes.io/name=katbench-catalog", "-o", "wide").CombinedOutput()
+			t.Fatalf("the catalog's Service has no ready endpoint after 3 min (%v):\n%s", err, pods)
+		}
+		time.Sleep(time.Second) // polling the API server for a state change, bounded by the deadline
+	}
 }

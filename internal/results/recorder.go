@@ -71,3 +71,13 @@ func Merged(rs ...*Recorder) *Recorder {
 	}
 	return out
 }
+
+// EachValue calls f for every recorded value range (its highest value and
+// how many operations fell in it), lowest first.
+func (r *Recorder) EachValue(f func(upTo time.Duration, n int64)) {
+	for _, b := range r.h.Distribution() {
+		if b.Count > 0 {
+			f(time.Duration(b.To), b.Count)
+		}
+	}
+}
