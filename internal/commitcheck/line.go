@@ -28,6 +28,7 @@ func (s Storm) Line(run *results.Run, target string, res Result, rep *Report, pa
 	}
 	r := run.Result(target, Scenario, results.Closed, s.Writers, res.Acked, res.Elapsed, p)
 	r.Kind, r.Metric, r.Better = "verify", results.OpsSec, results.Higher
+	r.Dims = results.Dims{results.DimThreads: float64(s.Writers)} // the level: its writers, as a catalog line's threads
 	attempts := res.Log.Attempts()
 	var acked, sentRefused, exhausted, retries, conflicts, calls int
 	var failed int64
