@@ -114,7 +114,11 @@ func checkResources(t *testing.T, r results.Record) {
 		t.Errorf("%s %s: resources %+v, want every field", r.Target, r.Scenario, res)
 		return
 	}
-	if *res.Threads <= 0 || *res.FDs < r.Threads || *res.VMSizeMiB <= 0 || res.Scope == "" {
+	// The descriptors are sampled after the warm-up, which may have reused
+	// a connection before every worker dialled its own (under -race on a
+	// busy machine, c64 warmed up on 45 descriptors): at least one socket
+	// beside the rings' files, not one per worker.
+	if *res.Threads <= 0 || *res.FDs <= *res.RingFDs || *res.VMSizeMiB <= 0 || res.Scope == "" {
 		t.Errorf("%s %s: threads %d fds %d vm %v MiB scope %q", r.Target, r.Scenario, *res.Threads, *res.FDs, *res.VMSizeMiB, res.Scope)
 	}
 	if r.Target == "uring" && (*res.Rings <= 0 || *res.RingFDs < *res.Rings || *res.RingMapMiB <= 0) {
