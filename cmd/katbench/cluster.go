@@ -64,7 +64,9 @@ start instant, --start-delay ahead (kubectl exec of the image's own
 /katbench writes it to a file in the pod). It watches the pods and fails at once,
 with the pod's reason and last log lines, when one fails (a non-zero exit,
 OOMKilled, ImagePullBackOff, Unschedulable); it never waits past --timeout.
-When every worker succeeded it reads their JSONL from the pod logs (no
+While they measure it prints their merged progress every 5 s (operations
+and errors so far, read from each worker's metrics through the API
+server's pod proxy; --metrics-port 0 turns it off). When every worker succeeded it reads their JSONL from the pod logs (no
 shared volume), names each line's host after the pod's node (pods on one
 node are one host: its cores count once), merges them as merge --cross-host
 does, prints the merged lines and deletes the Job — also on failure and
@@ -319,6 +321,7 @@ func clusterRun(ctx context.Context, cmd *cobra.Command, o clusterOptions, name 
 	lastPhase := ""
 	getErrs := 0
 	bar := newStartBarrier(o.workers)
+	live := newLiveProgress()
 	for {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: %w", ctx.Err())
@@ -383,6 +386,9 @@ func clusterRun(ctx context.Context, cmd *cobra.Command, o clusterOptions, name 
 		}
 		if done == o.workers && len(pods) == o.workers {
 			break
+		}
+		if !bar.at.IsZero() {
+			live.report(ctx, o, pods, stderr, name)
 		}
 		pollWait(ctx)
 	}

@@ -226,3 +226,50 @@ func newStartBarrierAllReady(pods []podView) *startBarrier {
 	}
 	return b
 }
+
+func TestParseWorkerMetrics(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		text      string
+		ops, errs int64
+		bad       bool
+	}{
+		{name: "no series yet", text: "# HELP katbench_operations_total x\n# TYPE katbench_operations_total counter\n"},
+		{name: "two series summed", text: `katbench_operations_total{target="rest",scenario="load_table.latency"} 120
+katbench_operations_total{target="rest",scenario="a b"} 30
+katbench_errors_total{target="rest",scenario="load_table.latency"} 2
+katbench_operation_duration_seconds_count{target="rest",scenario="load_table.latency"} 120
+`, ops: 150, errs: 2},
+		{name: "a count that does not parse", text: `katbench_operations_total{target="rest"} many`, bad: true},
+		{name: "a negative count", text: `katbench_errors_total{target="rest"} -1`, bad: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := parseWorkerMetrics([]byte(tc.text))
+			if (err != nil) != tc.bad {
+				t.Fatalf("err = %v, want error: %v", err, tc.bad)
+			}
+			if c.ops != tc.ops || c.errs != tc.errs {
+				t.Errorf("counts = %+v, want ops %d errs %d", c, tc.ops, tc.errs)
+			}
+		})
+	}
+}
+
+func TestLiveProgressKeepsFinishedWorkers(t *testing.T) {
+	p := newLiveProgress()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p.see("w-0", []byte(`katbench_operations_total{target="rest",scenario="s"} 1000`), nil)
+	p.see("w-1", []byte(`katbench_operations_total{target="rest",scenario="s"} 500`), nil)
+	if got, want := p.line(t0, 3), "measured so far, 2 of 3 workers: 1,500 ops, 0 errors"; got != want {
+		t.Fatalf("first line = %q, want %q", got, want)
+	}
+	// w-0 finished (not scraped again), w-1 moved on, w-2 cannot be reached.
+	p.see("w-1", []byte(`katbench_operations_total{target="rest",scenario="s"} 2500
+katbench_errors_total{target="rest",scenario="s"} 4`), nil)
+	p.see("w-2", nil, errors.New("pod proxy: connection refused"))
+	got := p.line(t0.Add(4*time.Second), 3)
+	want := "measured so far, 2 of 3 workers: 3,500 ops, 4 errors; 500 ops/s over the last 4.0 s (metrics of w-2 not reachable: pod proxy: connection refused)"
+	if got != want {
+		t.Fatalf("second line = %q\nwant %q", got, want)
+	}
+}

@@ -120,6 +120,21 @@ func TestClusterRun(t *testing.T) {
 		if !strings.Contains(stderr, "all 3 workers ready") {
 			t.Errorf("stderr does not say the barrier released all 3 workers:\n%s", stderr)
 		}
+		// Live progress: the workers' merged counts while they measure,
+		// read from their metrics; never more than the merged line's ops.
+		var liveOps []float64
+		for _, l := range strings.Split(stderr, "\n") {
+			if _, rest, ok := strings.Cut(l, "measured so far, "); ok {
+				if _, rest, ok = strings.Cut(rest, " workers: "); ok {
+					f, _, _ := strings.Cut(rest, " ops")
+					v, err := strconv.ParseFloat(strings.ReplaceAll(f, ",", ""), 64)
+					if err != nil {
+						t.Fatalf("progress line %q: %v", l, err)
+					}
+					liveOps = append(liveOps, v)
+				}
+			}
+		}
 		var merged []map[string]any
 		for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
 			var m map[string]any
@@ -156,6 +171,9 @@ func TestClusterRun(t *testing.T) {
 		}
 		if len(starts) != 1 || starts["<nil>"] {
 			t.Errorf("the workers' start instants %v: want one, from the barrier", starts)
+		}
+		if len(liveOps) == 0 || liveOps[len(liveOps)-1] <= 0 || liveOps[len(liveOps)-1] > m["ops"].(float64) {
+			t.Errorf("live progress %v: want a last count above 0 and at most the merged %v ops\n%s", liveOps, m["ops"], stderr)
 		}
 		if m["ops"].(float64) != sum || sum == 0 {
 			t.Errorf("merged ops %v, workers' sum %v", m["ops"], sum)

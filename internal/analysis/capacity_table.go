@@ -168,4 +168,4 @@ func fmtMicros(us float64) string {
 }
 
 // fmtRate prints a rate in whole operations per second.
-func fmtRate(v float64) string { return thousands(int64(math.Round(v))) }
+func fmtRate(v float64) string { return Thousands(int64(math.Round(v))) }

@@ -121,11 +121,12 @@ func FormatNum(v float64) string {
 	case a < 1000:
 		return fmt.Sprintf("%.1f", v)
 	default:
-		return thousands(int64(math.Round(v)))
+		return Thousands(int64(math.Round(v)))
 	}
 }
 
-func thousands(n int64) string {
+// Thousands writes n with a comma between each group of three digits.
+func Thousands(n int64) string {
 	neg := n < 0
 	if neg {
 		n = -n

@@ -112,7 +112,7 @@ func historyTable(run []Line) (string, error) {
 	var b strings.Builder
 	b.WriteString("| target | scenario | mode |")
 	for _, lv := range levels {
-		fmt.Fprintf(&b, " %s snapshots |", thousands(int64(lv)))
+		fmt.Fprintf(&b, " %s snapshots |", Thousands(int64(lv)))
 	}
 	b.WriteString(" deepest ÷ 0 | × per 10× (fit) | metadata at deepest | built | build at deepest |\n|---|---|---|")
 	b.WriteString(strings.Repeat("---:|", len(levels)+3) + "---|---:|\n")
