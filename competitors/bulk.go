@@ -43,6 +43,7 @@ type childLoader struct {
 	front string
 	dur   catalog.Durability
 	ch    *childServer
+	auth  childAuth // what the child is started with again
 	// ready reports whether the restarted server answers (the client's
 	// control request); restarted is told the new child's pid.
 	ready     func(ctx context.Context) error
@@ -62,7 +63,7 @@ func (l *childLoader) CreateTables(ctx context.Context, ids []table.Identifier, 
 	created, err := l.load(ctx, ids, sc, parallel, progress)
 	// The server comes back whatever the load did: what it created is in
 	// the store, and the dataset counts it.
-	ch, serr := startChildAt(context.WithoutCancel(ctx), l.cfg, l.front, addr)
+	ch, serr := startChildAt(context.WithoutCancel(ctx), l.cfg, l.front, addr, l.auth)
 	if serr != nil {
 		return created, errors.Join(err, fmt.Errorf("%s: restart after the bulk load: %w", l.front, serr))
 	}

@@ -163,7 +163,7 @@ func startChildGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOption
 	if err != nil {
 		return nil, fmt.Errorf("grpc: %w", err)
 	}
-	ch, err := startChild(ctx, cfg, "grpc")
+	ch, err := startChild(ctx, cfg, "grpc", childAuth{})
 	if err != nil {
 		return nil, fmt.Errorf("grpc: %w", err)
 	}

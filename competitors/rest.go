@@ -16,6 +16,7 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog/rest"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
@@ -382,28 +383,42 @@ func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 		return newRemoteREST(ctx, remoteRESTServer{name: "rest", store: StoreUnknown, // a server of its own: katbench cannot tell
 			hint: "give `katbench rest URL`, or no URL to start our server in-process"}, cfg)
 	}
+	return newOurREST(ctx, cfg, "rest", nil)
+}
+
+// newOurREST builds competitor name: our REST front over a fresh embedded
+// catalog, served by a child process (Config.ServeChild) or in-process,
+// reached by iceberg-go's REST client. With key the front verifies SigV4
+// signatures made with key and the client signs every request with it.
+func newOurREST(ctx context.Context, cfg Config, name string, key *sigV4Key) (Competitor, error) {
 	if cfg.Dir == "" {
-		return nil, errors.New("rest: no directory given")
+		return nil, fmt.Errorf("%s: no directory given", name)
 	}
 	dur, err := catalog.ParseDurability(cfg.Durability)
 	if err != nil {
-		return nil, fmt.Errorf("rest: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(cfg.ServeChild) > 0 && cfg.Storage.Warehouse == "" {
-		return newChildREST(ctx, cfg, dur)
+		return newChildREST(ctx, cfg, name, dur, key)
 	}
 	storageParams := map[string]any{}
 	cat, err := openEmbedded(ctx, cfg, dur, storageParams)
 	if err != nil {
-		return nil, fmt.Errorf("rest: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	srv, err := restserver.New(cat, restserver.Options{Logger: warnLogger(cfg)})
+	opts := restserver.Options{Logger: warnLogger(cfg)}
+	if key != nil {
+		if opts.SigV4, err = key.verifier(); err != nil {
+			return nil, errors.Join(fmt.Errorf("%s: %w", name, err), cat.Close())
+		}
+	}
+	srv, err := restserver.New(cat, opts)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("rest: %w", err), cat.Close())
+		return nil, errors.Join(fmt.Errorf("%s: %w", name, err), cat.Close())
 	}
 	run, err := serve.Listen("127.0.0.1:0", srv)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("rest: %w", err), cat.Close())
+		return nil, errors.Join(fmt.Errorf("%s: %w", name, err), cat.Close())
 	}
 	stopServer := func() error { return errors.Join(run.Stop(serve.Grace), cat.Close()) }
 	// Our own server needs no client settings from the environment
@@ -419,7 +434,8 @@ func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 		clientProps = map[string]string{}
 	}
 	maps.Copy(clientProps, cfg.Storage.IOProps)
-	c, err := dialREST(ctx, "rest", u, clientProps, cfg.Env.S3)
+	maps.Copy(clientProps, key.clientProps())
+	c, err := dialREST(ctx, name, u, clientProps, cfg.Env.S3, key.credentials())
 	if err != nil {
 		return nil, errors.Join(err, stopServer())
 	}
@@ -437,14 +453,21 @@ func newREST(ctx context.Context, cfg Config) (Competitor, error) {
 	return c, nil
 }
 
-// newChildREST builds `rest` over `katbench serve rest` run as a child
-// process on a fresh catalog (see Config.ServeChild).
-func newChildREST(ctx context.Context, cfg Config, dur catalog.Durability) (Competitor, error) {
-	ch, err := startChild(ctx, cfg, "rest")
+// newChildREST builds competitor name over `katbench serve rest` run as a
+// child process on a fresh catalog (see Config.ServeChild), verifying
+// SigV4 with key when key is not nil.
+func newChildREST(ctx context.Context, cfg Config, name string, dur catalog.Durability, key *sigV4Key) (Competitor, error) {
+	auth := key.childAuth()
+	ch, err := startChild(ctx, cfg, "rest", auth)
 	if err != nil {
-		return nil, fmt.Errorf("rest: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	c, err := dialREST(ctx, "rest", "http://"+ch.addr, maps.Clone(cfg.Props), cfg.Env.S3)
+	p := maps.Clone(cfg.Props)
+	if p == nil {
+		p = map[string]string{}
+	}
+	maps.Copy(p, key.clientProps())
+	c, err := dialREST(ctx, name, "http://"+ch.addr, p, cfg.Env.S3, key.credentials())
 	if err != nil {
 		return nil, errors.Join(err, ch.stop())
 	}
@@ -454,7 +477,7 @@ func newChildREST(ctx context.Context, cfg Config, dur catalog.Durability) (Comp
 	c.P["durability"] = string(dur)
 	c.P["server"] = "child"
 	c.P["server_pid"] = ch.pid()
-	l := &childLoader{cfg: cfg, front: "rest", dur: dur, ch: ch, ready: c.Control,
+	l := &childLoader{cfg: cfg, front: "rest", dur: dur, ch: ch, auth: auth, ready: c.Control,
 		restarted: func(pid int) { c.P["server_pid"] = pid; c.client.CloseIdleConnections() }}
 	closeClient := c.CloseFn
 	c.CloseFn = func() error { return errors.Join(closeClient(), l.stop()) }
@@ -503,7 +526,7 @@ func newRemoteREST(ctx context.Context, s remoteRESTServer, cfg Config) (Competi
 	if needWarehouse && p["warehouse"] == "" {
 		return nil, fmt.Errorf("%s: no warehouse (%s_WAREHOUSE is unset): %s", name, env, hint)
 	}
-	c, err := dialREST(ctx, name, strings.TrimRight(u, "/"), p, cfg.Env.S3)
+	c, err := dialREST(ctx, name, strings.TrimRight(u, "/"), p, cfg.Env.S3, nil)
 	if err != nil {
 		// Only a server that could not be reached suggests starting one; a
 		// refused credential or warehouse says so on its own.
@@ -553,8 +576,9 @@ func props(cfg Config, name string) map[string]string {
 // prefix, oauth2-server-uri, audience, resource, header.<Name>; everything
 // else is handed to the client as an additional property (table IO
 // settings such as s3.endpoint). fallbacks (Env.S3) go to the client's IO
-// too, but not on the line.
-func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]string) (*restCompetitor, error) {
+// too, but not on the line. keys, when not nil, are the SigV4 credentials
+// instead of the AWS chain's.
+func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]string, keys aws.CredentialsProvider) (*restCompetitor, error) {
 	tr := newRESTTransport()
 	client := &http.Client{Transport: tr}
 	c := &restCompetitor{client: client, wire: tr.wire, timing: &tr.timing}
@@ -587,7 +611,7 @@ func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]st
 		tr.CloseIdleConnections()
 		return nil, err
 	}
-	sigOpts, signer, err := sigV4Options(ctx, p)
+	sigOpts, signer, err := sigV4Options(ctx, p, keys)
 	if err != nil {
 		tr.CloseIdleConnections()
 		return nil, fmt.Errorf("%s: %w", name, err)

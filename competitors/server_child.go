@@ -33,15 +33,22 @@ type childServer struct {
 	done chan error // the process's exit
 }
 
+// childAuth is how a child server authenticates its clients: flags added
+// to its command line and variables added to its environment (a secret
+// goes in the environment, off the process list). The zero value is none.
+type childAuth struct {
+	args, env []string
+}
+
 // startChild runs `cfg.ServeChild... serve FRONT` on a free loopback port
 // over a fresh catalog in cfg.Dir/server-FRONT and waits until it says
 // where it listens. Its log lines go to cfg.Log.
-func startChild(ctx context.Context, cfg Config, front string) (*childServer, error) {
-	return startChildAt(ctx, cfg, front, "127.0.0.1:0")
+func startChild(ctx context.Context, cfg Config, front string, auth childAuth) (*childServer, error) {
+	return startChildAt(ctx, cfg, front, "127.0.0.1:0", auth)
 }
 
 // startChildAt is startChild on addr.
-func startChildAt(ctx context.Context, cfg Config, front, addr string) (*childServer, error) {
+func startChildAt(ctx context.Context, cfg Config, front, addr string, auth childAuth) (*childServer, error) {
 	if len(cfg.ServeChild) == 0 {
 		return nil, errors.New("no command to serve a child with")
 	}
@@ -50,7 +57,11 @@ func startChildAt(ctx context.Context, cfg Config, front, addr string) (*childSe
 	if cfg.Durability != "" {
 		args = append(args, "--durability", cfg.Durability)
 	}
+	args = append(args, auth.args...)
 	cmd := exec.Command(cfg.ServeChild[0], args...)
+	if len(auth.env) > 0 {
+		cmd.Env = append(cmd.Environ(), auth.env...)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM} // never outlive the benchmark
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

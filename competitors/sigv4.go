@@ -43,8 +43,10 @@ type awsSigner struct {
 // standard AWS chain (environment, shared config and credentials files
 // with AWS_PROFILE, web identity, container and instance roles) and are
 // looked up once here, so a machine without any fails at connect with
-// where it looked; they are never printed.
-func sigV4Options(ctx context.Context, p map[string]string) ([]rest.Option, *awsSigner, error) {
+// where it looked; they are never printed. keys, when not nil, are the
+// credentials instead, and the region is then rest.signing-region alone
+// (no AWS configuration is read).
+func sigV4Options(ctx context.Context, p map[string]string, keys aws.CredentialsProvider) ([]rest.Option, *awsSigner, error) {
 	on := strings.ToLower(strings.TrimSpace(p[propSigV4]))
 	switch on {
 	case "", "false":
@@ -65,15 +67,18 @@ func sigV4Options(ctx context.Context, p map[string]string) ([]rest.Option, *aws
 	if service == "" {
 		service = defaultSignName
 	}
-	var load []func(*config.LoadOptions) error
-	if r := p[propSignRegion]; r != "" {
-		load = append(load, config.WithRegion(r))
-	}
 	cctx, cancel := context.WithTimeout(ctx, credentialsTimeout)
 	defer cancel()
-	cfg, err := config.LoadDefaultConfig(cctx, load...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("SigV4: load the AWS configuration: %w", err)
+	cfg := aws.Config{Region: p[propSignRegion], Credentials: keys}
+	if keys == nil {
+		var load []func(*config.LoadOptions) error
+		if r := p[propSignRegion]; r != "" {
+			load = append(load, config.WithRegion(r))
+		}
+		var err error
+		if cfg, err = config.LoadDefaultConfig(cctx, load...); err != nil {
+			return nil, nil, fmt.Errorf("SigV4: load the AWS configuration: %w", err)
+		}
 	}
 	if cfg.Region == "" {
 		return nil, nil, fmt.Errorf("SigV4: no signing region: give --prop %s=REGION (or set AWS_REGION)", propSignRegion)

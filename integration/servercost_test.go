@@ -2,6 +2,7 @@ package integration
 
 import (
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"testing"
@@ -129,5 +130,40 @@ func assertServerCost(t *testing.T, r results.Record) {
 	}
 	if r.WireBytesPerOp == nil || *r.WireBytesPerOp <= 0 {
 		t.Errorf("%s: wire_bytes_per_op %v, want > 0", r.Target, r.WireBytesPerOp)
+	}
+}
+
+// TestRESTSigV4Child runs rest-sigv4 with its front as a child process
+// through a two-size sweep: every request of the run is signed and
+// verified (a refused one fails the run), also after the child restarts
+// over its bulk-loaded store, and the run's key shows nowhere in what
+// katbench prints.
+func TestRESTSigV4Child(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run; skipped with -short")
+	}
+	res := runKatbench(t, 10*time.Minute, nil, "run", "rest-sigv4", "--quick", "--tables", "20,200",
+		"--scenario", "load_table.latency,create_table.latency", "--history", "")
+	if res.err != nil {
+		t.Fatalf("katbench run failed: %v\nstderr:\n%s", res.err, tailLines(res.stderr, 40))
+	}
+	pids := map[any]bool{}
+	n := 0
+	for _, r := range parseRecords(t, res.stdout) {
+		if r.Skipped != "" {
+			continue
+		}
+		n++
+		if r.Params["auth"] != "sigv4" || r.Params["server"] != "child" {
+			t.Errorf("%s at %v tables: params.auth %v, server %v: want sigv4, child", r.Scenario, r.Dims[results.DimTables], r.Params["auth"], r.Params["server"])
+		}
+		pids[r.Params["server_pid"]] = true
+	}
+	if n != 4 || len(pids) != 2 {
+		t.Errorf("%d measured lines on %d server pids, want 4 on 2 (the child restarted after its bulk load)", n, len(pids))
+	}
+	// The key's id has a fixed shape (sigV4Key); its secret travels with it.
+	if k := regexp.MustCompile(`AKKB[0-9A-F]{16}|KATBENCH_SIGV4=`).FindString(res.stdout + res.stderr); k != "" {
+		t.Errorf("the run printed its SigV4 key: %q", k)
 	}
 }

@@ -51,6 +51,7 @@ type reportView struct {
 	Capacity  []familyView
 	Sizing    []familyView // growth sweeps: costs against tables
 	History   []familyView // history-depth charts (history_chart.go)
+	Verify    []familyView // verify contention curves (verify_chart.go)
 	Ratios    []ratioRunView
 	// Summary is one headline per (run, non-base target).
 	Summary []summaryView
@@ -181,6 +182,7 @@ func buildReport(lines []Line, o ReportOptions) (reportView, error) {
 	v.Capacity = capacityCharts(lines, label)
 	v.Sizing = sizingCharts(lines, multiRun)
 	v.History = historyCharts(lines, multiRun)
+	v.Verify = verifyCharts(lines, multiRun)
 	v.Ratios = ratios(lines, runs, variant)
 	v.Summary = summary(v.Ratios)
 	for i := range v.Families {
@@ -603,6 +605,7 @@ nav.toc{font-size:13px;line-height:1.6;border:1px solid #ddd;padding:6px 12px;ba
 {{if .Capacity}}<li><a href="#capacity">Capacity: latency against throughput</a></li>{{end}}
 {{if .Sizing}}<li><a href="#sizing">Sizing: costs against tables</a></li>{{end}}
 {{if .History}}<li><a href="#history">Against history depth</a></li>{{end}}
+{{if .Verify}}<li><a href="#verify">Commit safety: contention against writers</a></li>{{end}}
 <li><a href="#spectra">Percentile spectra</a>: {{range $i, $s := .Scenarios}}{{if $i}} · {{end}}<a href="#{{$s.Anchor}}">{{$s.Name}}</a>{{end}}</li>
 </ol></nav>
 <h2 id="summary">Summary</h2>
@@ -633,6 +636,9 @@ nav.toc{font-size:13px;line-height:1.6;border:1px solid #ddd;padding:6px 12px;ba
 {{end}}{{end}}
 {{if .History}}<h2 id="history">Against history depth (log–log; the factor per 10× of snapshots is fitted over the levels of one snapshot or more)</h2>
 {{range .History}}<section class="scenario"><h3>{{.Name}}</h3>{{.Chart}}</section>
+{{end}}{{end}}
+{{if .Verify}}<h2 id="verify">Commit safety: contention against writers (katbench verify; a cell that acknowledged nothing has no point)</h2>
+{{range .Verify}}<section class="scenario"><h3>{{.Name}}</h3>{{.Chart}}</section>
 {{end}}{{end}}
 <h2 id="spectra">Percentile spectra per scenario</h2>
 {{range .Scenarios}}<section class="scenario" id="{{.Anchor}}"><h3>{{.Name}}</h3>

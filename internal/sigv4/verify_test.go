@@ -25,7 +25,7 @@ var t0 = time.Date(2026, 12, 4, 5, 0, 0, 0, time.UTC)
 
 // signed builds a request signed by the AWS SDK's own signer (an
 // implementation independent of the verifier) at time at.
-func signed(t *testing.T, method, url, body, secret, region, service string, at time.Time, hashHeader bool) *http.Request {
+func signed(t testing.TB, method, url, body, secret, region, service string, at time.Time, hashHeader bool) *http.Request {
 	t.Helper()
 	var rd io.Reader
 	if body != "" {
@@ -50,7 +50,7 @@ func signed(t *testing.T, method, url, body, secret, region, service string, at 
 	return r
 }
 
-func verifier(t *testing.T, now time.Time) *Verifier {
+func verifier(t testing.TB, now time.Time) *Verifier {
 	t.Helper()
 	v, err := New(testKey, testSecret, "eu-north-1", "glue", func() time.Time { return now })
 	if err != nil {
@@ -151,4 +151,32 @@ func TestNewRejectsEmpty(t *testing.T) {
 	if _, err := New(testKey, "", "r", "s", nil); err == nil {
 		t.Fatal("empty secret accepted")
 	}
+}
+
+// BenchmarkVerify is the server's cost of verifying one signed request:
+// a bodiless GET (a loadTable), and a POST whose 1 KiB body is verified
+// as a whole (VerifyBuffered, a commit without the payload hash header).
+func BenchmarkVerify(b *testing.B) {
+	const u = "http://127.0.0.1:8181/v1/namespaces/kb_0/tables/t_00042"
+	b.Run("get", func(b *testing.B) {
+		r := signed(b, "GET", u, "", testSecret, "eu-north-1", "glue", t0, false)
+		v := verifier(b, t0)
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := v.Verify(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("post-1KiB-buffered", func(b *testing.B) {
+		body := `{"updates":[` + strings.Repeat(" ", 1000) + `]}`
+		r := signed(b, "POST", u, body, testSecret, "eu-north-1", "glue", t0, false)
+		v := verifier(b, t0)
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := v.VerifyBuffered(r, []byte(body)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
