@@ -40,7 +40,9 @@ import (
 // by=transport for a data-plane run), layout=writes (the catalog against
 // its file-system floor per flush mode, see writesTable; layout=writes-summary
 // its short form, quiet beside neighbour=LABEL, see writesSummary), layout=verify
-// (a `katbench verify` run's cells, see verifyTable), and cmd="…" (the
+// (a `katbench verify` run's cells, see verifyTable), layout=workers (the
+// merged lines of every run with the label, by worker count, see
+// workersTable), and cmd="…" (the
 // command, for lines that do not record it).
 //
 // Generated sections hold text that is not a measurement but must not
@@ -349,6 +351,21 @@ func renderBlock(b Block, src Sources) (string, error) {
 		err  error
 	)
 	label := ""
+	if b.Attrs["layout"] == "workers" {
+		label = b.Name
+		if l := b.Attrs["label"]; l != "" {
+			label = l
+		}
+		lines, err := labelledLines(src.History, label)
+		if err != nil {
+			return "", err
+		}
+		body, err := workersTable(narrow(b, lines))
+		if err != nil {
+			return "", err
+		}
+		return workersProvenance(lines, src.HistoryName, label) + "\n" + body, nil
+	}
 	if ref := b.Attrs["run"]; ref != "" {
 		run, err = SelectRef(src.History, ref)
 	} else {
