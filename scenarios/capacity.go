@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -325,7 +326,7 @@ func (r *Runner) emitCapacity(s *state, sr *CapacitySearch, skip string, counts 
 	}
 	describe := func(line *results.Record) {
 		line.Threads = workers
-		Stamp(line, Scenario{Kind: "capacity", Metric: results.OpsSec, Dims: threadsDim}, Level{DimThreads: float64(workers)})
+		bench.Stamp(line, bench.Scenario{Kind: "capacity", Metric: results.OpsSec, Dims: threadsDim}, bench.Level{bench.DimThreads: float64(workers)})
 	}
 	if skip != "" {
 		line := r.Run.Skipped(s.c.Name(), name, skip, r.params(s, p))

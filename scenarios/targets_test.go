@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
 )
 
@@ -20,7 +21,7 @@ func TestTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Select = sel
-	if _, _, err := LookupTargets([]TargetSpec{{Name: "nosuch"}}, o); !errors.Is(err, ErrSettings) {
+	if _, _, err := LookupTargets([]TargetSpec{{Name: "nosuch"}}, o); !errors.Is(err, bench.ErrSettings) {
 		t.Fatalf("unknown target: %v; want ErrSettings", err)
 	}
 	given := []TargetSpec{ParseTargetSpec("embedded"), ParseTargetSpec("embedded")}

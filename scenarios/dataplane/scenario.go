@@ -8,8 +8,8 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/results"
-	"github.com/nordisk/katbench/scenarios"
 )
 
 // scenario is one registered data-plane scenario. Each lives in a file of
@@ -49,12 +49,12 @@ type scenario struct {
 	// dimension (data.append's rows); "" means the name of a zero Config.
 	stem string
 	// dims are the dimensions its name carries.
-	dims []scenarios.Dimension
+	dims []bench.Dimension
 	// doc is one line for `katbench list`.
 	doc string
 	// bench is its registered scenario (register): what its lines are
 	// stamped with.
-	bench scenarios.Scenario
+	bench bench.Scenario
 }
 
 // lookup returns the registered scenario a line's scenario name belongs
@@ -95,29 +95,29 @@ func register(s scenario) {
 	if stem == "" {
 		stem = s.name(Config{})
 	}
-	needs := []scenarios.Requirement{scenarios.NeedCompetitor, scenarios.NeedTransport}
+	needs := []bench.Requirement{bench.NeedCompetitor, bench.NeedTransport}
 	if s.needs != "" {
-		needs = append(needs, scenarios.NeedScenario("data."+s.needs))
+		needs = append(needs, bench.NeedScenario("data."+s.needs))
 	}
 	doc := s.doc
 	if s.optIn {
 		doc += " (only when --scenario names it)"
 	}
-	s.bench = scenarios.Scenario{Name: stem, Bench: scenarios.BenchData, Order: s.order, Dims: s.dims, Needs: needs, Doc: doc}
+	s.bench = bench.Scenario{Name: stem, Bench: bench.BenchData, Order: s.order, Dims: s.dims, Needs: needs, Doc: doc}
 	regMu.Lock()
 	if _, dup := registry[s.key]; dup {
 		panic("dataplane: scenario " + s.key + " registered twice")
 	}
 	registry[s.key] = s
 	regMu.Unlock()
-	scenarios.RegisterBench(s.bench)
+	bench.RegisterBench(s.bench)
 }
 
 // stamp writes on a line of the scenario named r.Scenario its level in a
 // run of cfg: its rows per append (those of its dimensions it has).
 func stamp(r *results.Record, cfg Config) {
 	if s, ok := lookup(r.Scenario); ok {
-		scenarios.Stamp(r, s.bench, scenarios.Level{scenarios.DimRows: float64(cfg.rows())})
+		bench.Stamp(r, s.bench, bench.Level{bench.DimRows: float64(cfg.rows())})
 	}
 }
 

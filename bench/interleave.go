@@ -1,4 +1,4 @@
-package scenarios
+package bench
 
 // Interleave calls fn(round, lane) once for every round and lane, in the
 // one order every katbench benchmark measures in: the lanes in order on
@@ -19,13 +19,4 @@ func Interleave(rounds, lanes int, fn func(round, lane int) error) error {
 		}
 	}
 	return nil
-}
-
-// Step reports one measurement of a run to p as done of total under the
-// task what (and nothing when p is nil): the one progress report of every
-// benchmark, drawn by the command that runs it.
-func Step(p Progress, what string, done, total int) {
-	if p != nil {
-		p(what, done, total)
-	}
 }
