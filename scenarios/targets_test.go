@@ -9,6 +9,7 @@ import (
 
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/internal/workspace"
 )
 
 // TestTargets: an unknown name is ErrSettings; the floors a run needs
@@ -38,16 +39,18 @@ func TestTargets(t *testing.T) {
 		t.Fatalf("targets %v (%d factories), want %v", names, len(facs), want)
 	}
 	dir := t.TempDir()
-	var subs []string
-	targets, err := NewTargets(specs[:2], facs[:2], dir, competitors.Config{Durability: "none"},
-		func(sub string) competitors.Storage { subs = append(subs, sub); return competitors.Storage{} }, func(string) string { return "" })
+	if c := competitorStorage(workspace.Storage{}, "embedded"); c.Warehouse != "" || c.IOProps != nil || c.Params != nil {
+		t.Errorf("default warehouse: competitor storage %+v, want the default (zero)", c)
+	}
+	st := workspace.Storage{Warehouse: "file:///tmp/wh", Params: map[string]any{"warehouse": "file"}}
+	targets, err := NewTargets(specs[:2], facs[:2], dir, competitors.Config{Durability: "none"}, st, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, wantDir := range []string{"embedded", "embedded-2"} {
 		c := targets[i].Config
-		if c.Dir != filepath.Join(dir, wantDir) || c.Durability != "none" || subs[i] != wantDir {
-			t.Errorf("target %d: dir %s durability %q storage of %q; want %s", i, c.Dir, c.Durability, subs[i], wantDir)
+		if c.Dir != filepath.Join(dir, wantDir) || c.Durability != "none" || c.Storage.Warehouse != "file:///tmp/wh/"+wantDir || c.Storage.Params["warehouse"] != "file" {
+			t.Errorf("target %d: dir %s durability %q storage %+v; want %s and its own warehouse prefix", i, c.Dir, c.Durability, c.Storage, wantDir)
 		}
 		if fi, err := os.Stat(c.Dir); err != nil || !fi.IsDir() {
 			t.Errorf("target %d: %s not made: %v", i, c.Dir, err)
