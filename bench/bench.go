@@ -7,9 +7,9 @@ import (
 
 // Bench names the command whose loop measures a scenario. Catalog
 // scenarios ("") run on competitors through package scenarios' Runner;
-// the storage
-// benches' scenarios run on their own lanes through [RunCells]: "data"
-// (competitor × transport × storage) and "transport" (transport × store).
+// the storage benches' scenarios run on their own lanes through
+// [RunCells]: "data" (competitor × transport × storage) and "transport"
+// (transport × store).
 type Bench string
 
 // The benches.
@@ -22,8 +22,7 @@ const (
 // Requirements of the storage benches' scenarios: what a lane must bring.
 // They say in `katbench list` what a scenario depends on; the benches
 // build their lanes from them (a data lane is a competitor on one
-// transport over one store). Met is nil: the catalog runner never checks
-// them.
+// transport over one store). Met is nil: no runner checks them.
 var (
 	NeedCompetitor = Requirement{Why: "competitor"} // a catalog per lane to create, commit and load tables in
 	NeedS3Store    = Requirement{Why: "s3 store"}   // an S3 store: the in-process control store or an endpoint

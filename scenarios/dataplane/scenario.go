@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"sync"
 
 	"github.com/apache/iceberg-go/table"
 
@@ -80,10 +79,8 @@ type measurement interface {
 	record(cfg Config, i int, l *laneState, name string) results.Record
 }
 
-var (
-	regMu    sync.RWMutex
-	registry = map[string]scenario{}
-)
+// registry holds the data-plane scenarios by key.
+var registry bench.Registry[scenario]
 
 // register adds a scenario; called from init functions only. It panics
 // on a duplicate or incomplete entry: a programming error found at init.
@@ -104,12 +101,9 @@ func register(s scenario) {
 		doc += " (only when --scenario names it)"
 	}
 	s.bench = bench.Scenario{Name: stem, Bench: bench.BenchData, Order: s.order, Dims: s.dims, Needs: needs, Doc: doc}
-	regMu.Lock()
-	if _, dup := registry[s.key]; dup {
-		panic("dataplane: scenario " + s.key + " registered twice")
+	if err := registry.Register(s.key, s); err != nil {
+		panic("dataplane: scenario " + err.Error())
 	}
-	registry[s.key] = s
-	regMu.Unlock()
 	bench.RegisterBench(s.bench)
 }
 
@@ -123,18 +117,8 @@ func stamp(r *results.Record, cfg Config) {
 
 // registered returns every registered scenario in run order.
 func registered() []scenario {
-	regMu.RLock()
-	out := make([]scenario, 0, len(registry))
-	for _, s := range registry {
-		out = append(out, s)
-	}
-	regMu.RUnlock()
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].order != out[j].order {
-			return out[i].order < out[j].order
-		}
-		return out[i].key < out[j].key
-	})
+	out := registry.Values() // in key order, which breaks ties of order
+	sort.SliceStable(out, func(i, j int) bool { return out[i].order < out[j].order })
 	return out
 }
 
