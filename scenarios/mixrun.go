@@ -99,32 +99,34 @@ func (r *Runner) runMix(ctx context.Context, states []*state) error {
 	for i := range prepared {
 		prepared[i] = &mixState{}
 	}
-	for _, level := range levels {
-		cells := make([]*mixCell, len(states))
-		for i := range cells {
-			cells[i] = newMixCell(len(wl.ops()))
-		}
-		for round := range o.Rounds {
-			for j := range states {
-				i := j
-				if round%2 == 1 {
-					i = len(states) - 1 - j
+	// One cell per level, measured on every competitor in interleaved
+	// rounds by the engine's loop; its lines are written when its last
+	// round is done. No progress: a mix reports its rounds on the log.
+	cells := make([]bench.Cell, len(levels))
+	for k, level := range levels {
+		var mc []*mixCell
+		cells[k] = bench.CellFuncs{
+			StartFunc: func(context.Context) error {
+				mc = make([]*mixCell, len(states))
+				for i := range mc {
+					mc[i] = newMixCell(len(wl.ops()))
 				}
-				if err := r.mixRound(ctx, states[i], prepared[i], cells[i], level, round); err != nil {
-					return err
+				return nil
+			},
+			RoundFunc: func(ctx context.Context, round, i int) error {
+				return r.mixRound(ctx, states[i], prepared[i], mc[i], level, round)
+			},
+			FinishFunc: func(context.Context) error {
+				for i, s := range states {
+					if err := r.emitMix(s, mc[i], level); err != nil {
+						return err
+					}
 				}
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-			}
-		}
-		for i, s := range states {
-			if err := r.emitMix(s, cells[i], level); err != nil {
-				return err
-			}
+				return nil
+			},
 		}
 	}
-	return nil
+	return bench.RunCells(ctx, cells, len(states), o.Rounds, nil, "")
 }
 
 func newMixCell(n int) *mixCell {
