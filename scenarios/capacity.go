@@ -207,10 +207,7 @@ func (r *Runner) runCapacity(ctx context.Context, states []*state) error {
 	for step := 0; ; step++ {
 		active := false
 		for j := range states {
-			i := j
-			if step%2 == 1 {
-				i = len(states) - 1 - j
-			}
+			i := bench.Lane(step, j, len(states))
 			sr, s := searches[i], states[i]
 			if sr.Done || skips[i] != "" {
 				continue
