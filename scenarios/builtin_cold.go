@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
 )
@@ -15,10 +16,12 @@ import (
 
 func init() {
 	Register(Scenario{
-		Name: "load_table.cold.latency", Kind: KindLatency, Metric: results.P50, Order: 15,
-		Doc: "the first load of each table after the catalog was reopened in-process (nothing cached)",
-		Needs: []Requirement{NeedDataset, NeedTables,
-			Capability[competitors.Reopener]("competitor cannot be reopened in-process (a server's cache is its own)")},
+		Scenario: bench.Scenario{
+			Name: "load_table.cold.latency", Kind: bench.KindLatency, Metric: results.P50, Order: 15,
+			Doc: "the first load of each table after the catalog was reopened in-process (nothing cached)",
+			Needs: []bench.Requirement{NeedDataset, NeedTables,
+				Capability[competitors.Reopener]("competitor cannot be reopened in-process (a server's cache is its own)")},
+		},
 		Run: runCold,
 	})
 }

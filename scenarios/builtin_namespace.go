@@ -10,15 +10,18 @@ import (
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/results"
 )
 
 func init() {
 	Register(Scenario{
-		Name: "create_namespace.latency", Kind: KindLatency, Metric: results.P50, Order: 51,
-		Doc:   "create a namespace inside the dataset's work namespace (the namespaces made are dropped after the cell, outside its measurement)",
-		Needs: []Requirement{NeedDataset, NeedTables},
-		Run:   runCreateNamespace,
+		Scenario: bench.Scenario{
+			Name: "create_namespace.latency", Kind: bench.KindLatency, Metric: results.P50, Order: 51,
+			Doc:   "create a namespace inside the dataset's work namespace (the namespaces made are dropped after the cell, outside its measurement)",
+			Needs: []bench.Requirement{NeedDataset, NeedTables},
+		},
+		Run: runCreateNamespace,
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/google/uuid"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
 )
@@ -28,36 +29,40 @@ func writeLatency(ctx context.Context, o Options, op Op) Measurement {
 
 // NeedDurabilityModes: the competitor runs in the mode Config.Durability
 // asks for (a remote server decides its own and is skipped).
-var NeedDurabilityModes = Requirement{
-	Why: "competitor's durability mode is not the client's to choose (none to choose, or a remote server running in its own)",
-	Met: func(env *Env) bool {
+var NeedDurabilityModes = need("competitor's durability mode is not the client's to choose (none to choose, or a remote server running in its own)",
+	func(env *Env) bool {
 		d, ok := competitors.As[competitors.Durable](env.Competitor)
 		return ok && d.DurabilityMode() != ""
-	},
-}
+	}, nil)
 
 func init() {
 	Register(Scenario{
-		Name: "create_table.latency", Kind: KindLatency, Metric: results.P50, Order: 50, Writes: true,
-		Doc:   "create a table in the dataset's work namespace",
-		Needs: []Requirement{NeedDataset, NeedTables},
+		Scenario: bench.Scenario{
+			Name: "create_table.latency", Kind: bench.KindLatency, Metric: results.P50, Order: 50, Writes: true,
+			Doc:   "create a table in the dataset's work namespace",
+			Needs: []bench.Requirement{NeedDataset, NeedTables},
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			op := createOp(env.Competitor.Catalog(), env.Dataset.Work, fmt.Sprintf("create_r%d", env.Round), env.Created)
 			return Outcome{M: writeLatency(ctx, env.Opts, op)}, nil
 		},
 	})
 	Register(Scenario{
-		Name: "commit_table.latency", Kind: KindLatency, Metric: results.P50, Order: 60, Writes: true,
-		Doc:   "a set-properties commit guarded by the table UUID, round robin over 16 tables made for it",
-		Needs: []Requirement{NeedDataset, NeedTables},
-		Run:   runCommit,
+		Scenario: bench.Scenario{
+			Name: "commit_table.latency", Kind: bench.KindLatency, Metric: results.P50, Order: 60, Writes: true,
+			Doc:   "a set-properties commit guarded by the table UUID, round robin over 16 tables made for it",
+			Needs: []bench.Requirement{NeedDataset, NeedTables},
+		},
+		Run: runCommit,
 	})
 	for i, mode := range DurabilityModes {
 		Register(Scenario{
-			Name: "create_table.durability." + mode, Kind: KindDurability, Metric: results.P50, Order: 70 + i, Writes: true,
-			Doc:   "create_table on a fresh competitor opened in durability mode " + mode,
-			Needs: []Requirement{NeedDurabilityModes},
-			Run:   func(ctx context.Context, env *Env) (Outcome, error) { return runDurability(ctx, env, mode) },
+			Scenario: bench.Scenario{
+				Name: "create_table.durability." + mode, Kind: bench.KindDurability, Metric: results.P50, Order: 70 + i, Writes: true,
+				Doc:   "create_table on a fresh competitor opened in durability mode " + mode,
+				Needs: []bench.Requirement{NeedDurabilityModes},
+			},
+			Run: func(ctx context.Context, env *Env) (Outcome, error) { return runDurability(ctx, env, mode) },
 		})
 	}
 }

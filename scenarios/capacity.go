@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -206,10 +207,7 @@ func (r *Runner) runCapacity(ctx context.Context, states []*state) error {
 	for step := 0; ; step++ {
 		active := false
 		for j := range states {
-			i := j
-			if step%2 == 1 {
-				i = len(states) - 1 - j
-			}
+			i := bench.Lane(step, j, len(states))
 			sr, s := searches[i], states[i]
 			if sr.Done || skips[i] != "" {
 				continue
@@ -325,7 +323,7 @@ func (r *Runner) emitCapacity(s *state, sr *CapacitySearch, skip string, counts 
 	}
 	describe := func(line *results.Record) {
 		line.Threads = workers
-		Stamp(line, Scenario{Kind: "capacity", Metric: results.OpsSec, Dims: threadsDim}, Level{DimThreads: float64(workers)})
+		bench.Stamp(line, bench.Scenario{Kind: "capacity", Metric: results.OpsSec, Dims: threadsDim}, bench.Level{bench.DimThreads: float64(workers)})
 	}
 	if skip != "" {
 		line := r.Run.Skipped(s.c.Name(), name, skip, r.params(s, p))

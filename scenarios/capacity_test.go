@@ -1,6 +1,7 @@
 package scenarios_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -50,10 +51,26 @@ func steps(t *testing.T, rec results.Record) []map[string]any {
 }
 
 // TestCapacityOnEmbedded searches read-heavy's capacity on the embedded
-// catalog and on it behind our REST front, interleaved.
+// catalog and on it behind our REST front, interleaved: step 1 on each in
+// turn, then step 2 in the reverse order.
 func TestCapacityOnEmbedded(t *testing.T) {
 	o := capacityOptions(t, "read-heavy", "p99<=10s")
+	var log bytes.Buffer
+	o.Log = &log
 	got := runMix(t, o, "embedded", "rest")
+	bystep := map[string][]string{}
+	for _, l := range strings.Split(log.String(), "\n") {
+		if target, rest, ok := strings.Cut(l, ": capacity read-heavy step "); ok {
+			step, _, _ := strings.Cut(rest, " ")
+			bystep[step] = append(bystep[step], target)
+		}
+	}
+	if g := strings.Join(bystep["1"], " "); g != "embedded rest" {
+		t.Errorf("step 1 ran on %q, want embedded then rest", g)
+	}
+	if g := strings.Join(bystep["2"], " "); len(bystep["2"]) == 2 && g != "rest embedded" {
+		t.Errorf("step 2 ran on %q, want the reverse order: rest then embedded", g)
+	}
 	for _, tg := range []string{"embedded", "rest"} {
 		rec, ok := got[tg+" capacity.read-heavy"]
 		if !ok || rec.Skipped != "" {

@@ -14,6 +14,7 @@ import (
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
 )
 
@@ -103,9 +104,6 @@ func (d *Dataset) Misses(n int) []table.Identifier {
 	return out
 }
 
-// Progress receives setup progress: done of total, for what.
-type Progress func(what string, done, total int)
-
 // Retry is how dataset setup and cleanup repeat a request that failed with
 // a transient server error: up to Attempts tries, sleeping Base, 2×Base, …
 // (at most Max, with jitter) in between. Measured operations are never
@@ -148,7 +146,7 @@ func (r Retry) do(ctx context.Context, fn func(again bool) error) error {
 // TablesErr so storage-free scenarios still run. The returned Dataset lists
 // exactly what Build created, also on error, so Drop removes nothing else:
 // a root namespace that already existed is an error and is never dropped.
-func Build(ctx context.Context, cat icecatalog.Catalog, root string, shape Shape, parallel int, progress Progress) (*Dataset, error) {
+func Build(ctx context.Context, cat icecatalog.Catalog, root string, shape Shape, parallel int, progress bench.Progress) (*Dataset, error) {
 	if err := shape.Validate(); err != nil {
 		return nil, err
 	}
@@ -172,7 +170,7 @@ func Build(ctx context.Context, cat icecatalog.Catalog, root string, shape Shape
 			return d, fmt.Errorf("create namespace %s: %w", strings.Join(ns, "."), err)
 		}
 		d.Namespaces = append(d.Namespaces, ns)
-		report(progress, "namespaces", i+1, len(planned))
+		bench.Step(progress, "namespaces", i+1, len(planned))
 	}
 	var tables []table.Identifier
 	for _, leaf := range leaves {
@@ -181,7 +179,7 @@ func Build(ctx context.Context, cat icecatalog.Catalog, root string, shape Shape
 		}
 	}
 	created, err := parallelDo(ctx, tables, parallel, createDatasetTable(cat),
-		func(done int) { report(progress, "tables", done, len(tables)) })
+		func(done int) { bench.Step(progress, "tables", done, len(tables)) })
 	d.Tables = created
 	d.TablesErr = err
 	return d, nil
@@ -202,7 +200,7 @@ func createDatasetNamespace(ctx context.Context, cat icecatalog.Catalog, ns tabl
 
 // Drop removes what Build created, tables first, children before parents.
 // It goes on past errors and returns them joined.
-func (d *Dataset) Drop(ctx context.Context, cat icecatalog.Catalog, extra []table.Identifier, parallel int, progress Progress) error {
+func (d *Dataset) Drop(ctx context.Context, cat icecatalog.Catalog, extra []table.Identifier, parallel int, progress bench.Progress) error {
 	all := append(append([]table.Identifier{}, d.Tables...), extra...)
 	var errs []error
 	_, err := parallelDo(ctx, all, parallel, func(ctx context.Context, id table.Identifier) error {
@@ -212,7 +210,7 @@ func (d *Dataset) Drop(ctx context.Context, cat icecatalog.Catalog, extra []tabl
 			}
 			return nil
 		})
-	}, func(done int) { report(progress, "drop tables", done, len(all)) })
+	}, func(done int) { bench.Step(progress, "drop tables", done, len(all)) })
 	errs = append(errs, err)
 	nss := append(append([]table.Identifier{}, d.Namespaces...), d.historyNS...)
 	for i := len(nss) - 1; i >= 0; i-- {
@@ -273,12 +271,6 @@ func parallelDo(ctx context.Context, ids []table.Identifier, n int, fn func(cont
 		}
 	}
 	return succeeded, firstErr
-}
-
-func report(p Progress, what string, done, total int) {
-	if p != nil {
-		p(what, done, total)
-	}
 }
 
 // createDatasetTable creates one dataset table on cat, retried as

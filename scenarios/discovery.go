@@ -12,6 +12,7 @@ import (
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -260,9 +261,11 @@ func (c *crawler) crawl(ctx context.Context, root table.Identifier) (namespaces,
 
 func init() {
 	Register(Scenario{
-		Name: "list_namespaces.latency", Kind: KindLatency, Metric: results.P50, Order: 100,
-		Doc:   "list namespaces, alternately at the catalog's root and one level down (the dataset's root)",
-		Needs: []Requirement{NeedDataset},
+		Scenario: bench.Scenario{
+			Name: "list_namespaces.latency", Kind: bench.KindLatency, Metric: results.P50, Order: 100,
+			Doc:   "list namespaces, alternately at the catalog's root and one level down (the dataset's root)",
+			Needs: []bench.Requirement{NeedDataset},
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			cat := env.Competitor.Catalog()
 			ctx, p := listContext(ctx, cat, env.Opts.PageSize)
@@ -271,9 +274,11 @@ func init() {
 		},
 	})
 	Register(Scenario{
-		Name: "list_tables.latency", Kind: KindLatency, Metric: results.P50, Order: 101,
-		Doc:   "list every table of one leaf namespace, every page (params.page_size where the client pages)",
-		Needs: []Requirement{NeedDataset, NeedTables},
+		Scenario: bench.Scenario{
+			Name: "list_tables.latency", Kind: bench.KindLatency, Metric: results.P50, Order: 101,
+			Doc:   "list every table of one leaf namespace, every page (params.page_size where the client pages)",
+			Needs: []bench.Requirement{NeedDataset, NeedTables},
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			cat := env.Competitor.Catalog()
 			ctx, p := listContext(ctx, cat, env.Opts.PageSize)
@@ -283,37 +288,45 @@ func init() {
 		},
 	})
 	Register(Scenario{
-		Name: "namespace_exists.latency", Kind: KindLatency, Metric: results.P50, Order: 102,
-		Doc:   "namespace existence checks, half hits and half misses; a wrong answer is an error",
-		Needs: []Requirement{NeedDataset},
+		Scenario: bench.Scenario{
+			Name: "namespace_exists.latency", Kind: bench.KindLatency, Metric: results.P50, Order: 102,
+			Doc:   "namespace existence checks, half hits and half misses; a wrong answer is an error",
+			Needs: []bench.Requirement{NeedDataset},
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			op := namespaceExistsOp(env.Competitor.Catalog(), env.Dataset, env.Opts.LatencyOps)
 			return Outcome{M: readLatency(ctx, env.Opts, op), Params: map[string]any{"hit_ratio": 0.5}}, nil
 		},
 	})
 	Register(Scenario{
-		Name: "load_namespace.latency", Kind: KindLatency, Metric: results.P50, Order: 103,
-		Doc:   "load a namespace's properties, over every namespace of the dataset",
-		Needs: []Requirement{NeedDataset},
+		Scenario: bench.Scenario{
+			Name: "load_namespace.latency", Kind: bench.KindLatency, Metric: results.P50, Order: 103,
+			Doc:   "load a namespace's properties, over every namespace of the dataset",
+			Needs: []bench.Requirement{NeedDataset},
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			op := loadNamespaceOp(env.Competitor.Catalog(), env.Dataset, env.Opts.LatencyOps)
 			return Outcome{M: readLatency(ctx, env.Opts, op)}, nil
 		},
 	})
 	Register(Scenario{
-		Name: "update_namespace_properties.latency", Kind: KindLatency, Metric: results.P50, Order: 104,
-		Doc:   "set one property of a leaf namespace, round robin over the leaves",
-		Needs: []Requirement{NeedDataset, NeedTables},
+		Scenario: bench.Scenario{
+			Name: "update_namespace_properties.latency", Kind: bench.KindLatency, Metric: results.P50, Order: 104,
+			Doc:   "set one property of a leaf namespace, round robin over the leaves",
+			Needs: []bench.Requirement{NeedDataset, NeedTables},
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			op := updateNamespaceOp(env.Competitor.Catalog(), env.Dataset.leaves(), env.Round)
 			return Outcome{M: writeLatency(ctx, env.Opts, op)}, nil
 		},
 	})
 	Register(Scenario{
-		Name: "catalog_crawl", Kind: KindLatency, Metric: results.OpsSec, Order: 109,
-		Doc: "what a BI tool does: list every namespace, list every table, load every table, one call after another; " +
-			"duration_s is the crawl's wall time, the histogram is per call",
-		Needs: []Requirement{NeedDataset, NeedTables},
+		Scenario: bench.Scenario{
+			Name: "catalog_crawl", Kind: bench.KindLatency, Metric: results.OpsSec, Order: 109,
+			Doc: "what a BI tool does: list every namespace, list every table, load every table, one call after another; " +
+				"duration_s is the crawl's wall time, the histogram is per call",
+			Needs: []bench.Requirement{NeedDataset, NeedTables},
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			cat := env.Competitor.Catalog()
 			ctx, p := listContext(ctx, cat, env.Opts.PageSize)

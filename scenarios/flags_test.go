@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/nordisk/katbench/bench"
 )
 
 // parseFlags registers Settings' flags on a fresh set, parses args and
@@ -59,7 +61,7 @@ func TestHistorySettings(t *testing.T) {
 		"--snapshots=5 --history-build=copy": `history build "copy"`,
 	} {
 		s := parseFlags(t, nil, strings.Fields(args)...)
-		if _, err := s.Options("r1"); !errors.Is(err, ErrSettings) || !strings.Contains(err.Error(), want) {
+		if _, err := s.Options("r1"); !errors.Is(err, bench.ErrSettings) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v; want ErrSettings naming %q", args, err, want)
 		}
 	}
@@ -73,7 +75,7 @@ func TestCheckDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckDisk(o, t.TempDir(), 2); !errors.Is(err, ErrSettings) || !strings.Contains(err.Error(), "the history tables need about") {
+	if err := CheckDisk(o, t.TempDir(), 2); !errors.Is(err, bench.ErrSettings) || !strings.Contains(err.Error(), "the history tables need about") {
 		t.Fatalf("CheckDisk = %v; want ErrSettings with the estimate", err)
 	}
 	if err := CheckDisk(Options{}, "", 2); err != nil {
@@ -113,7 +115,7 @@ func TestNeighbourSettings(t *testing.T) {
 		{NeighbourSettings{Size: "1GiB", Rate: "fast"}, "--background-io-rate"},
 		{NeighbourSettings{Size: "1GiB", Rate: "-5MiB"}, "--background-io-rate"},
 	} {
-		if _, err := c.s.Config(); !errors.Is(err, ErrSettings) || !strings.HasPrefix(err.Error(), c.want+" ") {
+		if _, err := c.s.Config(); !errors.Is(err, bench.ErrSettings) || !strings.HasPrefix(err.Error(), c.want+" ") {
 			t.Errorf("%+v: %v; want ErrSettings naming %s", c.s, err, c.want)
 		}
 	}
@@ -140,7 +142,7 @@ func TestCapacityRefusesUnusedFlags(t *testing.T) {
 		s := parseFlags(t, nil, append(base, "--"+name+"="+v)...)
 		s.Mix.Capacity = &CapacitySettings{SLO: "p99<=1s", Start: 10, MaxRate: 100, Factor: 2, Bisect: 2, Precision: 0.1, Keep: 0.9, StepOps: -1}
 		_, err := s.Options("r1")
-		if !errors.Is(err, ErrSettings) || !strings.HasPrefix(err.Error(), "--"+name+" with capacity") {
+		if !errors.Is(err, bench.ErrSettings) || !strings.HasPrefix(err.Error(), "--"+name+" with capacity") {
 			t.Errorf("capacity --%s: %v; want ErrSettings refusing it", name, err)
 		}
 	}

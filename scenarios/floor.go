@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
@@ -21,25 +22,25 @@ import (
 
 // NeedFlushModes: the competitor flushes its durable writes in a mode the
 // client chooses (the embedded catalog and the floor, in immediate mode).
-var NeedFlushModes = Requirement{
-	Why: "competitor has no flush modes to choose (not the embedded catalog or its floor, or not in immediate durability)",
-	Met: func(env *Env) bool {
+var NeedFlushModes = need("competitor has no flush modes to choose (not the embedded catalog or its floor, or not in immediate durability)",
+	func(env *Env) bool {
 		if _, ok := competitors.As[competitors.Flusher](env.Competitor); !ok {
 			return false
 		}
 		d, ok := competitors.As[competitors.Durable](env.Competitor)
 		return ok && d.DurabilityMode() == string(catalog.Immediate)
-	},
-}
+	}, nil)
 
 func init() {
 	for i, mode := range catalog.Flushes {
 		for j, n := range SweepThreads {
 			Register(Scenario{
-				Name: fmt.Sprintf("create_table.flush.%s.t%d", mode, n), Kind: KindDurability, Metric: results.OpsSec,
-				Threads: n, Order: 100 + 3*i + j, Sweep: true, Writes: true,
-				Doc:   fmt.Sprintf("create_table.throughput.t%d on a fresh competitor flushing in mode %s (immediate durability)", n, mode),
-				Needs: []Requirement{NeedFlushModes},
+				Scenario: bench.Scenario{
+					Name: fmt.Sprintf("create_table.flush.%s.t%d", mode, n), Kind: bench.KindDurability, Metric: results.OpsSec,
+					Threads: n, Order: 100 + 3*i + j, Sweep: true, Writes: true,
+					Doc:   fmt.Sprintf("create_table.throughput.t%d on a fresh competitor flushing in mode %s (immediate durability)", n, mode),
+					Needs: []bench.Requirement{NeedFlushModes},
+				},
 				Run: func(ctx context.Context, env *Env) (Outcome, error) {
 					return inFlush(ctx, env, mode, fmt.Sprintf("create_t%d", n), func(ctx context.Context, c competitors.Competitor, ns table.Identifier, created func(...table.Identifier)) (Outcome, error) {
 						return Outcome{M: writeThroughput(ctx, env, createOp(c.Catalog(), ns, "flush", created))}, nil
@@ -47,10 +48,12 @@ func init() {
 				},
 			})
 			Register(Scenario{
-				Name: fmt.Sprintf("commit_table.flush.%s.t%d", mode, n), Kind: KindDurability, Metric: results.OpsSec,
-				Threads: n, Order: 110 + 3*i + j, Sweep: true, Writes: true,
-				Doc:   fmt.Sprintf("commit_table.throughput.t%d on a fresh competitor flushing in mode %s (immediate durability)", n, mode),
-				Needs: []Requirement{NeedFlushModes},
+				Scenario: bench.Scenario{
+					Name: fmt.Sprintf("commit_table.flush.%s.t%d", mode, n), Kind: bench.KindDurability, Metric: results.OpsSec,
+					Threads: n, Order: 110 + 3*i + j, Sweep: true, Writes: true,
+					Doc:   fmt.Sprintf("commit_table.throughput.t%d on a fresh competitor flushing in mode %s (immediate durability)", n, mode),
+					Needs: []bench.Requirement{NeedFlushModes},
+				},
 				Run: func(ctx context.Context, env *Env) (Outcome, error) {
 					return inFlush(ctx, env, mode, fmt.Sprintf("commit_t%d", n), func(ctx context.Context, c competitors.Competitor, ns table.Identifier, created func(...table.Identifier)) (Outcome, error) {
 						return runOwnCommits(ctx, c.Catalog(), ns, "flush", created,

@@ -8,6 +8,7 @@ import (
 
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
 )
 
@@ -46,10 +47,10 @@ func (d *Dataset) leafNamespaces(depth int) []table.Identifier {
 // starts from the last one. shape's width and depth must be those d was
 // built with. The tables made are appended to d.Tables (so Drop removes
 // them) even when it stops early; the error says why it stopped.
-func (d *Dataset) Grow(ctx context.Context, cat icecatalog.Catalog, shape Shape, parallel int, progress Progress) error {
+func (d *Dataset) Grow(ctx context.Context, cat icecatalog.Catalog, shape Shape, parallel int, progress bench.Progress) error {
 	return d.grow(ctx, cat, shape, func(todo []table.Identifier) ([]table.Identifier, error) {
 		return parallelDo(ctx, todo, parallel, createDatasetTable(cat), func(done int) {
-			report(progress, "tables", len(d.Tables)+done, len(d.Tables)+len(todo))
+			bench.Step(progress, "tables", len(d.Tables)+done, len(d.Tables)+len(todo))
 		})
 	})
 }
@@ -57,10 +58,10 @@ func (d *Dataset) Grow(ctx context.Context, cat icecatalog.Catalog, shape Shape,
 // GrowBulk is Grow creating the tables through bulk's CreateTables: the
 // competitor's own faster path for loading many tables
 // (competitors.BulkCreator). Namespaces are still made on cat.
-func (d *Dataset) GrowBulk(ctx context.Context, cat icecatalog.Catalog, bulk competitors.BulkCreator, shape Shape, parallel int, progress Progress) error {
+func (d *Dataset) GrowBulk(ctx context.Context, cat icecatalog.Catalog, bulk competitors.BulkCreator, shape Shape, parallel int, progress bench.Progress) error {
 	return d.grow(ctx, cat, shape, func(todo []table.Identifier) ([]table.Identifier, error) {
 		return bulk.CreateTables(ctx, todo, Schema, parallel, func(done int) {
-			report(progress, "tables", len(d.Tables)+done, len(d.Tables)+len(todo))
+			bench.Step(progress, "tables", len(d.Tables)+done, len(d.Tables)+len(todo))
 		})
 	})
 }

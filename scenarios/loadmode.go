@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
 )
@@ -87,10 +88,12 @@ func directLoad(ctx context.Context, env *Env, l competitors.SnapshotModeLoader,
 
 func init() {
 	Register(Scenario{
-		Name: DirectLoadName, Kind: KindLatency, Metric: results.P50, Order: 16, ReadsOnly: true,
-		Doc: "load_table by katbench's own REST request in a snapshots mode (params.snapshots_mode: all here; " +
-			"all and refs on each --snapshots level), the answer read whole but not decoded",
-		Needs: []Requirement{NeedDataset, NeedTables, NeedModeLoader},
+		Scenario: bench.Scenario{
+			Name: DirectLoadName, Kind: bench.KindLatency, Metric: results.P50, Order: 16, ReadsOnly: true,
+			Doc: "load_table by katbench's own REST request in a snapshots mode (params.snapshots_mode: all here; " +
+				"all and refs on each --snapshots level), the answer read whole but not decoded",
+			Needs: []bench.Requirement{NeedDataset, NeedTables, NeedModeLoader},
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			l, _ := competitors.As[competitors.SnapshotModeLoader](env.Competitor)
 			return directLoad(ctx, env, l, SnapshotsAll)

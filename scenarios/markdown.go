@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
 )
 
@@ -34,7 +35,7 @@ func ReadmeSections() map[string]string {
 		if t := fmt.Sprintf(".t%d", sc.Threads); strings.HasSuffix(sc.Name, t) && LevelName(strings.TrimSuffix(sc.Name, t), sc.Threads) == sc.Name {
 			stem, level = strings.TrimSuffix(sc.Name, t), fmt.Sprint(sc.Threads)
 		}
-		if sc.Kind == KindDurability {
+		if sc.Kind == bench.KindDurability {
 			// The durability sweep is one row; its scenarios by stem.
 			if level != "" {
 				stem += ".tN"
@@ -120,8 +121,8 @@ func WriteList(out io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "SCENARIO\tCOMMAND\tDIMENSIONS\tNEEDS\tDESCRIPTION")
-	for _, s := range BenchScenarios(BenchRun) {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Bench, DimsText(s), NeedsText(s), s.Doc)
+	for _, s := range bench.BenchScenarios(bench.BenchRun) {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Bench, bench.DimsText(s), bench.NeedsText(s), s.Doc)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "MIX\tKEYS\tWEIGHTS\tDESCRIPTION")

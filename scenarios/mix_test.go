@@ -1,8 +1,10 @@
 package scenarios_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -283,4 +285,31 @@ func FuzzParseKeys(f *testing.F) {
 			t.Fatalf("ParseKeys(%q) = %v does not round-trip: %v, %v", s, k, again, err)
 		}
 	})
+}
+
+// TestMixRoundsInterleaveTargets: a mix's rounds run through the engine's
+// loop like the scenarios': round 1 on every target, round 2 in reverse,
+// round 3 in the first order, and each target's lines carry every round.
+func TestMixRoundsInterleaveTargets(t *testing.T) {
+	o := mixOptions(t, "load_table=80,table_exists=20")
+	o.Rounds = 3
+	o.Duration = 50 * time.Millisecond
+	var log bytes.Buffer
+	o.Log = &log
+	got := runMix(t, o, "embedded", "sql")
+	var order []string
+	for _, l := range strings.Split(log.String(), "\n") {
+		if strings.Contains(l, ": mix custom (round") {
+			order = append(order, strings.SplitN(l, ":", 2)[0])
+		}
+	}
+	if g := strings.Join(order, " "); g != "embedded sql sql embedded embedded sql" {
+		t.Errorf("round order = %q, want embedded sql / sql embedded / embedded sql", g)
+	}
+	for _, target := range []string{"embedded", "sql"} {
+		mix, ok := got[target+" mix.custom"]
+		if !ok || mix.Rounds != 3 || len(mix.RoundOpsSec) != 3 {
+			t.Errorf("%s mix line: present %v, rounds %d, round_ops_sec %v; want 3 rounds", target, ok, mix.Rounds, mix.RoundOpsSec)
+		}
+	}
 }

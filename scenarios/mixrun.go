@@ -8,16 +8,17 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/results"
 )
 
 // KindMix is the kind of a mix's lines: the mix line and each operation's.
-const KindMix Kind = "mix"
+const KindMix bench.Kind = "mix"
 
 // threadsDim are the dimensions of the lines of a mix and of a capacity
 // search, which no registered scenario describes: their worker count.
-var threadsDim = []Dimension{DimThreads}
+var threadsDim = []bench.Dimension{bench.DimThreads}
 
 // Workload is a mix run: what Options.Workload holds when a mix replaces
 // the scenarios. A Workload is immutable and safe for concurrent use.
@@ -98,32 +99,34 @@ func (r *Runner) runMix(ctx context.Context, states []*state) error {
 	for i := range prepared {
 		prepared[i] = &mixState{}
 	}
-	for _, level := range levels {
-		cells := make([]*mixCell, len(states))
-		for i := range cells {
-			cells[i] = newMixCell(len(wl.ops()))
-		}
-		for round := range o.Rounds {
-			for j := range states {
-				i := j
-				if round%2 == 1 {
-					i = len(states) - 1 - j
+	// One cell per level, measured on every competitor in interleaved
+	// rounds by the engine's loop; its lines are written when its last
+	// round is done. No progress: a mix reports its rounds on the log.
+	cells := make([]bench.Cell, len(levels))
+	for k, level := range levels {
+		var mc []*mixCell
+		cells[k] = bench.CellFuncs{
+			StartFunc: func(context.Context) error {
+				mc = make([]*mixCell, len(states))
+				for i := range mc {
+					mc[i] = newMixCell(len(wl.ops()))
 				}
-				if err := r.mixRound(ctx, states[i], prepared[i], cells[i], level, round); err != nil {
-					return err
+				return nil
+			},
+			RoundFunc: func(ctx context.Context, round, i int) error {
+				return r.mixRound(ctx, states[i], prepared[i], mc[i], level, round)
+			},
+			FinishFunc: func(context.Context) error {
+				for i, s := range states {
+					if err := r.emitMix(s, mc[i], level); err != nil {
+						return err
+					}
 				}
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-			}
-		}
-		for i, s := range states {
-			if err := r.emitMix(s, cells[i], level); err != nil {
-				return err
-			}
+				return nil
+			},
 		}
 	}
-	return nil
+	return bench.RunCells(ctx, cells, len(states), o.Rounds, nil, "")
 }
 
 func newMixCell(n int) *mixCell {
@@ -145,7 +148,7 @@ func (r *Runner) mixRound(ctx context.Context, s *state, ms *mixState, c *mixCel
 	if s.setup != nil {
 		env.Dataset = nil
 	}
-	for _, need := range []Requirement{NeedDataset, NeedTables} {
+	for _, need := range []bench.Requirement{NeedDataset, NeedTables} {
 		if !need.Met(env) {
 			c.skip = need.Explain(env)
 			return nil
@@ -406,11 +409,11 @@ func (r *Runner) emitMix(s *state, c *mixCell, level int) error {
 		if c.skip != "" {
 			line := r.Run.Skipped(s.c.Name(), name, c.skip, r.params(s, p))
 			line.Threads = level
-			Stamp(&line, Scenario{Kind: KindMix, Metric: metric, Dims: threadsDim}, Level{DimThreads: float64(level)})
+			bench.Stamp(&line, bench.Scenario{Kind: KindMix, Metric: metric, Dims: threadsDim}, bench.Level{bench.DimThreads: float64(level)})
 			return r.Sink.Write(line)
 		}
 		line := r.Run.Result(s.c.Name(), name, loop, level, rec, c.elapsed, r.params(s, p))
-		Stamp(&line, Scenario{Kind: KindMix, Metric: metric, Dims: threadsDim}, Level{DimThreads: float64(level)})
+		bench.Stamp(&line, bench.Scenario{Kind: KindMix, Metric: metric, Dims: threadsDim}, bench.Level{bench.DimThreads: float64(level)})
 		line.Rounds, line.RoundP50US, line.RoundOpsSec, line.WarmupErrors = c.rounds, p50, ops, warm
 		for k, m := range c.measures {
 			line.SetMeasure(k, m.Value, m.Unit, m.Better)

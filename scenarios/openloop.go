@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/results"
@@ -16,30 +17,36 @@ import (
 // load, comparable with the closed-loop service times of the same reads.
 
 // NeedRate: an open-loop scenario needs a requested rate.
-var NeedRate = Requirement{Why: "open loop: no --rate given", Met: func(env *Env) bool { return env.Opts.Rate > 0 }}
+var NeedRate = need("open loop: no --rate given", func(env *Env) bool { return env.Opts.Rate > 0 }, nil)
 
 func init() {
 	Register(Scenario{
-		Name: "open.control", Kind: KindOpen, Metric: results.P50, Order: 200,
-		Doc:   "the control round trip at --rate ops/s, latency from the intended start",
-		Needs: []Requirement{NeedRate, Capability[competitors.Controller]("competitor has no control round trip")},
+		Scenario: bench.Scenario{
+			Name: "open.control", Kind: bench.KindOpen, Metric: results.P50, Order: 200,
+			Doc:   "the control round trip at --rate ops/s, latency from the intended start",
+			Needs: []bench.Requirement{NeedRate, Capability[competitors.Controller]("competitor has no control round trip")},
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			ctl, _ := competitors.As[competitors.Controller](env.Competitor)
 			return openLoop(ctx, env, controlOp(ctl))
 		},
 	})
 	Register(Scenario{
-		Name: "open.load_table", Kind: KindOpen, Metric: results.P50, Order: 210,
-		Doc:   "warm load_table at --rate ops/s, latency from the intended start",
-		Needs: []Requirement{NeedRate, NeedDataset, NeedTables},
+		Scenario: bench.Scenario{
+			Name: "open.load_table", Kind: bench.KindOpen, Metric: results.P50, Order: 210,
+			Doc:   "warm load_table at --rate ops/s, latency from the intended start",
+			Needs: []bench.Requirement{NeedRate, NeedDataset, NeedTables},
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			return openLoop(ctx, env, loadOp(env.Competitor, env.Dataset, env.Opts.LatencyOps))
 		},
 	})
 	Register(Scenario{
-		Name: "open.table_exists", Kind: KindOpen, Metric: results.P50, Order: 220,
-		Doc:   "existence checks (half hits) at --rate ops/s, latency from the intended start",
-		Needs: []Requirement{NeedRate, NeedDataset},
+		Scenario: bench.Scenario{
+			Name: "open.table_exists", Kind: bench.KindOpen, Metric: results.P50, Order: 220,
+			Doc:   "existence checks (half hits) at --rate ops/s, latency from the intended start",
+			Needs: []bench.Requirement{NeedRate, NeedDataset},
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			return openLoop(ctx, env, existsOp(env.Competitor, env.Dataset, env.Opts.LatencyOps))
 		},

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"strings"
 	"testing"
+
+	"github.com/nordisk/katbench/bench"
 )
 
 // TestQuickPlanLeavesOutTheSweep: a quick run measures a few levels and no
@@ -52,7 +54,11 @@ func TestQuickPlanLeavesOutTheSweep(t *testing.T) {
 	}
 	// Two throughput levels on one target, one skipped elsewhere: 2 × (200ms
 	// warm-up + 500ms) of timed phases; a skipped scenario costs nothing.
-	plan := []Scenario{{Name: "a.t1", Kind: KindThroughput}, {Name: "a.t4", Kind: KindThroughput}, {Name: "b", Kind: KindThroughput}}
+	plan := []Scenario{
+		{Scenario: bench.Scenario{Name: "a.t1", Kind: bench.KindThroughput}},
+		{Scenario: bench.Scenario{Name: "a.t4", Kind: bench.KindThroughput}},
+		{Scenario: bench.Scenario{Name: "b", Kind: bench.KindThroughput}},
+	}
 	if est := Estimate(plan, []int{1, 1, 0}, quick); !strings.HasPrefix(est, "at least 1.4s of timed phases, plus 0 count-based") {
 		t.Errorf("estimate %q", est)
 	}

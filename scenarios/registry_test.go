@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/scenarios"
 )
@@ -17,8 +18,10 @@ var workersSeen atomic.Int64
 // competitor of every runner test in this package like a built-in.
 func init() {
 	scenarios.Register(scenarios.Scenario{
-		Name: "test.noop", Kind: scenarios.KindThroughput, Metric: results.OpsSec, Levels: true, Order: 45,
-		Doc: "a no-op on N workers (registered by a test)",
+		Scenario: bench.Scenario{
+			Name: "test.noop", Kind: bench.KindThroughput, Metric: results.OpsSec, Levels: true, Order: 45,
+			Doc: "a no-op on N workers (registered by a test)",
+		},
 		Run: func(ctx context.Context, env *scenarios.Env) (scenarios.Outcome, error) {
 			op := func(_ context.Context, w, _ int) error {
 				for {
@@ -68,42 +71,16 @@ func TestRegisteredScenarioRunsWithItsData(t *testing.T) {
 	}
 }
 
-// TestRegisterBenchRejectsBadEntries: a storage bench's scenario needs a
-// name, its bench and a doc line, and no name twice.
-func TestRegisterBenchRejectsBadEntries(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		s    scenarios.Scenario
-	}{
-		{"no bench", scenarios.Scenario{Name: "x.nobench", Doc: "d"}},
-		{"no doc", scenarios.Scenario{Name: "x.nodoc", Bench: scenarios.BenchData}},
-		{"bad metric", scenarios.Scenario{Name: "x.benchmetric", Bench: scenarios.BenchData, Doc: "d", Metric: "p42"}},
-		{"duplicate", scenarios.Scenario{Name: "x.twice", Bench: scenarios.BenchData, Doc: "d"}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if c.name == "duplicate" {
-				scenarios.RegisterBench(c.s)
-			}
-			defer func() {
-				if recover() == nil {
-					t.Error("RegisterBench accepted it")
-				}
-			}()
-			scenarios.RegisterBench(c.s)
-		})
-	}
-}
-
 func TestRegisterRejectsBadEntries(t *testing.T) {
 	run := func(context.Context, *scenarios.Env) (scenarios.Outcome, error) { return scenarios.Outcome{}, nil }
 	for _, c := range []struct {
 		name string
 		s    scenarios.Scenario
 	}{
-		{"duplicate", scenarios.Scenario{Name: "load_table.latency", Kind: scenarios.KindLatency, Metric: results.P50, Run: run}},
-		{"no run", scenarios.Scenario{Name: "x.norun", Kind: scenarios.KindLatency, Metric: results.P50}},
-		{"bad kind", scenarios.Scenario{Name: "x.kind", Kind: "fast", Metric: results.P50, Run: run}},
-		{"bad metric", scenarios.Scenario{Name: "x.metric", Kind: scenarios.KindLatency, Metric: "p42", Run: run}},
+		{"duplicate", scenarios.Scenario{Scenario: bench.Scenario{Name: "load_table.latency", Kind: bench.KindLatency, Metric: results.P50}, Run: run}},
+		{"no run", scenarios.Scenario{Scenario: bench.Scenario{Name: "x.norun", Kind: bench.KindLatency, Metric: results.P50}}},
+		{"bad kind", scenarios.Scenario{Scenario: bench.Scenario{Name: "x.kind", Kind: "fast", Metric: results.P50}, Run: run}},
+		{"bad metric", scenarios.Scenario{Scenario: bench.Scenario{Name: "x.metric", Kind: bench.KindLatency, Metric: "p42"}, Run: run}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer func() {

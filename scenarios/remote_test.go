@@ -16,6 +16,7 @@ import (
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/catalog/grpcfront"
 	"github.com/nordisk/katbench/catalog/restserver"
@@ -118,7 +119,7 @@ func TestRemoteTargetsRunAndLeaveNothing(t *testing.T) {
 				switch {
 				case !ok:
 					t.Errorf("no line for %s", sc.Name)
-				case sc.Kind == scenarios.KindDurability:
+				case sc.Kind == bench.KindDurability:
 					if !strings.Contains(rec.Skipped, "durability") {
 						t.Errorf("%s on a remote server: skipped = %q, want a skip naming durability", sc.Name, rec.Skipped)
 					}

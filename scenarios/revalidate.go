@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
 )
@@ -82,10 +83,12 @@ func (rv *revalidation) reset() {
 
 func init() {
 	Register(Scenario{
-		Name: "load_table.revalidate.latency", Kind: KindLatency, Metric: results.P50, Order: 17, ReadsOnly: true,
-		Doc: "revalidate a held table version: a load with If-None-Match of its ETag (304 where the server supports it); " +
-			"params.not_modified_ratio says how many answers were 304",
-		Needs: []Requirement{NeedDataset, NeedTables, NeedRevalidator},
+		Scenario: bench.Scenario{
+			Name: "load_table.revalidate.latency", Kind: bench.KindLatency, Metric: results.P50, Order: 17, ReadsOnly: true,
+			Doc: "revalidate a held table version: a load with If-None-Match of its ETag (304 where the server supports it); " +
+				"params.not_modified_ratio says how many answers were 304",
+			Needs: []bench.Requirement{NeedDataset, NeedTables, NeedRevalidator},
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			r, _ := competitors.As[competitors.Revalidator](env.Competitor)
 			o := env.Opts

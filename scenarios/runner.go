@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/results"
@@ -58,14 +59,14 @@ type Options struct {
 	// line merges the histograms of its rounds and lists each round's p50
 	// and ops/s. 0 means 1.
 	Rounds int
-	Select Selector
+	Select bench.Selector
 	// Durability is the mode the competitors run in (params only; the
 	// factory config carries it).
 	Durability string
 	// Log receives one status line per phase; Progress receives setup
 	// progress. Either may be nil.
 	Log      io.Writer
-	Progress Progress
+	Progress bench.Progress
 	// StartAt, when set, is the wall-clock instant measuring starts, after
 	// every dataset is built and warmed: the workers of a distributed run
 	// measure together.
@@ -293,7 +294,7 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 	if len(o.Sizes) > 0 {
 		return r.sweep(ctx, states, plan)
 	}
-	return RunCells(ctx, r.cells(states, plan), len(states), o.Rounds, o.Progress, OverallTask)
+	return bench.RunCells(ctx, r.cells(states, plan), len(states), o.Rounds, o.Progress, bench.OverallTask)
 }
 
 // build makes s's dataset (Build) in the run's namespace; a failure is
@@ -321,11 +322,11 @@ func (r *Runner) build(ctx context.Context, s *state) error {
 }
 
 // cells are plan's measurements on states, one Cell per scenario.
-func (r *Runner) cells(states []*state, plan []Scenario) []Cell {
-	measured := make([]Cell, len(plan))
+func (r *Runner) cells(states []*state, plan []Scenario) []bench.Cell {
+	measured := make([]bench.Cell, len(plan))
 	for k, sc := range plan {
 		cells := make([]*cell, len(states))
-		measured[k] = CellFuncs{
+		measured[k] = bench.CellFuncs{
 			StartFunc: func(context.Context) error {
 				for i, s := range states {
 					cells[i] = &cell{rec: results.NewRecorder(), params: maps.Clone(sc.Params), skip: s.stopped}
@@ -351,15 +352,11 @@ func (r *Runner) cells(states []*state, plan []Scenario) []Cell {
 	return measured
 }
 
-// OverallTask is the progress task of the whole run: measurements done of
-// those planned (one per scenario, target and round).
-const OverallTask = "all measurements"
-
 // planned returns the scenarios this run measures, in run order.
 func (o Options) planned() []Scenario {
 	var out []Scenario
 	for _, sc := range o.withHistory(Plan(o.Threads)) {
-		if sc.Kind == KindOpen && o.Rate <= 0 {
+		if sc.Kind == bench.KindOpen && o.Rate <= 0 {
 			continue // open-loop scenarios run only at a requested rate
 		}
 		if o.Select.Selects(sc.Name) && o.runsSweep(sc) {
@@ -392,13 +389,13 @@ func (r *Runner) env(sc Scenario, s *state, round int) *Env {
 }
 
 // firstUnmet returns the first of sc's requirements env does not meet.
-func firstUnmet(sc Scenario, env *Env) (Requirement, bool) {
+func firstUnmet(sc Scenario, env *Env) (bench.Requirement, bool) {
 	for _, need := range sc.Needs {
 		if !need.Met(env) {
 			return need, true
 		}
 	}
-	return Requirement{}, false
+	return bench.Requirement{}, false
 }
 
 // Estimate says how long plan's timed phases take when plan[i] measures on
@@ -415,9 +412,9 @@ func Estimate(plan []Scenario, runsOn []int, o Options) string {
 			continue
 		}
 		switch {
-		case sc.Kind == KindThroughput, sc.Kind == KindDurability && sc.Metric == results.OpsSec:
+		case sc.Kind == bench.KindThroughput, sc.Kind == bench.KindDurability && sc.Metric == results.OpsSec:
 			timed += n * (min(o.Warmup, o.Duration) + o.Duration)
-		case sc.Kind == KindOpen:
+		case sc.Kind == bench.KindOpen:
 			timed += n * (o.Warmup + o.Duration)
 		default:
 			timed += n * o.Warmup
@@ -529,7 +526,7 @@ func (r *Runner) emit(sc Scenario, s *state, c *cell) error {
 		return r.Sink.Write(rec)
 	}
 	loop := results.Closed
-	if sc.Kind == KindOpen {
+	if sc.Kind == bench.KindOpen {
 		loop = results.Open
 	}
 	rec := r.Run.Result(s.c.Name(), sc.Name, loop, sc.Threads, c.rec, c.elapsed, r.params(s, c.params))
@@ -563,40 +560,13 @@ func (r *Runner) emit(sc Scenario, s *state, c *cell) error {
 // describe stamps the scenario's registration data and its level on its
 // line.
 func (r *Runner) describe(rec *results.Record, sc Scenario) {
-	Stamp(rec, sc, Level{DimThreads: float64(sc.Threads)})
+	bench.Stamp(rec, sc.Scenario, bench.Level{bench.DimThreads: float64(sc.Threads)})
 	rec.Control = sc.Control
 	if r.size > 0 {
 		if rec.Dims == nil {
 			rec.Dims = results.Dims{}
 		}
 		rec.Dims[results.DimTables] = float64(r.size)
-	}
-}
-
-// Stamp writes how a line measures on it — sc's kind, its headline metric
-// and which way that metric is better — and its level: the value in level
-// of each dimension sc declares (Scenario.Dims), with a relative rate's
-// percentage beside the rate; a dimension level has no value for (a
-// closed loop's rate) is left out, as is any sc does not declare. It is
-// the one stamping of every benchmark's lines.
-func Stamp(rec *results.Record, sc Scenario, level Level) {
-	rec.Kind = string(sc.Kind)
-	rec.Metric = sc.Metric
-	rec.Better = sc.Metric.Better()
-	rec.Dims = nil
-	set := func(d Dimension) {
-		if v, ok := level[d]; ok {
-			if rec.Dims == nil {
-				rec.Dims = results.Dims{}
-			}
-			rec.Dims[string(d)] = v
-		}
-	}
-	for _, d := range sc.Dims {
-		set(d)
-		if d == DimRate {
-			set(DimRatePct)
-		}
 	}
 }
 
@@ -682,7 +652,7 @@ func orDefault(s, d string) string {
 // reportElapsed reports a timed phase to p once a second, in whole
 // seconds of total, until the returned stop is called (which reports it
 // complete). A nil p reports nothing.
-func reportElapsed(p Progress, what string, total time.Duration) (stop func()) {
+func reportElapsed(p bench.Progress, what string, total time.Duration) (stop func()) {
 	if p == nil {
 		return func() {}
 	}
@@ -698,7 +668,7 @@ func reportElapsed(p Progress, what string, total time.Duration) (stop func()) {
 // reportElapsedOn is reportElapsed with its clock given: it reports
 // elapsed() on every value from ticks, as whole seconds below total, and
 // stops taking ticks once stop returns.
-func reportElapsedOn(p Progress, what string, total time.Duration, ticks <-chan time.Time, elapsed func() time.Duration) (stop func()) {
+func reportElapsedOn(p bench.Progress, what string, total time.Duration, ticks <-chan time.Time, elapsed func() time.Duration) (stop func()) {
 	secs := max(int(total.Round(time.Second)/time.Second), 1)
 	done := make(chan struct{})
 	finished := make(chan struct{})
@@ -722,7 +692,7 @@ func reportElapsedOn(p Progress, what string, total time.Duration, ticks <-chan 
 }
 
 // prefixed names the target in progress reports.
-func prefixed(p Progress, target string) Progress {
+func prefixed(p bench.Progress, target string) bench.Progress {
 	if p == nil {
 		return nil
 	}

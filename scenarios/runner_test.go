@@ -14,6 +14,7 @@ import (
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/uptrace/bun/driver/sqliteshim"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/scenarios"
@@ -77,11 +78,11 @@ func TestRunnerDrivesEveryCompetitorIdentically(t *testing.T) {
 			}
 			// Every catalog scenario declares its worker count, and each
 			// line, skipped or not, carries exactly that.
-			if !slices.Equal(sc.Dims, []scenarios.Dimension{scenarios.DimThreads}) || !maps.Equal(rec.Dims, results.Dims{results.DimThreads: float64(sc.Threads)}) {
+			if !slices.Equal(sc.Dims, []bench.Dimension{bench.DimThreads}) || !maps.Equal(rec.Dims, results.Dims{results.DimThreads: float64(sc.Threads)}) {
 				t.Errorf("%s %s: declares %v, dims %v; want threads %d", tg, name, sc.Dims, rec.Dims, sc.Threads)
 			}
 			_, lacks := skipsDiscovery(tg, name)
-			skippable := lacks || tg == "sql" && (name == "resolve_metadata.latency" || sc.Kind == scenarios.KindDurability)
+			skippable := lacks || tg == "sql" && (name == "resolve_metadata.latency" || sc.Kind == bench.KindDurability)
 			if rec.Skipped != "" {
 				if !skippable {
 					t.Errorf("%s %s skipped: %s", tg, name, rec.Skipped)

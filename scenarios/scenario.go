@@ -13,91 +13,23 @@ package scenarios
 import (
 	"context"
 	"errors"
-	"fmt"
-	"path"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
 )
 
-// Kind says how a scenario measures.
-type Kind string
-
-// The kinds.
-const (
-	// KindLatency: one goroutine, closed loop, a fixed number of recorded
-	// operations; the headline is p50 (lower is better).
-	KindLatency Kind = "latency"
-	// KindThroughput: Threads goroutines, closed loop, for a fixed time; the
-	// headline is ops/s (higher is better).
-	KindThroughput Kind = "throughput"
-	// KindDurability: a latency (Metric p50) or throughput (Metric ops/s)
-	// scenario run on a fresh competitor opened in one durability mode.
-	KindDurability Kind = "durability"
-	// KindOpen: operations issued at Options.Rate from a fixed schedule
-	// (open loop), each timed from its intended start; the headline is p50
-	// latency under that load. Runs only when a rate is given.
-	KindOpen Kind = "open"
-)
-
-// Scenario is one registered scenario. A Scenario value is immutable once
-// registered and safe for concurrent use.
+// Scenario is one registered catalog scenario: its descriptor, which
+// `katbench list`, the line's stamp and every reader of names share with
+// the storage benches' scenarios, and how it runs on a competitor. A
+// Scenario value is immutable once registered and safe for concurrent use.
 type Scenario struct {
-	// Name is the line's scenario, stable across releases so history lines
-	// stay comparable. For a scenario with Levels it is the stem: each
-	// level's name is Name + ".t<N>".
-	Name string
-	// Kind says how it measures.
-	Kind Kind
-	// Metric is the headline value compared between targets (p50 or ops/s)
-	// and so decides which side is better; it travels on every line.
-	Metric results.Metric
-	// Threads is the worker count of a single-level scenario (1 for
-	// latencies). Ignored when Levels is set.
-	Threads int
-	// Levels expands the scenario once per thread level of
-	// Options.Threads; Threads and Name are set per level by [Plan].
-	Levels bool
-	// Bench is the command whose loop measures it: "" for a catalog
-	// scenario (Register), a storage bench's otherwise (RegisterBench).
-	Bench Bench
-	// Dims are the dimensions its levels vary along, in the order its
-	// name carries them, each on its lines' dims. Every catalog scenario
-	// has DimThreads (Register sets it): its worker count, 1 for a
-	// latency.
-	Dims []Dimension
-	// Sweep marks a scenario of the full sweeps (the durability modes at
-	// several worker counts): a quick run leaves it out unless
-	// Options.Full is set or Options.Select was given.
-	Sweep bool
-	// Writes marks a scenario that creates or commits tables: the
-	// file-system floor joins a run whose selection is only these.
-	Writes bool
-	// ReadsOnly marks a scenario that only reads the dataset's tables
-	// (Dataset.Tables): the scenarios a read-only run (Options.ReadOnly)
-	// runs on tables the user names; every other one is skipped there.
-	ReadsOnly bool
-	// Order places the scenario in the run: lower runs first. Ties run in
-	// name order. The built-ins use multiples of 10.
-	Order int
-	// Needs are checked before the scenario runs on a competitor; the
-	// first one not met makes a skipped line carrying its reason.
-	Needs []Requirement
-	// Doc is one line for `katbench list`.
-	Doc string
-	// Control marks a scenario that measures a floor (the competitor's
-	// path with nothing of the catalog in it): its lines say so
-	// (results.Record.Control) and a test delay never slows it.
-	Control bool
-	// Params are fixed params of the scenario, on each of its lines,
-	// skipped ones included (a history level's snapshots). May be nil.
-	Params map[string]any
+	bench.Scenario
 	// Run measures one round on one competitor. It returns the measurement
 	// and the params that shaped it, or an error made with [Skip] when it
 	// cannot run there (a skipped line). Any other error aborts the run.
@@ -113,44 +45,41 @@ type Outcome struct {
 	Measures map[string]results.Measure
 }
 
-// Requirement is one thing a scenario needs from a competitor and its
-// dataset.
-type Requirement struct {
-	// Why is the skip reason when the requirement is not met.
-	Why string
-	// Met reports whether env satisfies it.
-	Met func(env *Env) bool
-	// Explain, when set, gives a more precise skip reason than Why.
-	Explain func(env *Env) string
+// need is a requirement of catalog scenarios: met reports whether the
+// runner's Env satisfies it; explain, when not nil, gives a more precise
+// skip reason than why.
+func need(why string, met func(*Env) bool, explain func(*Env) string) bench.Requirement {
+	r := bench.Requirement{Why: why, Met: func(env any) bool { return met(env.(*Env)) }}
+	if explain != nil {
+		r.Explain = func(env any) string { return explain(env.(*Env)) }
+	}
+	return r
 }
 
 // Capability requires the competitor to have capability T (found with
 // competitors.As).
-func Capability[T any](why string) Requirement {
-	return Requirement{Why: why, Met: func(env *Env) bool {
+func Capability[T any](why string) bench.Requirement {
+	return need(why, func(env *Env) bool {
 		_, ok := competitors.As[T](env.Competitor)
 		return ok
-	}}
+	}, nil)
 }
 
 // Requirements shared by the built-in scenarios.
 var (
 	// NeedDataset: the dataset's namespaces were created.
-	NeedDataset = Requirement{
-		Why: "dataset setup failed",
-		Met: func(env *Env) bool { return env.Dataset != nil },
-		Explain: func(env *Env) string {
+	NeedDataset = need("dataset setup failed",
+		func(env *Env) bool { return env.Dataset != nil },
+		func(env *Env) string {
 			if env.SetupErr == nil {
 				return "dataset setup failed"
 			}
 			return "dataset setup failed: " + env.SetupErr.Error()
-		},
-	}
+		})
 	// NeedTables: the dataset holds at least one table.
-	NeedTables = Requirement{
-		Why: "no tables",
-		Met: func(env *Env) bool { return env.Dataset != nil && len(env.Dataset.Tables) > 0 },
-		Explain: func(env *Env) string {
+	NeedTables = need("no tables",
+		func(env *Env) bool { return env.Dataset != nil && len(env.Dataset.Tables) > 0 },
+		func(env *Env) string {
 			switch {
 			case env.Dataset == nil:
 				return NeedDataset.Explain(env)
@@ -158,8 +87,7 @@ var (
 				return "no tables: " + env.Dataset.TablesErr.Error()
 			}
 			return "no tables: none were created"
-		},
-	}
+		})
 )
 
 // Env is what a scenario's Run gets: the competitor, its dataset, the run's
@@ -224,10 +152,9 @@ func skipped(err error) (string, bool) {
 	return "", false
 }
 
-var (
-	regMu    sync.RWMutex
-	registry = map[string]Scenario{}
-)
+// registry holds the catalog scenarios by name (a levelled one by its
+// stem).
+var registry bench.Registry[Scenario]
 
 // Register adds a scenario. It panics on a duplicate or incomplete entry:
 // that is a programming error found at init, never a user input.
@@ -235,7 +162,7 @@ func Register(s Scenario) {
 	switch {
 	case s.Name == "" || s.Run == nil:
 		panic("scenarios: Register needs a Name and a Run")
-	case s.Kind != KindLatency && s.Kind != KindThroughput && s.Kind != KindDurability && s.Kind != KindOpen:
+	case s.Kind != bench.KindLatency && s.Kind != bench.KindThroughput && s.Kind != bench.KindDurability && s.Kind != bench.KindOpen:
 		panic("scenarios: " + s.Name + ": unknown kind " + string(s.Kind))
 	case s.Metric.Better() == "":
 		panic("scenarios: " + s.Name + ": unknown metric " + string(s.Metric))
@@ -244,14 +171,11 @@ func Register(s Scenario) {
 		s.Threads = 1
 	}
 	if len(s.Dims) == 0 {
-		s.Dims = []Dimension{DimThreads}
+		s.Dims = []bench.Dimension{bench.DimThreads}
 	}
-	regMu.Lock()
-	defer regMu.Unlock()
-	if _, dup := registry[s.Name]; dup {
-		panic("scenarios: duplicate registration of " + s.Name)
+	if err := registry.Register(s.Name, s); err != nil {
+		panic("scenarios: " + err.Error())
 	}
-	registry[s.Name] = s
 }
 
 // DefaultThreads are the throughput levels.
@@ -260,18 +184,8 @@ var DefaultThreads = []int{1, 2, 4, 8, 16, 32}
 // Plan returns every registered scenario in run order, with each levelled
 // scenario expanded once per thread level (its Name and Threads set).
 func Plan(threads []int) []Scenario {
-	regMu.RLock()
-	base := make([]Scenario, 0, len(registry))
-	for _, s := range registry {
-		base = append(base, s)
-	}
-	regMu.RUnlock()
-	sort.Slice(base, func(i, j int) bool {
-		if base[i].Order != base[j].Order {
-			return base[i].Order < base[j].Order
-		}
-		return base[i].Name < base[j].Name
-	})
+	base := registry.Values() // in name order, which breaks ties of Order
+	sort.SliceStable(base, func(i, j int) bool { return base[i].Order < base[j].Order })
 	var out []Scenario
 	for _, s := range base {
 		if !s.Levels {
@@ -316,52 +230,8 @@ func Lookup(name string, threads []int) (Scenario, bool) {
 	return Scenario{}, false
 }
 
-// Selector chooses scenarios by glob (path.Match syntax, comma-separated
-// alternatives). The empty selector chooses everything.
-type Selector []string
-
 // ParseSelector validates globs against the known names: a glob that
 // matches no scenario is an error naming the valid ones.
-func ParseSelector(globs string, threads []int) (Selector, error) {
-	return ParseSelectorOf(globs, Names(threads))
-}
-
-// ParseSelectorOf is ParseSelector against the given names: the one glob
-// rule of every command that runs scenarios.
-func ParseSelectorOf(globs string, names []string) (Selector, error) {
-	if strings.TrimSpace(globs) == "" {
-		return nil, nil
-	}
-	var sel Selector
-	for _, g := range strings.Split(globs, ",") {
-		g = strings.TrimSpace(g)
-		if _, err := path.Match(g, ""); err != nil {
-			return nil, fmt.Errorf("bad scenario glob %q: %w", g, err)
-		}
-		matched := false
-		for _, n := range names {
-			if ok, _ := path.Match(g, n); ok {
-				matched = true
-				break
-			}
-		}
-		if !matched {
-			return nil, fmt.Errorf("scenario %q matches nothing (valid: %s)", g, strings.Join(names, ", "))
-		}
-		sel = append(sel, g)
-	}
-	return sel, nil
-}
-
-// Selects reports whether name is chosen.
-func (s Selector) Selects(name string) bool {
-	if len(s) == 0 {
-		return true
-	}
-	for _, g := range s {
-		if ok, _ := path.Match(g, name); ok {
-			return true
-		}
-	}
-	return false
+func ParseSelector(globs string, threads []int) (bench.Selector, error) {
+	return bench.ParseSelectorOf(globs, Names(threads))
 }

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -11,15 +10,12 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/usage"
 )
-
-// ErrSettings wraps every error of Settings.Options: a setting a user gave
-// is wrong, and nothing has been created.
-var ErrSettings = errors.New("bad settings")
 
 // Settings are a benchmark run's settings as a command line gives them
 // (each field is the flag of its name); a zero value means the default.
@@ -99,9 +95,11 @@ type CapacitySettings struct {
 
 // settingsf is an error of Settings.Options: its message is the cause's
 // own, and it is ErrSettings as well as the cause.
-func settingsf(format string, args ...any) error { return usage.Errorf(ErrSettings, format, args...) }
+func settingsf(format string, args ...any) error {
+	return usage.Errorf(bench.ErrSettings, format, args...)
+}
 
-func settingsErr(err error) error { return usage.Wrap(ErrSettings, err) }
+func settingsErr(err error) error { return usage.Wrap(bench.ErrSettings, err) }
 
 // Options checks s and returns the runner's options for the run runID.
 func (s Settings) Options(runID string) (Options, error) {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nordisk/katbench/bench"
 )
 
 func goodSettings() Settings {
@@ -60,7 +62,7 @@ func TestSettingsBadInput(t *testing.T) {
 		s := goodSettings()
 		tc.edit(&s)
 		_, err := s.Options("r1")
-		if !errors.Is(err, ErrSettings) || !strings.Contains(err.Error(), tc.want) {
+		if !errors.Is(err, bench.ErrSettings) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want ErrSettings naming %s", tc.name, err, tc.want)
 		}
 	}

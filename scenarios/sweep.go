@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
 )
@@ -34,8 +35,8 @@ func (r *Runner) sweep(ctx context.Context, states []*state, plan []Scenario) er
 		}
 		r.size, r.sizeIdx = size, k
 		r.logf("growth sweep: measuring at %s tables (%d of %d sizes)", results.CountName(int64(size)), k+1, len(o.Sizes))
-		task := fmt.Sprintf("%s @%s tables", OverallTask, results.CountName(int64(size)))
-		if err := RunCells(ctx, r.cells(states, plan), len(states), o.Rounds, o.Progress, task); err != nil {
+		task := fmt.Sprintf("%s @%s tables", bench.OverallTask, results.CountName(int64(size)))
+		if err := bench.RunCells(ctx, r.cells(states, plan), len(states), o.Rounds, o.Progress, task); err != nil {
 			return err
 		}
 	}

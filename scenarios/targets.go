@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/internal/workspace"
 )
 
 // TargetSpec is one target of a run as a command line names it: a
@@ -86,10 +87,10 @@ func ParseProps(kvs []string) (map[string]string, error) {
 
 // NewTargets makes each target's own directory under dir, named after it
 // (name-2, name-3, … for a name given again), and its Target: base's
-// config with the target's Args, Dir, Storage (storage of the directory's
-// name) and Env (competitors.ReadEnv of getenv).
+// config with the target's Args, Dir, Storage (st under the directory's
+// name, see competitorStorage) and Env (competitors.ReadEnv of getenv).
 func NewTargets(specs []TargetSpec, facs []competitors.Factory, dir string, base competitors.Config,
-	storage func(sub string) competitors.Storage, getenv func(string) string) ([]Target, error) {
+	st workspace.Storage, getenv func(string) string) ([]Target, error) {
 	targets := make([]Target, len(specs))
 	seen := map[string]int{}
 	for i, s := range specs {
@@ -98,11 +99,22 @@ func NewTargets(specs []TargetSpec, facs []competitors.Factory, dir string, base
 			sub = fmt.Sprintf("%s-%d", s.Name, seen[s.Name])
 		}
 		cfg := base
-		cfg.Args, cfg.Dir, cfg.Storage, cfg.Env = s.Args, filepath.Join(dir, sub), storage(sub), competitors.ReadEnv(s.Name, getenv)
+		cfg.Args, cfg.Dir, cfg.Storage, cfg.Env = s.Args, filepath.Join(dir, sub), competitorStorage(st, sub), competitors.ReadEnv(s.Name, getenv)
 		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("create %s: %w", cfg.Dir, err)
 		}
 		targets[i] = Target{Factory: facs[i], Config: cfg}
 	}
 	return targets, nil
+}
+
+// competitorStorage is the storage of one competitor of a run: its own
+// prefix sub (the competitor's directory name) under the warehouse, so
+// competitors of one run never share a table location. The default stays
+// the default.
+func competitorStorage(st workspace.Storage, sub string) competitors.Storage {
+	if st.Warehouse == "" {
+		return competitors.Storage{}
+	}
+	return competitors.Storage{Warehouse: st.Warehouse + "/" + sub, IOProps: st.IOProps, Params: st.Params}
 }

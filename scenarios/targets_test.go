@@ -7,7 +7,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/internal/workspace"
 )
 
 // TestTargets: an unknown name is ErrSettings; the floors a run needs
@@ -20,7 +22,7 @@ func TestTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Select = sel
-	if _, _, err := LookupTargets([]TargetSpec{{Name: "nosuch"}}, o); !errors.Is(err, ErrSettings) {
+	if _, _, err := LookupTargets([]TargetSpec{{Name: "nosuch"}}, o); !errors.Is(err, bench.ErrSettings) {
 		t.Fatalf("unknown target: %v; want ErrSettings", err)
 	}
 	given := []TargetSpec{ParseTargetSpec("embedded"), ParseTargetSpec("embedded")}
@@ -37,16 +39,18 @@ func TestTargets(t *testing.T) {
 		t.Fatalf("targets %v (%d factories), want %v", names, len(facs), want)
 	}
 	dir := t.TempDir()
-	var subs []string
-	targets, err := NewTargets(specs[:2], facs[:2], dir, competitors.Config{Durability: "none"},
-		func(sub string) competitors.Storage { subs = append(subs, sub); return competitors.Storage{} }, func(string) string { return "" })
+	if c := competitorStorage(workspace.Storage{}, "embedded"); c.Warehouse != "" || c.IOProps != nil || c.Params != nil {
+		t.Errorf("default warehouse: competitor storage %+v, want the default (zero)", c)
+	}
+	st := workspace.Storage{Warehouse: "file:///tmp/wh", Params: map[string]any{"warehouse": "file"}}
+	targets, err := NewTargets(specs[:2], facs[:2], dir, competitors.Config{Durability: "none"}, st, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, wantDir := range []string{"embedded", "embedded-2"} {
 		c := targets[i].Config
-		if c.Dir != filepath.Join(dir, wantDir) || c.Durability != "none" || subs[i] != wantDir {
-			t.Errorf("target %d: dir %s durability %q storage of %q; want %s", i, c.Dir, c.Durability, subs[i], wantDir)
+		if c.Dir != filepath.Join(dir, wantDir) || c.Durability != "none" || c.Storage.Warehouse != "file:///tmp/wh/"+wantDir || c.Storage.Params["warehouse"] != "file" {
+			t.Errorf("target %d: dir %s durability %q storage %+v; want %s and its own warehouse prefix", i, c.Dir, c.Durability, c.Storage, wantDir)
 		}
 		if fi, err := os.Stat(c.Dir); err != nil || !fi.IsDir() {
 			t.Errorf("target %d: %s not made: %v", i, c.Dir, err)

@@ -22,7 +22,8 @@ type TestDelay struct {
 // applies reports whether the delay slows scenario on target: never a
 // control scenario.
 func (d TestDelay) applies(target, scenario string) bool {
-	return d.Per > 0 && !registry[scenario].Control && (d.Target == "" || d.Target == target)
+	sc, _ := registry.Lookup(scenario)
+	return d.Per > 0 && !sc.Control && (d.Target == "" || d.Target == target)
 }
 
 // wrap returns op unchanged when the delay is off, else op followed by a

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/iceberg-go/view"
 	"github.com/google/uuid"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
 )
@@ -23,12 +24,13 @@ import (
 
 // NeedViews: the competitor serves views through an interface katbench
 // can drive.
-var NeedViews = func() Requirement {
+var NeedViews = func() bench.Requirement {
 	r := Capability[competitors.ViewCatalog]("competitor's catalog client has no view support katbench can drive")
-	r.Explain = func(env *Env) string {
+	r.Explain = func(env any) string {
+		c := env.(*Env).Competitor
 		return fmt.Sprintf("%s's catalog client (%T) has no view support katbench can drive "+
 			"(iceberg-go's SQL catalog makes views from SQL text only and cannot replace them; our gRPC front serves no views)",
-			env.Competitor.Name(), env.Competitor.Catalog())
+			c.Name(), c.Catalog())
 	}
 	return r
 }()
@@ -197,11 +199,13 @@ func replaceViewOp(vc competitors.ViewCatalog, s *viewSet) Op {
 }
 
 func init() {
-	needs := []Requirement{NeedDataset, NeedTables, NeedViews}
+	needs := []bench.Requirement{NeedDataset, NeedTables, NeedViews}
 	Register(Scenario{
-		Name: "create_view.latency", Kind: KindLatency, Metric: results.P50, Order: 110,
-		Doc:   "create a view in the dataset's work namespace",
-		Needs: needs,
+		Scenario: bench.Scenario{
+			Name: "create_view.latency", Kind: bench.KindLatency, Metric: results.P50, Order: 110,
+			Doc:   "create a view in the dataset's work namespace",
+			Needs: needs,
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			vc, _ := competitors.As[competitors.ViewCatalog](env.Competitor)
 			// A client can have the methods and the server not serve them
@@ -234,9 +238,11 @@ func init() {
 		},
 	})
 	Register(Scenario{
-		Name: "load_view.latency", Kind: KindLatency, Metric: results.P50, Order: 111,
-		Doc:   "load a view, over a set of views in every leaf namespace (--views-per-leaf)",
-		Needs: needs,
+		Scenario: bench.Scenario{
+			Name: "load_view.latency", Kind: bench.KindLatency, Metric: results.P50, Order: 111,
+			Doc:   "load a view, over a set of views in every leaf namespace (--views-per-leaf)",
+			Needs: needs,
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			return withViews(ctx, env, func(vc competitors.ViewCatalog, s *viewSet) Outcome {
 				return Outcome{M: readLatency(ctx, env.Opts, loadViewOp(vc, s, env.Opts.LatencyOps))}
@@ -244,9 +250,11 @@ func init() {
 		},
 	})
 	Register(Scenario{
-		Name: "view_exists.latency", Kind: KindLatency, Metric: results.P50, Order: 112,
-		Doc:   "view existence checks, half hits and half misses; a wrong answer is an error",
-		Needs: needs,
+		Scenario: bench.Scenario{
+			Name: "view_exists.latency", Kind: bench.KindLatency, Metric: results.P50, Order: 112,
+			Doc:   "view existence checks, half hits and half misses; a wrong answer is an error",
+			Needs: needs,
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			return withViews(ctx, env, func(vc competitors.ViewCatalog, s *viewSet) Outcome {
 				return Outcome{M: readLatency(ctx, env.Opts, viewExistsOp(vc, s, env.Opts.LatencyOps)),
@@ -255,9 +263,11 @@ func init() {
 		},
 	})
 	Register(Scenario{
-		Name: "list_views.latency", Kind: KindLatency, Metric: results.P50, Order: 113,
-		Doc:   "list the views of one leaf namespace, every page",
-		Needs: needs,
+		Scenario: bench.Scenario{
+			Name: "list_views.latency", Kind: bench.KindLatency, Metric: results.P50, Order: 113,
+			Doc:   "list the views of one leaf namespace, every page",
+			Needs: needs,
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			return withViews(ctx, env, func(vc competitors.ViewCatalog, s *viewSet) Outcome {
 				lctx, p := listContext(ctx, env.Competitor.Catalog(), env.Opts.PageSize)
@@ -267,9 +277,11 @@ func init() {
 		},
 	})
 	Register(Scenario{
-		Name: "replace_view.latency", Kind: KindLatency, Metric: results.P50, Order: 114,
-		Doc:   "replace a view: commit a new view version guarded by the view UUID, round robin over the view set",
-		Needs: needs,
+		Scenario: bench.Scenario{
+			Name: "replace_view.latency", Kind: bench.KindLatency, Metric: results.P50, Order: 114,
+			Doc:   "replace a view: commit a new view version guarded by the view UUID, round robin over the view set",
+			Needs: needs,
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			return withViews(ctx, env, func(vc competitors.ViewCatalog, s *viewSet) Outcome {
 				return Outcome{M: writeLatency(ctx, env.Opts, replaceViewOp(vc, s))}

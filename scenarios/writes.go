@@ -13,6 +13,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/google/uuid"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
 )
@@ -33,9 +34,11 @@ const maxAttempts = 1000
 
 func init() {
 	Register(Scenario{
-		Name: "create_table.throughput", Kind: KindThroughput, Metric: results.OpsSec, Levels: true, Order: 62, Writes: true,
-		Doc:   "N workers create distinct tables in the work namespace for --duration, one level per --threads value",
-		Needs: []Requirement{NeedDataset},
+		Scenario: bench.Scenario{
+			Name: "create_table.throughput", Kind: bench.KindThroughput, Metric: results.OpsSec, Levels: true, Order: 62, Writes: true,
+			Doc:   "N workers create distinct tables in the work namespace for --duration, one level per --threads value",
+			Needs: []bench.Requirement{NeedDataset},
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			prefix := fmt.Sprintf("tput_t%d_r%d", env.Threads, env.Round)
 			op := createOp(env.Competitor.Catalog(), env.Dataset.Work, prefix, env.Created)
@@ -43,9 +46,11 @@ func init() {
 		},
 	})
 	Register(Scenario{
-		Name: "commit_table.throughput", Kind: KindThroughput, Metric: results.OpsSec, Levels: true, Order: 64, Writes: true,
-		Doc:   "N workers each commit set-properties updates (guarded by the table UUID) to a table of their own, for --duration",
-		Needs: []Requirement{NeedDataset},
+		Scenario: bench.Scenario{
+			Name: "commit_table.throughput", Kind: bench.KindThroughput, Metric: results.OpsSec, Levels: true, Order: 64, Writes: true,
+			Doc:   "N workers each commit set-properties updates (guarded by the table UUID) to a table of their own, for --duration",
+			Needs: []bench.Requirement{NeedDataset},
+		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			return runOwnCommits(ctx, env.Competitor.Catalog(), env.Dataset.Work,
 				fmt.Sprintf("ctput_t%d_r%d", env.Threads, env.Round), env.Created,
@@ -53,19 +58,23 @@ func init() {
 		},
 	})
 	Register(Scenario{
-		Name: "commit_table.contended", Kind: KindThroughput, Metric: results.OpsSec, Levels: true, Order: 66, Writes: true,
-		Doc: "N workers commit to one table, each guarded by the branch it moves: losers must get ErrCommitFailed " +
-			"and retry; ops/s counts successes, the line's params count conflicts and retries",
-		Needs: []Requirement{NeedDataset},
-		Run:   runContended,
+		Scenario: bench.Scenario{
+			Name: "commit_table.contended", Kind: bench.KindThroughput, Metric: results.OpsSec, Levels: true, Order: 66, Writes: true,
+			Doc: "N workers commit to one table, each guarded by the branch it moves: losers must get ErrCommitFailed " +
+				"and retry; ops/s counts successes, the line's params count conflicts and retries",
+			Needs: []bench.Requirement{NeedDataset},
+		},
+		Run: runContended,
 	})
 	for i, mode := range DurabilityModes {
 		for j, n := range SweepThreads {
 			Register(Scenario{
-				Name: fmt.Sprintf("create_table.durability.%s.t%d", mode, n), Kind: KindDurability, Metric: results.OpsSec,
-				Threads: n, Order: 80 + 3*i + j, Sweep: true, Writes: true,
-				Doc:   fmt.Sprintf("create_table.throughput.t%d on a fresh competitor in durability mode %s", n, mode),
-				Needs: []Requirement{NeedDurabilityModes},
+				Scenario: bench.Scenario{
+					Name: fmt.Sprintf("create_table.durability.%s.t%d", mode, n), Kind: bench.KindDurability, Metric: results.OpsSec,
+					Threads: n, Order: 80 + 3*i + j, Sweep: true, Writes: true,
+					Doc:   fmt.Sprintf("create_table.throughput.t%d on a fresh competitor in durability mode %s", n, mode),
+					Needs: []bench.Requirement{NeedDurabilityModes},
+				},
 				Run: func(ctx context.Context, env *Env) (Outcome, error) {
 					return inDurability(ctx, env, mode, fmt.Sprintf("create_t%d", n), func(ctx context.Context, c competitors.Competitor, ns table.Identifier, created func(...table.Identifier)) (Outcome, error) {
 						return Outcome{M: writeThroughput(ctx, env, createOp(c.Catalog(), ns, "sweep", created))}, nil
@@ -73,10 +82,12 @@ func init() {
 				},
 			})
 			Register(Scenario{
-				Name: fmt.Sprintf("commit_table.durability.%s.t%d", mode, n), Kind: KindDurability, Metric: results.OpsSec,
-				Threads: n, Order: 90 + 3*i + j, Sweep: true, Writes: true,
-				Doc:   fmt.Sprintf("commit_table.throughput.t%d on a fresh competitor in durability mode %s", n, mode),
-				Needs: []Requirement{NeedDurabilityModes},
+				Scenario: bench.Scenario{
+					Name: fmt.Sprintf("commit_table.durability.%s.t%d", mode, n), Kind: bench.KindDurability, Metric: results.OpsSec,
+					Threads: n, Order: 90 + 3*i + j, Sweep: true, Writes: true,
+					Doc:   fmt.Sprintf("commit_table.throughput.t%d on a fresh competitor in durability mode %s", n, mode),
+					Needs: []bench.Requirement{NeedDurabilityModes},
+				},
 				Run: func(ctx context.Context, env *Env) (Outcome, error) {
 					return inDurability(ctx, env, mode, fmt.Sprintf("commit_t%d", n), func(ctx context.Context, c competitors.Competitor, ns table.Identifier, created func(...table.Identifier)) (Outcome, error) {
 						return runOwnCommits(ctx, c.Catalog(), ns, "sweep", created,

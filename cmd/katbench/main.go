@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/ab"
 	"github.com/nordisk/katbench/internal/analysis"
 	"github.com/nordisk/katbench/internal/output"
@@ -18,7 +19,6 @@ import (
 	"github.com/nordisk/katbench/internal/serve"
 	"github.com/nordisk/katbench/internal/usage"
 	"github.com/nordisk/katbench/internal/workspace"
-	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/transport"
 	"github.com/spf13/cobra"
 )
@@ -69,7 +69,7 @@ func usagef(format string, args ...any) error {
 
 // usageErrs are the errors of the packages cmd calls that are always the
 // user's input (exit 2 wherever they come from).
-var usageErrs = []error{scenarios.ErrSettings, output.ErrFormat, workspace.ErrSettings, serve.ErrSettings, analysis.ErrNoCommonCells, ab.ErrBadOptions}
+var usageErrs = []error{bench.ErrSettings, output.ErrFormat, workspace.ErrSettings, serve.ErrSettings, analysis.ErrNoCommonCells, ab.ErrBadOptions}
 
 // isUsage reports whether err is a usage error (exit 2).
 func isUsage(err error) bool {

@@ -143,7 +143,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (
 		prog.Close()
 	}()
 	base := competitors.Config{Durability: opts.Durability, Props: props, Log: prog, ServeChild: serveChild}
-	targets, err := scenarios.NewTargets(specs, factories, dir, base, st.ForCompetitor, os.Getenv)
+	targets, err := scenarios.NewTargets(specs, factories, dir, base, st, os.Getenv)
 	if err != nil {
 		return err
 	}

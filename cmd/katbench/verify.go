@@ -191,7 +191,7 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
 		}
 	}()
 	base := competitors.Config{Log: stderr, ServeChild: serveChild()}
-	targets, err := scenarios.NewTargets(specs, facs, dir, base, func(string) competitors.Storage { return competitors.Storage{} }, os.Getenv)
+	targets, err := scenarios.NewTargets(specs, facs, dir, base, workspace.Storage{}, os.Getenv)
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func UseBars(stderr, stdout io.Writer, format string) bool {
 
 // Update reports done of total for the task what. A task is finished when
 // done reaches total; reporting it again starts it anew. Update is a
-// scenarios.Progress.
+// bench.Progress.
 func (p *Progress) Update(what string, done, total int) {
 	if total <= 0 {
 		return

@@ -1,6 +1,6 @@
 // Package usage marks errors that are the user's input: a flag, argument
 // or environment value that is wrong, found before anything was created.
-// Each package that checks input keeps its own sentinel (scenarios,
+// Each package that checks input keeps its own sentinel (bench,
 // workspace and serve each have an ErrSettings) so a caller can tell whose
 // check failed; this package gives them one error type, so the message is
 // the cause's own and errors.Is finds both the sentinel and the cause.
@@ -11,7 +11,7 @@ import "fmt"
 // Error is bad input: it reads as Err and is both Kind (a package's
 // sentinel) and Err for errors.Is and errors.As.
 type Error struct {
-	Kind error // the checking package's sentinel, e.g. scenarios.ErrSettings
+	Kind error // the checking package's sentinel, e.g. bench.ErrSettings
 	Err  error // what is wrong, in the user's words
 }
 

@@ -9,7 +9,6 @@ import (
 	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/spf13/pflag"
 
-	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/usage"
 	"github.com/nordisk/katbench/transport"
@@ -117,16 +116,6 @@ func (s StorageSettings) Resolve(ctx context.Context, getenv func(string) string
 		params["transport_fallback"] = fallback
 	}
 	return Storage{Warehouse: wh, S3: true, IOProps: props, Params: params}, nil
-}
-
-// ForCompetitor is the storage of one competitor of a run: its own prefix
-// (the competitor's directory name) under the warehouse, so competitors of
-// one run never share a table location. The default stays the default.
-func (st Storage) ForCompetitor(sub string) competitors.Storage {
-	if st.Warehouse == "" {
-		return competitors.Storage{}
-	}
-	return competitors.Storage{Warehouse: st.Warehouse + "/" + sub, IOProps: st.IOProps, Params: st.Params}
 }
 
 // VendedConfig is what the REST front hands its clients with

@@ -42,12 +42,13 @@ func TestStorageSettingsResolveBadInput(t *testing.T) {
 }
 
 // TestStorageDefaultsAndFile: no warehouse is the default everywhere; a
-// file:// one is each competitor's own prefix, and a transport given for
-// it is said to have no effect.
+// file:// one is kept without its trailing slash (each competitor gets its
+// own prefix under it: scenarios.NewTargets), and a transport given for it
+// is said to have no effect.
 func TestStorageDefaultsAndFile(t *testing.T) {
 	none := func(string) string { return "" }
 	st, err := StorageSettings{}.Resolve(context.Background(), none, transport.Settings{}, &bytes.Buffer{})
-	if err != nil || st.Warehouse != "" || st.ForCompetitor("embedded").Warehouse != "" || st.VendedConfig() != nil {
+	if err != nil || st.Warehouse != "" || st.VendedConfig() != nil {
 		t.Fatalf("default: %+v, %v; want the zero Storage", st, err)
 	}
 	if got := st.Describe("/tmp/x"); got != "file:// under /tmp/x" {
@@ -58,8 +59,8 @@ func TestStorageDefaultsAndFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := st.ForCompetitor("rest-2"); c.Warehouse != "file:///tmp/wh/rest-2" || c.Params["warehouse"] != "file" {
-		t.Errorf("ForCompetitor = %+v, want its own prefix and warehouse=file", c)
+	if st.Warehouse != "file:///tmp/wh" || st.Params["warehouse"] != "file" {
+		t.Errorf("Storage = %+v, want the warehouse without its trailing slash and warehouse=file", st)
 	}
 	if !strings.Contains(log.String(), "--transport http has no effect") {
 		t.Errorf("log %q, want the transport said to have no effect", log.String())

@@ -6,9 +6,9 @@ import (
 	"io"
 	"sync"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/workspace"
-	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/scenarios/s3bench"
 	"github.com/nordisk/katbench/transport"
 )
@@ -21,9 +21,9 @@ const RawName = "data.raw"
 const rawNeeds = "append"
 
 func init() {
-	scenarios.RegisterBench(scenarios.Scenario{
-		Name: RawName, Bench: scenarios.BenchData, Order: 90, Dims: []scenarios.Dimension{scenarios.DimSize, scenarios.DimConcurrency},
-		Needs: []scenarios.Requirement{scenarios.NeedS3Store, scenarios.NeedTransport, scenarios.NeedScenario("data.append")},
+	bench.RegisterBench(bench.Scenario{
+		Name: RawName, Bench: bench.BenchData, Order: 90, Dims: []bench.Dimension{bench.DimSize, bench.DimConcurrency},
+		Needs: []bench.Requirement{bench.NeedS3Store, bench.NeedTransport, bench.NeedScenario("data.append")},
 		Doc:   "raw S3 PUT and GET (s3.put, s3.get, control lines) at the appends' mean Parquet file size, for the IO-efficiency ratios; s3:// warehouses, --raw",
 	})
 }

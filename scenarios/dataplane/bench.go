@@ -13,8 +13,8 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/results"
-	"github.com/nordisk/katbench/scenarios"
 )
 
 // ErrFailed is returned by Run when any measured operation failed (an
@@ -48,7 +48,7 @@ type Lane struct {
 // cfg.Namespace, then measures every selected scenario (see Names: the
 // append, the scan, the commit latency by default, opt-in ones when
 // cfg.Select names them), in run order, each split into cfg.Rounds rounds
-// with the lanes interleaved (scenarios.Interleave: A B, then B A, …); a
+// with the lanes interleaved (bench.Interleave: A B, then B A, …); a
 // scenario another one needs (the scan reads what the appends wrote) runs
 // whenever that one does.
 //
@@ -94,9 +94,9 @@ func Run(ctx context.Context, cfg Config, lanes []Lane, sink results.Sink) (err 
 		}
 	}
 
-	cells := make([]scenarios.Cell, len(plan))
+	cells := make([]bench.Cell, len(plan))
 	for k, sc := range plan {
-		cells[k] = scenarios.CellFuncs{
+		cells[k] = bench.CellFuncs{
 			RoundFunc: func(ctx context.Context, round, i int) error {
 				if err := ctx.Err(); err != nil {
 					return err
@@ -112,7 +112,7 @@ func Run(ctx context.Context, cfg Config, lanes []Lane, sink results.Sink) (err 
 			},
 		}
 	}
-	if err := scenarios.RunCells(ctx, cells, len(states), cfg.Rounds, cfg.Progress, scenarios.OverallTask); err != nil {
+	if err := bench.RunCells(ctx, cells, len(states), cfg.Rounds, cfg.Progress, bench.OverallTask); err != nil {
 		return err
 	}
 

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/results"
-	"github.com/nordisk/katbench/scenarios"
 )
 
 // Scenario names.
@@ -93,7 +93,7 @@ type Config struct {
 	Log io.Writer // warnings, one line each; may be nil
 	// Progress receives the run's measurements done of those planned (one
 	// per lane, scenario and round); may be nil.
-	Progress scenarios.Progress
+	Progress bench.Progress
 }
 
 func (c Config) withDefaults() (Config, error) {

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/workspace"
-	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/scenarios/s3bench"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
@@ -89,7 +89,7 @@ func TestLinesCarryTheirDims(t *testing.T) {
 			t.Errorf("%s: decoded dims %v (%v), want %v", r.Scenario, back.Dims, err, w)
 		}
 	}
-	for _, sc := range scenarios.BenchScenarios(scenarios.BenchData) {
+	for _, sc := range bench.BenchScenarios(bench.BenchData) {
 		if len(sc.Dims) > 0 && !covered[sc.Name] {
 			t.Errorf("registered %s has dims %v but no line of the run checked them", sc.Name, sc.Dims)
 		}
@@ -100,7 +100,7 @@ func TestLinesCarryTheirDims(t *testing.T) {
 // sorted.
 func declaredDims(t *testing.T, name string) []string {
 	t.Helper()
-	for _, sc := range scenarios.BenchScenarios(scenarios.BenchData) {
+	for _, sc := range bench.BenchScenarios(bench.BenchData) {
 		if sc.Name == name {
 			var out []string
 			for _, d := range sc.Dims {

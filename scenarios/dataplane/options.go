@@ -3,13 +3,13 @@ package dataplane
 import (
 	"strings"
 
-	"github.com/nordisk/katbench/scenarios"
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/scenarios/s3bench"
 	"github.com/nordisk/katbench/transport"
 )
 
 // Options are a data run as a command line gives it, sizes and lists as
-// text; Config parses them. Every bad value is a *scenarios.OptionError
+// text; Config parses them. Every bad value is a *bench.OptionError
 // naming its option.
 type Options struct {
 	// Rows, TargetFileSize and RowGroupRows as text ("" for the default):
@@ -41,17 +41,17 @@ func (o Options) Config() (Config, []transport.Kind, error) {
 	var err error
 	if o.Rows != "" {
 		if cfg.Rows, err = ParseRows(o.Rows); err != nil {
-			return cfg, nil, scenarios.OptionErr("rows", err)
+			return cfg, nil, bench.OptionErr("rows", err)
 		}
 	}
 	if o.TargetFileSize != "" {
 		if cfg.TargetFileSize, err = s3bench.ParseSize(o.TargetFileSize); err != nil || cfg.TargetFileSize < 1 {
-			return cfg, nil, scenarios.OptionErrf("target-file-size", "%q: want a positive size such as 64MiB", o.TargetFileSize)
+			return cfg, nil, bench.OptionErrf("target-file-size", "%q: want a positive size such as 64MiB", o.TargetFileSize)
 		}
 	}
 	if o.RowGroupRows != "" {
 		if cfg.RowGroupRows, err = ParseRows(o.RowGroupRows); err != nil {
-			return cfg, nil, scenarios.OptionErr("row-group-rows", err)
+			return cfg, nil, bench.OptionErr("row-group-rows", err)
 		}
 	}
 	for _, c := range []struct {
@@ -60,24 +60,24 @@ func (o Options) Config() (Config, []transport.Kind, error) {
 	}{{"batch-rows", o.BatchRows, 1}, {"rounds", o.Rounds, 1}, {"commit-rows", o.CommitRows, 1},
 		{"commit-ops", o.CommitOps, 0}, {"scan-concurrency", o.ScanConcurrency, 0}, {"raw-iterations", o.RawIterations, 0}} {
 		if c.v < c.min {
-			return cfg, nil, scenarios.OptionErrf(c.name, "%d: want at least %d", c.v, c.min)
+			return cfg, nil, bench.OptionErrf(c.name, "%d: want at least %d", c.v, c.min)
 		}
 	}
 	if o.Seed == 0 {
-		return cfg, nil, scenarios.OptionErrf("seed", "must not be 0")
+		return cfg, nil, bench.OptionErrf("seed", "must not be 0")
 	}
 	if _, err := TableProps(o.Compression, cfg.TargetFileSize); err != nil {
-		return cfg, nil, scenarios.OptionErrf("compression", "%q: want %s", o.Compression, strings.Join(Compressions, ", "))
+		return cfg, nil, bench.OptionErrf("compression", "%q: want %s", o.Compression, strings.Join(Compressions, ", "))
 	}
-	if cfg.Select, err = scenarios.Select(o.Scenario, SelectNames(cfg.rows())); err != nil {
+	if cfg.Select, err = bench.Select(o.Scenario, SelectNames(cfg.rows())); err != nil {
 		return cfg, nil, err
 	}
 	kinds, err := s3bench.ParseTransports(o.Transports)
 	if err != nil {
-		return cfg, nil, scenarios.OptionErr("transports", err)
+		return cfg, nil, bench.OptionErr("transports", err)
 	}
 	if _, err := transport.ParseKind(o.Baseline); err != nil {
-		return cfg, nil, scenarios.OptionErr("baseline", err)
+		return cfg, nil, bench.OptionErr("baseline", err)
 	}
 	return cfg, kinds, nil
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nordisk/katbench/scenarios"
+	"github.com/nordisk/katbench/bench"
 )
 
 // TestOptionsConfig: good options parse into the config (data.raw
@@ -36,7 +36,7 @@ func TestOptionsConfig(t *testing.T) {
 		o := good
 		mod(&o)
 		_, _, err := o.Config()
-		if oe := (*scenarios.OptionError)(nil); !errors.As(err, &oe) || !strings.HasPrefix(err.Error(), "--"+opt+":") {
+		if oe := (*bench.OptionError)(nil); !errors.As(err, &oe) || !strings.HasPrefix(err.Error(), "--"+opt+":") {
 			t.Errorf("%s: error %v, want an OptionError naming --%s", opt, err, opt)
 		}
 	}

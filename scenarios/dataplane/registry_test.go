@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/nordisk/katbench/scenarios"
+	"github.com/nordisk/katbench/bench"
 )
 
 // TestBenchScenariosListed: every data-plane scenario, the raw baseline
@@ -13,7 +13,7 @@ import (
 // shows them beside the catalog scenarios.
 func TestBenchScenariosListed(t *testing.T) {
 	var data []string
-	for _, s := range scenarios.BenchScenarios(scenarios.BenchData) {
+	for _, s := range bench.BenchScenarios(bench.BenchData) {
 		data = append(data, s.Name)
 		if s.Doc == "" || len(s.Needs) == 0 {
 			t.Errorf("%s: doc %q needs %v", s.Name, s.Doc, s.Needs)
@@ -23,9 +23,9 @@ func TestBenchScenariosListed(t *testing.T) {
 		t.Errorf("data scenarios %v, want %v", data, want)
 	}
 	var s3 []string
-	for _, s := range scenarios.BenchScenarios(scenarios.BenchTransport) {
+	for _, s := range bench.BenchScenarios(bench.BenchTransport) {
 		s3 = append(s3, s.Name)
-		if !slices.ContainsFunc(s.Needs, func(r scenarios.Requirement) bool { return r.Why == scenarios.NeedS3Store.Why }) {
+		if !slices.ContainsFunc(s.Needs, func(r bench.Requirement) bool { return r.Why == bench.NeedS3Store.Why }) {
 			t.Errorf("%s does not need an S3 store: %v", s.Name, s.Needs)
 		}
 	}
@@ -35,10 +35,10 @@ func TestBenchScenariosListed(t *testing.T) {
 		}
 	}
 	raw, _ := lookupBench(RawName)
-	if !slices.ContainsFunc(raw.Needs, func(r scenarios.Requirement) bool { return r.Why == "scenario data.append" }) {
+	if !slices.ContainsFunc(raw.Needs, func(r bench.Requirement) bool { return r.Why == "scenario data.append" }) {
 		t.Errorf("%s needs %v, want the appends", RawName, raw.Needs)
 	}
-	if app, _ := lookupBench("data.append"); !slices.Equal(app.Dims, []scenarios.Dimension{scenarios.DimRows}) {
+	if app, _ := lookupBench("data.append"); !slices.Equal(app.Dims, []bench.Dimension{bench.DimRows}) {
 		t.Errorf("data.append dims %v, want rows", app.Dims)
 	}
 }
@@ -63,11 +63,11 @@ func TestRawSelectionRunsTheAppends(t *testing.T) {
 	}
 }
 
-func lookupBench(name string) (scenarios.Scenario, bool) {
-	for _, s := range scenarios.BenchScenarios(scenarios.BenchData) {
+func lookupBench(name string) (bench.Scenario, bool) {
+	for _, s := range bench.BenchScenarios(bench.BenchData) {
 		if s.Name == name {
 			return s, true
 		}
 	}
-	return scenarios.Scenario{}, false
+	return bench.Scenario{}, false
 }

@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"sync"
 
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/results"
-	"github.com/nordisk/katbench/scenarios"
 )
 
 // scenario is one registered data-plane scenario. Each lives in a file of
@@ -49,12 +48,12 @@ type scenario struct {
 	// dimension (data.append's rows); "" means the name of a zero Config.
 	stem string
 	// dims are the dimensions its name carries.
-	dims []scenarios.Dimension
+	dims []bench.Dimension
 	// doc is one line for `katbench list`.
 	doc string
 	// bench is its registered scenario (register): what its lines are
 	// stamped with.
-	bench scenarios.Scenario
+	bench bench.Scenario
 }
 
 // lookup returns the registered scenario a line's scenario name belongs
@@ -80,10 +79,8 @@ type measurement interface {
 	record(cfg Config, i int, l *laneState, name string) results.Record
 }
 
-var (
-	regMu    sync.RWMutex
-	registry = map[string]scenario{}
-)
+// registry holds the data-plane scenarios by key.
+var registry bench.Registry[scenario]
 
 // register adds a scenario; called from init functions only. It panics
 // on a duplicate or incomplete entry: a programming error found at init.
@@ -95,46 +92,33 @@ func register(s scenario) {
 	if stem == "" {
 		stem = s.name(Config{})
 	}
-	needs := []scenarios.Requirement{scenarios.NeedCompetitor, scenarios.NeedTransport}
+	needs := []bench.Requirement{bench.NeedCompetitor, bench.NeedTransport}
 	if s.needs != "" {
-		needs = append(needs, scenarios.NeedScenario("data."+s.needs))
+		needs = append(needs, bench.NeedScenario("data."+s.needs))
 	}
 	doc := s.doc
 	if s.optIn {
 		doc += " (only when --scenario names it)"
 	}
-	s.bench = scenarios.Scenario{Name: stem, Bench: scenarios.BenchData, Order: s.order, Dims: s.dims, Needs: needs, Doc: doc}
-	regMu.Lock()
-	if _, dup := registry[s.key]; dup {
-		panic("dataplane: scenario " + s.key + " registered twice")
+	s.bench = bench.Scenario{Name: stem, Bench: bench.BenchData, Order: s.order, Dims: s.dims, Needs: needs, Doc: doc}
+	if err := registry.Register(s.key, s); err != nil {
+		panic("dataplane: scenario " + err.Error())
 	}
-	registry[s.key] = s
-	regMu.Unlock()
-	scenarios.RegisterBench(s.bench)
+	bench.RegisterBench(s.bench)
 }
 
 // stamp writes on a line of the scenario named r.Scenario its level in a
 // run of cfg: its rows per append (those of its dimensions it has).
 func stamp(r *results.Record, cfg Config) {
 	if s, ok := lookup(r.Scenario); ok {
-		scenarios.Stamp(r, s.bench, scenarios.Level{scenarios.DimRows: float64(cfg.rows())})
+		bench.Stamp(r, s.bench, bench.Level{bench.DimRows: float64(cfg.rows())})
 	}
 }
 
 // registered returns every registered scenario in run order.
 func registered() []scenario {
-	regMu.RLock()
-	out := make([]scenario, 0, len(registry))
-	for _, s := range registry {
-		out = append(out, s)
-	}
-	regMu.RUnlock()
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].order != out[j].order {
-			return out[i].order < out[j].order
-		}
-		return out[i].key < out[j].key
-	})
+	out := registry.Values() // in key order, which breaks ties of order
+	sort.SliceStable(out, func(i, j int) bool { return out[i].order < out[j].order })
 	return out
 }
 

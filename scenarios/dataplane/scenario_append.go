@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/results"
-	"github.com/nordisk/katbench/scenarios"
 )
 
 // data.append.<rows>: each round appends Config.Rows generated rows to the
@@ -17,7 +17,7 @@ import (
 // write/commit/generation split and the process's peak RSS so far.
 func init() {
 	register(scenario{
-		doc: "one append of --rows rows per round: rows/s and Parquet MiB/s; histogram = the commit phase", stem: "data.append", dims: []scenarios.Dimension{scenarios.DimRows},
+		doc: "one append of --rows rows per round: rows/s and Parquet MiB/s; histogram = the commit phase", stem: "data.append", dims: []bench.Dimension{bench.DimRows},
 		key: "append", order: 10, tables: []string{"events"}, raw: "put",
 		owns: func(name string) bool { return strings.HasPrefix(name, AppendPrefix) },
 		name: func(cfg Config) string { return AppendName(cfg.Rows) },

@@ -16,9 +16,9 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/workspace"
-	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
 )
@@ -146,7 +146,7 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 		}
 	}
 
-	var plan []scenarios.Cell
+	var plan []bench.Cell
 	for _, c := range cells(cfg) {
 		cc := &closedCell{c: c, lanes: lanes, fallback: fallback}
 		plan = append(plan, cc.cell(cfg, prefix, readKeys, prepared, payload, sink))
@@ -154,7 +154,7 @@ func Run(ctx context.Context, cfg Config, sink results.Sink) (err error) {
 			plan = append(plan, openCell(cfg, cc, r, sink))
 		}
 	}
-	return scenarios.RunCells(ctx, plan, len(lanes), cfg.Rounds, cfg.Progress, cfg.EndpointName+": "+scenarios.OverallTask)
+	return bench.RunCells(ctx, plan, len(lanes), cfg.Rounds, cfg.Progress, cfg.EndpointName+": "+bench.OverallTask)
 }
 
 // closedCell is one (op, size, concurrency) measured in a closed loop on
@@ -172,14 +172,14 @@ type closedCell struct {
 // cell is the closed loop of cc for RunCells: Start makes every lane's
 // workers and warms them up, Round measures one round of
 // cfg.Iterations/cfg.Rounds operations, Finish writes the lines.
-func (cc *closedCell) cell(cfg Config, prefix string, readKeys map[int64]string, prepared map[Op]string, payload func(int64) []byte, sink results.Sink) scenarios.Cell {
+func (cc *closedCell) cell(cfg Config, prefix string, readKeys map[int64]string, prepared map[Op]string, payload func(int64) []byte, sink results.Sink) bench.Cell {
 	c, lanes := cc.c, cc.lanes
 	size, objSize := c.size, c.size
 	sp := spec(c.op)
 	if sp.object != nil {
 		objSize = sp.object(size)
 	}
-	return scenarios.CellFuncs{
+	return bench.CellFuncs{
 		StartFunc: func(ctx context.Context) error {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -439,7 +439,7 @@ func record(cfg Config, c cell, size int64, l lane, st *laneCell, fallback strin
 	r.Transport = string(l.info.Used)
 	r.TransportFallback = fallback
 	r.Control = cfg.Control
-	scenarios.Stamp(&r, spec(c.op).scenario, c.level())
+	bench.Stamp(&r, spec(c.op).scenario, c.level())
 	r.Rounds = len(st.roundP50)
 	r.RoundP50US, r.RoundOpsSec = st.roundP50, st.roundOps
 	r.Resources = st.res

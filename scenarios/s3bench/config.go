@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/results"
-	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
 )
@@ -124,7 +124,7 @@ type Config struct {
 	// Progress, when not nil, receives the run's measurements done of
 	// those planned (one per lane, cell and round) under one task named
 	// after the endpoint.
-	Progress scenarios.Progress
+	Progress bench.Progress
 	// Log, when not nil, receives warnings (one line per transport that
 	// fell back).
 	Log io.Writer

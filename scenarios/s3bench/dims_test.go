@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/results"
-	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/scenarios/s3bench"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
@@ -36,7 +36,7 @@ func TestLinesCarryTheirDims(t *testing.T) {
 		Rates:    []s3bench.Rate{{OpsSec: 40}, {Pct: 50}},
 		Duration: 50 * time.Millisecond,
 	}
-	registered := scenarios.BenchScenarios(scenarios.BenchTransport)
+	registered := bench.BenchScenarios(bench.BenchTransport)
 	if len(registered) == 0 {
 		t.Fatal("no S3 scenario registered")
 	}
@@ -58,13 +58,13 @@ func TestLinesCarryTheirDims(t *testing.T) {
 
 	// want is the dims a line of sc's level carries: each dimension sc
 	// declares, valued from the level, a closed loop's rate absent.
-	want := func(sc scenarios.Scenario, level scenarios.Level) results.Dims {
+	want := func(sc bench.Scenario, level bench.Level) results.Dims {
 		d := results.Dims{}
 		for _, dim := range sc.Dims {
 			if v, ok := level[dim]; ok {
 				d[string(dim)] = v
 			}
-			if v, ok := level[scenarios.DimRatePct]; ok && dim == scenarios.DimRate {
+			if v, ok := level[bench.DimRatePct]; ok && dim == bench.DimRate {
 				d[results.DimRatePct] = v
 			}
 		}
@@ -72,7 +72,7 @@ func TestLinesCarryTheirDims(t *testing.T) {
 	}
 	seen := 0
 	// check checks the line of the named cell against sc's dims at level.
-	check := func(name string, sc scenarios.Scenario, level scenarios.Level) (results.Record, bool) {
+	check := func(name string, sc bench.Scenario, level bench.Level) (results.Record, bool) {
 		r, ok := byName[name]
 		if !ok {
 			t.Errorf("no line for %s", name)
@@ -85,22 +85,22 @@ func TestLinesCarryTheirDims(t *testing.T) {
 	for _, sc := range registered {
 		op, _ := s3bench.ParseOp(strings.TrimPrefix(sc.Name, "s3."))
 		sizes := []int64{0} // the op's own fixed size
-		if slices.Contains(sc.Dims, scenarios.DimSize) {
+		if slices.Contains(sc.Dims, bench.DimSize) {
 			sizes = cfg.Sizes
 		}
 		for _, size := range sizes {
 			for _, conc := range cfg.Concurrency {
-				level := scenarios.Level{scenarios.DimSize: float64(size), scenarios.DimConcurrency: float64(conc)}
+				level := bench.Level{bench.DimSize: float64(size), bench.DimConcurrency: float64(conc)}
 				closed, ok := check(s3bench.Scenario(op, size, conc), sc, level)
 				if !ok {
 					continue
 				}
 				for _, rate := range cfg.Rates {
 					open := maps.Clone(level)
-					open[scenarios.DimRate] = rate.OpsSec
+					open[bench.DimRate] = rate.OpsSec
 					if rate.Pct > 0 {
-						open[scenarios.DimRate] = closed.OpsSec * rate.Pct / 100
-						open[scenarios.DimRatePct] = rate.Pct
+						open[bench.DimRate] = closed.OpsSec * rate.Pct / 100
+						open[bench.DimRatePct] = rate.Pct
 					}
 					check(s3bench.OpenScenario(op, size, conc, rate), sc, open)
 				}

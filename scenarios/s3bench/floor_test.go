@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/results"
-	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/scenarios/s3bench"
 	"github.com/nordisk/katbench/transport"
 )
@@ -75,7 +75,7 @@ func TestFloorRejectsList(t *testing.T) {
 	o := s3bench.Options{Ops: "head,list", Sizes: "4KiB", Concurrency: "1", Transports: "http", Baseline: "http",
 		Duration: time.Second, Seed: 1, Rounds: 1, Floor: true}
 	_, err := o.Config()
-	if oe := (*scenarios.OptionError)(nil); !errors.As(err, &oe) || !strings.HasPrefix(err.Error(), "--floor:") || !strings.Contains(err.Error(), "list") {
+	if oe := (*bench.OptionError)(nil); !errors.As(err, &oe) || !strings.HasPrefix(err.Error(), "--floor:") || !strings.Contains(err.Error(), "list") {
 		t.Fatalf("Config with --floor and list: %v, want an error naming --floor and list", err)
 	}
 	o.Ops = "head,get,range,put"

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/results"
-	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/transport"
 )
 
@@ -119,7 +119,7 @@ type openState struct {
 // loop's, using the cell's workers (one pacer worker per connection), and
 // writes one line per lane. A percentage rate is taken of the baseline
 // transport's closed-loop ops/s in the cell, known once cc finished.
-func openCell(cfg Config, cc *closedCell, r Rate, sink results.Sink) scenarios.Cell {
+func openCell(cfg Config, cc *closedCell, r Rate, sink results.Sink) bench.Cell {
 	per := cfg.Duration / time.Duration(cfg.Rounds)
 	if per <= 0 {
 		per = cfg.Duration
@@ -128,7 +128,7 @@ func openCell(cfg Config, cc *closedCell, r Rate, sink results.Sink) scenarios.C
 	opens := make([]*openState, len(lanes))
 	name := OpenScenario(c.op, size, c.conc, r)
 	rate, base := r.OpsSec, 0.0
-	return scenarios.CellFuncs{
+	return bench.CellFuncs{
 		StartFunc: func(context.Context) error {
 			if rate == 0 {
 				if cc.base <= 0 {
@@ -247,11 +247,11 @@ func recordOpen(cfg Config, c cell, size int64, l lane, st *laneCell, ol *openSt
 	out.Transport = string(l.info.Used)
 	out.TransportFallback = fallback
 	level := c.level()
-	level[scenarios.DimRate] = rate
+	level[bench.DimRate] = rate
 	if r.OpsSec == 0 {
-		level[scenarios.DimRatePct] = r.Pct
+		level[bench.DimRatePct] = r.Pct
 	}
-	scenarios.Stamp(&out, spec(c.op).scenario, level)
+	bench.Stamp(&out, spec(c.op).scenario, level)
 	out.Rounds = len(ol.roundP50)
 	out.RoundP50US, out.RoundOpsSec = ol.roundP50, ol.roundOps
 	warm := ol.warmErrs

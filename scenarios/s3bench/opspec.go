@@ -7,8 +7,8 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/results"
-	"github.com/nordisk/katbench/scenarios"
 )
 
 // opSpec is what the bench knows of one operation. Each operation's file
@@ -45,7 +45,7 @@ type opSpec struct {
 	doc string
 	// scenario is the op's registered scenario (registerOp): what its
 	// lines are stamped with.
-	scenario scenarios.Scenario
+	scenario bench.Scenario
 }
 
 var (
@@ -61,22 +61,22 @@ func registerOp(op Op, s *opSpec) {
 	}
 	opSpecs[op] = s
 	opNames = append(opNames, string(op))
-	dims := []scenarios.Dimension{scenarios.DimSize, scenarios.DimConcurrency, scenarios.DimRate}
+	dims := []bench.Dimension{bench.DimSize, bench.DimConcurrency, bench.DimRate}
 	if s.bare || s.size > 0 {
 		dims = dims[1:]
 	}
-	s.scenario = scenarios.Scenario{
-		Name: "s3." + string(op), Bench: scenarios.BenchTransport, Order: len(opNames) * 10,
-		Kind: scenarios.KindLatency, Metric: results.P50, Dims: dims,
-		Needs: []scenarios.Requirement{scenarios.NeedS3Store, scenarios.NeedTransport}, Doc: s.doc,
+	s.scenario = bench.Scenario{
+		Name: "s3." + string(op), Bench: bench.BenchTransport, Order: len(opNames) * 10,
+		Kind: bench.KindLatency, Metric: results.P50, Dims: dims,
+		Needs: []bench.Requirement{bench.NeedS3Store, bench.NeedTransport}, Doc: s.doc,
 	}
-	scenarios.RegisterBench(s.scenario)
+	bench.RegisterBench(s.scenario)
 }
 
 // level is cell c's level: its size and concurrency (those of its op's
 // scenario's dimensions a line carries).
-func (c cell) level() scenarios.Level {
-	return scenarios.Level{scenarios.DimSize: float64(c.size), scenarios.DimConcurrency: float64(c.conc)}
+func (c cell) level() bench.Level {
+	return bench.Level{bench.DimSize: float64(c.size), bench.DimConcurrency: float64(c.conc)}
 }
 
 // OpsDoc lists the registered operations with their docs, for --ops.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nordisk/katbench/scenarios"
+	"github.com/nordisk/katbench/bench"
 )
 
 // TestOptionsConfig: good options parse into the config's dimensions and
@@ -38,7 +38,7 @@ func TestOptionsConfig(t *testing.T) {
 		o := good
 		mod(&o)
 		_, err := o.Config()
-		if oe := (*scenarios.OptionError)(nil); !errors.As(err, &oe) || !strings.HasPrefix(err.Error(), "--"+opt+":") {
+		if oe := (*bench.OptionError)(nil); !errors.As(err, &oe) || !strings.HasPrefix(err.Error(), "--"+opt+":") {
 			t.Errorf("%s: error %v, want an OptionError naming --%s", opt, err, opt)
 		}
 	}

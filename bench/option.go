@@ -1,8 +1,14 @@
-package scenarios
+package bench
 
 import (
+	"errors"
 	"fmt"
 )
+
+// ErrSettings wraps every error of a bench's settings (an [OptionError],
+// and every error of scenarios.Settings.Options): a setting a user gave
+// is wrong, and nothing has been created.
+var ErrSettings = errors.New("bad settings")
 
 // OptionError is a bad value of one option of a bench as a command line
 // gives it; Option is the flag's name without dashes. Commands report it

@@ -1,4 +1,4 @@
-package scenarios
+package bench
 
 import (
 	"context"
@@ -52,5 +52,24 @@ func TestRunCells(t *testing.T) {
 	}
 	if len(calls) != 0 || steps[len(steps)-1] != "all 2/12" {
 		t.Errorf("after the error: calls %v, progress %v; want nothing more run, 2 of 12 done", calls, steps)
+	}
+}
+
+// TestLane: the order of Interleave one round at a time — forward on even
+// rounds, reversed on odd ones.
+func TestLane(t *testing.T) {
+	for _, c := range []struct{ round, want []int }{
+		{[]int{0, 2}, []int{0, 1, 2}},
+		{[]int{1, 3}, []int{2, 1, 0}},
+	} {
+		for _, round := range c.round {
+			var got []int
+			for j := range 3 {
+				got = append(got, Lane(round, j, 3))
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("round %d: lanes %v, want %v", round, got, c.want)
+			}
+		}
 	}
 }
