@@ -261,14 +261,15 @@ ctrk() { ctr -a "$state/containerd.sock" -n k8s.io "$@"; }
 ctr_ready() { ctrk version >/dev/null 2>&1; }
 kb_wait_ready "$state/containerd" 60 containerd ctr_ready
 
-# The images: built from this checkout (go build), imported unless the same
+# The images: built from this checkout (go build; -buildvcs=auto, so result
+# lines record the commit even where GOFLAGS turns stamping off), imported unless the same
 # digest is there already.
 images="$state/images"
 mkdir -p "$images"
 build_image() { # NAME PKG TAR [ociimage flags...]
 	local name=$1 pkg=$2 tar=$3
 	shift 3
-	(cd "$REPO" && CGO_ENABLED=0 go build -trimpath -o "$images/$name.bin" "$pkg") ||
+	(cd "$REPO" && CGO_ENABLED=0 go build -trimpath -buildvcs=auto -o "$images/$name.bin" "$pkg") ||
 		kb_die "go build $pkg failed"
 	(cd "$REPO" && go run ./containers/k8s/ociimage -binary "$images/$name.bin" -o "$tar" "$@") ||
 		kb_die "writing the $name image failed"
