@@ -197,7 +197,11 @@ func BenchmarkPeerSQLLoadTable(b *testing.B) {
 // commit log ("log") and through the serial path it replaced ("serial"), as sub-benchmarks of one function so that -count interleaves
 // them. create: every worker creates tables of its own; commit: every worker
 // commits set-properties updates to a table of its own. Metrics: writes/s
-// over the whole benchmark and, for group, writes per bbolt commit.
+// over the whole benchmark; for group, log and floor, writes per step and
+// the share of the wall time each part of the steps took (%flush: the
+// files; %bbolt-commit; %log-append: the record's write and fdatasync;
+// %log-apply: under the writer lock; %checkpoint: the log's bbolt
+// commits).
 //
 // "floor" is catalog.Floor doing a create's file work (a create's
 // directories and metadata file, a record of a pointer's size) durably,
