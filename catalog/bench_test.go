@@ -197,18 +197,31 @@ func BenchmarkPeerSQLLoadTable(b *testing.B) {
 // commit log ("log") and through the serial path it replaced ("serial"), as sub-benchmarks of one function so that -count interleaves
 // them. create: every worker creates tables of its own; commit: every worker
 // commits set-properties updates to a table of its own. Metrics: writes/s
-// over the whole benchmark and, for group, writes per bbolt commit.
+// over the whole benchmark; for group, log and floor, writes per step and
+// the share of the wall time each part of the steps took (%flush: the
+// files; %bbolt-commit; %log-append: the record's write and fdatasync;
+// %log-apply: under the writer lock; %checkpoint: the log's bbolt
+// commits).
+//
+// "floor" is catalog.Floor doing a create's file work (a create's
+// directories and metadata file, a record of a pointer's size) durably,
+// batched and flushed as the catalog does: the floor the "log" path is
+// measured against.
 //
 // "files" is the file work alone: the same directories and metadata files
 // a create or commit writes, with the same bytes, but no fsync, no syncfs
 // and no bbolt; what the catalog adds to it is durability and bookkeeping.
 func BenchmarkWritePath(b *testing.B) {
 	for _, op := range []string{"create", "commit"} {
-		for _, path := range []string{"serial", "group", "log", "files"} {
+		for _, path := range []string{"serial", "group", "log", "floor", "files"} {
 			for _, workers := range []int{1, 8, 32} {
 				b.Run(fmt.Sprintf("%s/%s/t%d", op, path, workers), func(b *testing.B) {
-					if path == "files" {
+					switch path {
+					case "files":
 						benchFiles(b, op, workers)
+						return
+					case "floor":
+						benchFloor(b, op, workers)
 						return
 					}
 					benchWrites(b, op, path != "serial", path == "log", workers)
@@ -256,6 +269,49 @@ func benchFiles(b *testing.B, op string, workers int) {
 	})
 }
 
+// benchFloor writes through a catalog.Floor what benchFiles writes as
+// plain files, each with a record the size of a table pointer, and
+// reports the Floor's writes per batch.
+func benchFloor(b *testing.B, op string, workers int) {
+	dir := b.TempDir()
+	c := openAt(b, filepath.Join(dir, "probe"), catalog.Immediate)
+	ctx := context.Background()
+	if err := c.CreateNamespace(ctx, table.Identifier{"bench"}, nil); err != nil {
+		b.Fatal(err)
+	}
+	probe, err := c.CreateTable(ctx, table.Identifier{"bench", "probe"}, testSchema)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := os.ReadFile(strings.TrimPrefix(probe.MetadataLocation(), "file://"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := catalog.OpenFloor(filepath.Join(dir, "floor"), catalog.Flush(*benchFlush))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = f.Close() })
+	nsDir := filepath.Join(dir, "floor", "bench")
+	record := append([]byte("bench\x00t000000\x00"), probe.MetadataLocation()...)
+	batches0, writes0 := f.CommitBatches()
+	flush0, records0 := f.StepTimes()
+	b.ReportAllocs()
+	runWriters(b, workers, func(w int, i int64) error {
+		tdir := filepath.Join(nsDir, fmt.Sprintf("own%d", w))
+		if op == "create" {
+			tdir = filepath.Join(nsDir, fmt.Sprintf("t%d", i))
+		}
+		return f.Write(filepath.Join(tdir, "metadata", fmt.Sprintf("%05d-x.metadata.json", i)), raw, record)
+	})
+	if batches, writes := f.CommitBatches(); batches > batches0 {
+		b.ReportMetric(float64(writes-writes0)/float64(batches-batches0), "writes/commit")
+	}
+	flush, records := f.StepTimes()
+	b.ReportMetric(100*(flush-flush0).Seconds()/b.Elapsed().Seconds(), "%flush")
+	b.ReportMetric(100*(records-records0).Seconds()/b.Elapsed().Seconds(), "%log-append")
+}
+
 func benchWrites(b *testing.B, op string, group, commitLog bool, workers int) {
 	c, err := catalog.Open(context.Background(), catalog.Options{Dir: b.TempDir(), Durability: catalog.Immediate, Flush: catalog.Flush(*benchFlush), CommitLog: commitLog})
 	if err != nil {
@@ -278,6 +334,8 @@ func benchWrites(b *testing.B, op string, group, commitLog bool, workers int) {
 	}
 	batches0, writes0 := catalog.WriteBatches(c)
 	flush0, bbolt0 := c.CommitStepTimes()
+	ckpt0, ckptTook0 := catalog.Checkpoints(c)
+	append0, apply0 := c.LogStepTimes()
 	b.ReportAllocs()
 	runWriters(b, workers, func(w int, i int64) error {
 		if op == "create" {
@@ -294,6 +352,14 @@ func benchWrites(b *testing.B, op string, group, commitLog bool, workers int) {
 		flush, bbolt := c.CommitStepTimes()
 		b.ReportMetric(100*(flush-flush0).Seconds()/b.Elapsed().Seconds(), "%flush")
 		b.ReportMetric(100*(bbolt-bbolt0).Seconds()/b.Elapsed().Seconds(), "%bbolt-commit")
+	}
+	if commitLog {
+		appendSync, apply := c.LogStepTimes()
+		b.ReportMetric(100*(appendSync-append0).Seconds()/b.Elapsed().Seconds(), "%log-append")
+		b.ReportMetric(100*(apply-apply0).Seconds()/b.Elapsed().Seconds(), "%log-apply")
+		n, took := catalog.Checkpoints(c)
+		b.ReportMetric(float64(n-ckpt0), "checkpoints")
+		b.ReportMetric(100*(took-ckptTook0).Seconds()/b.Elapsed().Seconds(), "%checkpoint")
 	}
 }
 

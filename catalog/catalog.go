@@ -120,6 +120,11 @@ type Catalog struct {
 	// flushNS and bboltNS add up the wall time commit steps spent making
 	// their files durable and in bbolt's Commit (statistics).
 	flushNS, bboltNS atomic.Int64
+	// walAppendNS and walApplyNS add up the wall time commit steps with
+	// the commit log spent appending and flushing their record, and
+	// under the writer lock (waiting for it included) checking, applying
+	// and publishing their ops (statistics).
+	walAppendNS, walApplyNS atomic.Int64
 	// commits serialise CommitTable per table.
 	commits *commitLocks
 

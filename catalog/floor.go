@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // floorLogSize is the size of a Floor's record file, written once when the
@@ -42,9 +43,12 @@ type Floor struct {
 	log *os.File
 	off int64
 
-	steps  atomic.Uint64 // batches whose records were written
-	closed atomic.Bool
-	once   sync.Once
+	steps atomic.Uint64 // batches whose records were written
+	// flushNS and recordNS add up the wall time batches spent making their
+	// files durable and writing and fdatasyncing their records.
+	flushNS, recordNS atomic.Int64
+	closed            atomic.Bool
+	once              sync.Once
 }
 
 // OpenFloor opens a floor writing its record file in dir and flushing in
@@ -91,6 +95,14 @@ func (f *Floor) CommitBatches() (batches, ops uint64) {
 	return f.gc.batches.Load(), f.gc.ops.Load()
 }
 
+// StepTimes returns the wall time the floor's batches spent so far making
+// their files durable (flush) and writing and fdatasyncing their records
+// (record). Batches run one at a time, so each sum divided by a run's
+// wall time is that part's share of the run. Safe for concurrent use.
+func (f *Floor) StepTimes() (flush, record time.Duration) {
+	return time.Duration(f.flushNS.Load()), time.Duration(f.recordNS.Load())
+}
+
 // Write creates the directories up to path's, writes data to path (a new
 // file), and returns once the file, the new directories and record (the
 // stand-in for the catalog's pointer) are durable, together with the
@@ -125,7 +137,9 @@ func (f *Floor) commitBatch(batch []*writeOp) {
 	for _, op := range batch {
 		files = append(files, op.files...)
 	}
+	t0 := time.Now()
 	errs := f.flusher.flush(files)
+	f.flushNS.Add(int64(time.Since(t0)))
 	var n int
 	for i, file := range files {
 		file.err = errs[i]
@@ -156,6 +170,8 @@ func (f *Floor) commitBatch(batch []*writeOp) {
 	if f.off+size > floorLogSize {
 		f.off = 0
 	}
+	t1 := time.Now()
+	defer func() { f.recordNS.Add(int64(time.Since(t1))) }()
 	buf := make([]byte, size)
 	copy(buf, recs)
 	if _, err := f.log.WriteAt(buf, f.off); err != nil {

@@ -181,6 +181,15 @@ func (c *Catalog) CommitBatches() (batches, ops uint64) {
 	return c.gc.batches.Load(), c.gc.ops.Load()
 }
 
+// LogStepTimes returns the wall time the commit steps of the commit log
+// spent so far appending and fdatasyncing their records (appendSync) and
+// under the writer lock, waiting for it included (apply: checking,
+// applying, taking back, re-applying and publishing their ops). Both are
+// zero without the commit log. Safe for concurrent use.
+func (c *Catalog) LogStepTimes() (appendSync, apply time.Duration) {
+	return time.Duration(c.walAppendNS.Load()), time.Duration(c.walApplyNS.Load())
+}
+
 // CommitStepTimes returns the wall time the group committer's steps spent
 // so far making their batches' files durable (flush, in the catalog's
 // flush mode; zero outside Immediate mode) and in bbolt's Commit (its page

@@ -100,6 +100,7 @@ func (c *Catalog) commitBatchLog(batch []*writeOp) {
 	c.syncFiles(batch)
 	c.flushNS.Add(int64(time.Since(t0)))
 
+	t1 := time.Now()
 	c.wmu.Lock()
 	if err := c.logUsable(); err != nil {
 		c.wmu.Unlock()
@@ -140,12 +141,16 @@ func (c *Catalog) commitBatchLog(batch []*writeOp) {
 		return
 	}
 	c.wmu.Unlock()
+	t2 := time.Now()
+	c.walApplyNS.Add(int64(t2.Sub(t1)))
 	if len(live) == 0 {
 		return
 	}
 
 	c.walBuf = appendWALChanges(c.walBuf[:0], changes)
 	seq, err := c.wal.appendSync(c.walBuf)
+	t3 := time.Now()
+	c.walAppendNS.Add(int64(t3.Sub(t2)))
 	if err != nil {
 		// A failed append or fdatasync may still have left the record
 		// on disk: the writers cannot be told either way, and their
@@ -162,7 +167,10 @@ func (c *Catalog) commitBatchLog(batch []*writeOp) {
 	// open transaction now, the writers are told so and the mirror shows
 	// it; a failure only stops later writes until a reopen replays the log.
 	c.wmu.Lock()
-	defer c.wmu.Unlock()
+	defer func() {
+		c.wmu.Unlock()
+		c.walApplyNS.Add(int64(time.Since(t3)))
+	}()
 	if c.walErr == nil {
 		for _, ch := range changes {
 			if err := applyWALChange(c.ltx, ch); err != nil {

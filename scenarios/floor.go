@@ -87,26 +87,52 @@ func inFlush(ctx context.Context, env *Env, mode catalog.Flush, tag string,
 	}
 	defer func() { err = errors.Join(err, closeFresh(c, cfg.Dir)) }()
 	var created createdSet
-	b, counts := competitors.As[competitors.Batcher](c)
-	var batches0, ops0 uint64
-	if counts {
-		batches0, ops0 = b.CommitBatches()
-	}
+	bc := countBatches(c)
 	out, err := measure(ctx, c, ns, created.add)
 	if err != nil {
 		return Outcome{}, err
 	}
+	out.Params = bc.addTo(out.Params)
 	if out.Params == nil {
 		out.Params = map[string]any{}
 	}
 	out.Params["durability"] = string(catalog.Immediate)
 	out.Params["flush"] = string(mode)
-	if counts {
-		batches, ops := b.CommitBatches()
-		if batches > batches0 {
-			out.Params["commit_batch_mean"] = float64(ops-ops0) / float64(batches-batches0)
-			out.Params["commit_batch_counts"] = "one round, warm-up included"
-		}
-	}
 	return out, nil
+}
+
+// batchCount counts the batches a competitor's group commit forms over
+// a measurement, when it counts them (competitors.Batcher).
+type batchCount struct {
+	b              competitors.Batcher
+	counts         bool
+	batches0, ops0 uint64
+}
+
+// countBatches starts counting c's batches.
+func countBatches(c competitors.Competitor) batchCount {
+	b, counts := competitors.As[competitors.Batcher](c)
+	bc := batchCount{b: b, counts: counts}
+	if counts {
+		bc.batches0, bc.ops0 = b.CommitBatches()
+	}
+	return bc
+}
+
+// addTo gives params the mean batch of the writes made since countBatches
+// (warm-up included) as commit_batch_mean, and returns params (made when
+// nil). A competitor that counts no batches gets no such param: an
+// unmeasured batch is absent, never 0.
+func (bc batchCount) addTo(params map[string]any) map[string]any {
+	if !bc.counts {
+		return params
+	}
+	if batches, ops := bc.b.CommitBatches(); batches > bc.batches0 {
+		if params == nil {
+			params = map[string]any{}
+		}
+		params["commit_batch_mean"] = float64(ops-bc.ops0) / float64(batches-bc.batches0)
+		params["commit_batch_counts"] = "one round, warm-up included"
+	}
+	return params
 }

@@ -42,7 +42,9 @@ func init() {
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			prefix := fmt.Sprintf("tput_t%d_r%d", env.Threads, env.Round)
 			op := createOp(env.Competitor.Catalog(), env.Dataset.Work, prefix, env.Created)
-			return Outcome{M: writeThroughput(ctx, env, op)}, nil
+			bc := countBatches(env.Competitor)
+			m := writeThroughput(ctx, env, op)
+			return Outcome{M: m, Params: bc.addTo(nil)}, nil
 		},
 	})
 	Register(Scenario{
@@ -52,9 +54,19 @@ func init() {
 			Needs: []bench.Requirement{NeedDataset},
 		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
-			return runOwnCommits(ctx, env.Competitor.Catalog(), env.Dataset.Work,
+			// Batches are counted over the commits alone, not the
+			// creates of the tables they go to.
+			var bc batchCount
+			out, err := runOwnCommits(ctx, env.Competitor.Catalog(), env.Dataset.Work,
 				fmt.Sprintf("ctput_t%d_r%d", env.Threads, env.Round), env.Created,
-				func(op Op) Measurement { return writeThroughput(ctx, env, op) }, env.Threads)
+				func(op Op) Measurement {
+					bc = countBatches(env.Competitor)
+					return writeThroughput(ctx, env, op)
+				}, env.Threads)
+			if err == nil {
+				out.Params = bc.addTo(out.Params)
+			}
+			return out, err
 		},
 	})
 	Register(Scenario{
