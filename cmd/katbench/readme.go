@@ -28,7 +28,7 @@ from the registries. Each table states its run, label, command, host, date,
 commit and whether the tree was clean. With --check nothing is written:
 exit 1 names the stale blocks (make check runs this). Bad markers, unknown
 labels or runs exit 2.`,
-		Example: `  katbench readme                                   # README.md, docs/results.md, docs/scenarios.md, docs/writes.md, docs/history.md, docs/transport.md, docs/workloads.md, docs/sizing.md, docs/discovery.md, docs/verify.md, docs/security.md, containers/k8s/README.md
+		Example: `  katbench readme                                   # README.md, docs/results.md, docs/scenarios.md, docs/writes.md, docs/history.md, docs/transport.md, docs/workloads.md, docs/sizing.md, docs/discovery.md, docs/verify.md, docs/security.md, docs/catalogs.md, containers/k8s/README.md
   katbench readme --file docs/results.md
   katbench readme --check                           # what make check runs`,
 		Args: cobra.NoArgs,
@@ -42,7 +42,7 @@ labels or runs exit 2.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&files, "file", []string{"README.md", "docs/results.md", "docs/scenarios.md", "docs/writes.md", "docs/history.md", "docs/transport.md", "docs/workloads.md", "docs/sizing.md", "docs/discovery.md", "docs/verify.md", "docs/security.md", "containers/k8s/README.md"}, "a file whose blocks to regenerate (repeatable)")
+	fl.StringArrayVar(&files, "file", []string{"README.md", "docs/results.md", "docs/scenarios.md", "docs/writes.md", "docs/history.md", "docs/transport.md", "docs/workloads.md", "docs/sizing.md", "docs/discovery.md", "docs/verify.md", "docs/security.md", "docs/catalogs.md", "containers/k8s/README.md"}, "a file whose blocks to regenerate (repeatable)")
 	fl.StringVar(&history, "history", "bench_history.jsonl", "history file holding the labelled runs")
 	fl.StringVar(&labels, "labels", "docs/labels.tsv", "LABEL<TAB>RUN_ID lines naming runs recorded before lines carried labels")
 	fl.BoolVar(&check, "check", false, "change nothing; exit 1 when a block differs from the history or the registries")
