@@ -11,7 +11,7 @@
 # data-minio open-3000 open-7500 capacity-read capacity-write capacity-read-1s
 # capacity-read-deployed capacity-read-1s-deployed history-depth history-depth-rest crawl-10k
 # crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed
-# discovery writes-quiet writes-neighbour sigv4-cost rustberg-deployed transport-floor-versitygw
+# discovery writes-quiet writes-neighbour sigv4-cost rustberg-deployed catalogs-deployed transport-floor-versitygw
 # transport-floor-minio transport-floor-rustfs transport-floor-one-p, and some that are not one run:
 # transport-rate-waits (four runs, transport-rate-wait-WAIT), s3-warehouse
 # (nine runs, labelled s3-warehouse), transport-c64-STORE (four runs per
@@ -180,6 +180,17 @@ deployed() {
 	up nessie --store jdbc
 	up nessie --store rocksdb
 	up polaris --store postgres
+}
+# catalogs-deployed: the README's table of deployed catalogs, every
+# server beside our front, Rustberg (not on the JVM, not ours) included.
+catalogs_deployed() {
+	jvms
+	deployed
+	up rustberg
+	up rustberg --store postgres
+	kb catalogs-deployed run rest nessie nessie-pg nessie-rocks polaris polaris-pg fixture fixture-pg sql sql-pg rustberg rustberg-pg \
+		--quick --rounds 3 --threads 8 --ops 300 --create-ops 50 --allow-errors \
+		--scenario load_table.latency,load_table.throughput.t8,create_table.latency,commit_table.latency
 }
 capacity_read() { jvms; capacity capacity-read read-heavy embedded rest grpc nessie polaris fixture --slo 'p99<=50ms'; }
 capacity_write() { jvms; capacity capacity-write write-heavy embedded rest grpc nessie polaris fixture --slo 'p99<=200ms'; }
@@ -436,7 +447,7 @@ syscalls_strace() {
 all=(peers fronts rest-vs-rest writes transport-versitygw transport-minio transport-rustfs transport-close transport-load
 	data-versitygw data-minio open-3000 open-7500 s3-warehouse syscalls
 	capacity-read capacity-write capacity-read-1s capacity-read-deployed capacity-read-1s-deployed
-	history-depth history-depth-rest crawl-10k crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed discovery writes-quiet writes-neighbour sigv4-cost rustberg-deployed transport-c64-versitygw transport-c64-minio transport-c64-rustfs
+	history-depth history-depth-rest crawl-10k crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed discovery writes-quiet writes-neighbour sigv4-cost rustberg-deployed catalogs-deployed transport-c64-versitygw transport-c64-minio transport-c64-rustfs
 	transport-floor-versitygw transport-floor-minio transport-floor-rustfs transport-floor-one-p transport-rate-waits floor-check cpu-clocks)
 # The tables named run (every table when none is) inside one { } that ends
 # in exit, so bash has read all of it before the first table starts:
