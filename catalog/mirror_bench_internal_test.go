@@ -45,3 +45,31 @@ func BenchmarkMirrorPublish(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMirrorGet looks up random keys of a mirror of m tables (the
+// pointer lookup of every load_table): more shards must not make it
+// slower.
+func BenchmarkMirrorGet(b *testing.B) {
+	for _, m := range []int{100_000, 1_000_000} {
+		base := make(map[string]string, m)
+		keys := make([][]byte, 0, m)
+		for i := range m {
+			k := fmt.Sprintf("ns%d\x00t%07d", i%100, i)
+			base[k] = "loc"
+			keys = append(keys, []byte(k))
+		}
+		b.Run(fmt.Sprintf("m=%d", m), func(b *testing.B) {
+			var mr mirror
+			mr.load(base)
+			i := uint32(1)
+			for b.Loop() {
+				i ^= i << 13
+				i ^= i >> 17
+				i ^= i << 5
+				if mr.get(keys[int(i)%m]) == nil {
+					b.Fatal("miss")
+				}
+			}
+		})
+	}
+}
