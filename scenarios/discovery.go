@@ -135,6 +135,23 @@ func listTablesOp(cat icecatalog.Catalog, ns table.Identifier, want int) Op {
 	}
 }
 
+// firstPageOp takes the first want tables of ns's listing and stops: a
+// paging client asks for one page. Fewer than want is an error.
+func firstPageOp(cat icecatalog.Catalog, ns table.Identifier, want int) Op {
+	return func(ctx context.Context, _, _ int) error {
+		n := 0
+		for _, err := range cat.ListTables(ctx, ns) {
+			if err != nil {
+				return fmt.Errorf("list tables %s: %w", nsString(ns), err)
+			}
+			if n++; n == want {
+				return nil
+			}
+		}
+		return fmt.Errorf("list tables %s: got %d, want a first page of %d", nsString(ns), n, want)
+	}
+}
+
 // namespaceExistsOp alternates hits (dataset namespaces) and misses.
 func namespaceExistsOp(cat icecatalog.Catalog, d *Dataset, n int) Op {
 	order := picks(min(max(n, 1), 1<<16), len(d.Namespaces))
@@ -285,6 +302,32 @@ func init() {
 			ns, n := env.Dataset.leaf()
 			p["leaf_tables"] = n
 			return Outcome{M: readLatency(ctx, env.Opts, listTablesOp(cat, ns, n)), Params: p}, nil
+		},
+	})
+	Register(Scenario{
+		Scenario: bench.Scenario{
+			Name: "list_tables.first_page.latency", Kind: bench.KindLatency, Metric: results.P50, Order: 101,
+			Doc: "list the first page of one leaf namespace's tables and stop (params.page_size); " +
+				"a client that does not page reads the whole namespace to give it (params.first_page says so)",
+			Needs: []bench.Requirement{NeedDataset, NeedTables},
+		},
+		Run: func(ctx context.Context, env *Env) (Outcome, error) {
+			cat := env.Competitor.Catalog()
+			ctx, p := listContext(ctx, cat, env.Opts.PageSize)
+			ns, n := env.Dataset.leaf()
+			p["leaf_tables"] = n
+			want := n
+			if size, paged := p["page_size"].(int); paged {
+				want = min(size, n)
+			} else {
+				want = min(env.Opts.PageSize, n)
+				if want <= 0 {
+					want = min(ListPageSize, n)
+				}
+				p["first_page"] = "the whole namespace: the client does not page"
+			}
+			p["first_page_tables"] = want
+			return Outcome{M: readLatency(ctx, env.Opts, firstPageOp(cat, ns, want)), Params: p}, nil
 		},
 	})
 	Register(Scenario{

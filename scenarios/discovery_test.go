@@ -184,3 +184,45 @@ func TestRevalidateWithoutETags(t *testing.T) {
 		t.Errorf("mean_answer_bytes = %v; want the full tables received", rec.Params["mean_answer_bytes"])
 	}
 }
+
+// TestListTablesFirstPage: over REST the first page is page_size tables
+// of a larger namespace; the embedded catalog and the
+// gRPC client, which do not page, say so in params; every line measures
+// with no errors (each operation checks it got a page's worth).
+func TestListTablesFirstPage(t *testing.T) {
+	o := tinyOptions()
+	o.Rate = 0
+	o.PageSize = 2 // a leaf holds 5 tables: the first page is a real page
+	sel, err := scenarios.ParseSelector("list_tables.first_page.latency", o.Threads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Select = sel
+	var coll results.Collector
+	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
+	targets := []string{"embedded", "rest", "grpc"}
+	var tgs []scenarios.Target
+	for _, name := range targets {
+		tgs = append(tgs, target(t, name))
+	}
+	if err := r.Execute(context.Background(), tgs); err != nil {
+		t.Fatal(err)
+	}
+	got := byKey(coll.Records)
+	for _, tg := range targets {
+		rec, ok := got[tg+" list_tables.first_page.latency"]
+		if !ok {
+			t.Fatalf("%s: no first-page line", tg)
+		}
+		if rec.Skipped != "" || rec.Ops == 0 || rec.Errors != 0 {
+			t.Errorf("%s: skipped %q, ops %d, errors %d (%s)", tg, rec.Skipped, rec.Ops, rec.Errors, rec.FirstError)
+		}
+		if rec.Params["first_page_tables"] != 2 || rec.Params["leaf_tables"] != 5 {
+			t.Errorf("%s: first_page_tables %v of leaf_tables %v, want 2 of 5", tg, rec.Params["first_page_tables"], rec.Params["leaf_tables"])
+		}
+		_, unpaged := rec.Params["first_page"]
+		if paged := rec.Params["page_size"] == 2; paged == unpaged || paged != (tg == "rest") {
+			t.Errorf("%s: page_size %v, first_page %q; want a page size for rest only, the reason elsewhere", tg, rec.Params["page_size"], rec.Params["first_page"])
+		}
+	}
+}

@@ -85,3 +85,26 @@ func TestReportHasSizingSection(t *testing.T) {
 		t.Fatal("a report without a growth sweep has a sizing section")
 	}
 }
+
+// TestSizingP50KeepsSubMicrosecond: a p50 under a microsecond is printed
+// with its digits, not rounded to 0 µs (which reads as unmeasured); an
+// absent one is a dash.
+func TestSizingP50KeepsSubMicrosecond(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	for _, c := range []struct {
+		v    *float64
+		want string
+	}{
+		{f(0.3), "0.3 µs"},
+		{f(0.04), "0.04 µs"},
+		{f(1.26), "1.3 µs"},
+		{f(9.4), "9.4 µs"},
+		{f(292), "292 µs"},
+		{f(1770), "1.77 ms"},
+		{nil, "—"},
+	} {
+		if got := fmtOptMicros(c.v); got != c.want {
+			t.Errorf("fmtOptMicros(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}

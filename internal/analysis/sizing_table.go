@@ -151,9 +151,16 @@ func growthText(x, y []float64) string {
 	return fmt.Sprintf("%.2f [%.2f, %.2f]", g.Exponent, g.Lo, g.Hi)
 }
 
+// fmtOptMicros prints a p50 of the sizing table: under 10 µs with two
+// significant digits (an in-process catalog answers in 0.3 µs, which
+// fmtMicros would print as 0, read as unmeasured), else as fmtMicros; nil
+// (not measured) as —.
 func fmtOptMicros(v *float64) string {
-	if v == nil {
+	switch {
+	case v == nil:
 		return "—"
+	case *v < 10 && !math.IsNaN(*v):
+		return fmt.Sprintf("%.2g µs", *v)
 	}
 	return fmtMicros(*v)
 }
