@@ -11,7 +11,8 @@
 # data-minio open-3000 open-7500 capacity-read capacity-write capacity-read-1s
 # capacity-read-deployed capacity-read-1s-deployed history-depth history-depth-rest crawl-10k
 # crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed
-# discovery writes-quiet writes-neighbour sigv4-cost rustberg-deployed catalogs-deployed transport-floor-versitygw
+# discovery writes-quiet writes-neighbour sigv4-cost rustberg-deployed catalogs-deployed capacity-read-rustberg
+# history-depth-rustberg transport-floor-versitygw
 # transport-floor-minio transport-floor-rustfs transport-floor-one-p, and some that are not one run:
 # transport-rate-waits (four runs, transport-rate-wait-WAIT), s3-warehouse
 # (nine runs, labelled s3-warehouse), transport-c64-STORE (four runs per
@@ -95,6 +96,19 @@ rustberg_deployed() {
 	up rustberg
 	up rustberg --store postgres
 	kb rustberg-deployed run rest rustberg rustberg-pg --quick --rounds 3 --allow-errors
+}
+# Rustberg's capacity and history depth beside our front (docs/catalogs.md).
+capacity_read_rustberg() {
+	up postgres
+	up rustberg
+	up rustberg --store postgres
+	capacity capacity-read-rustberg read-heavy rest rustberg rustberg-pg --slo 'p99<=50ms'
+}
+history_depth_rustberg() {
+	up postgres
+	up rustberg
+	up rustberg --store postgres
+	kb history-depth-rustberg run rest rustberg rustberg-pg --quick --snapshots 0,100,1000 --allow-errors
 }
 # rest-vs-rest and writes share the JVM servers: the first starts them, the
 # writes table stops them (or the exit does).
@@ -447,7 +461,7 @@ syscalls_strace() {
 all=(peers fronts rest-vs-rest writes transport-versitygw transport-minio transport-rustfs transport-close transport-load
 	data-versitygw data-minio open-3000 open-7500 s3-warehouse syscalls
 	capacity-read capacity-write capacity-read-1s capacity-read-deployed capacity-read-1s-deployed
-	history-depth history-depth-rest crawl-10k crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed discovery writes-quiet writes-neighbour sigv4-cost rustberg-deployed catalogs-deployed transport-c64-versitygw transport-c64-minio transport-c64-rustfs
+	history-depth history-depth-rest crawl-10k crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed discovery writes-quiet writes-neighbour sigv4-cost rustberg-deployed catalogs-deployed capacity-read-rustberg history-depth-rustberg transport-c64-versitygw transport-c64-minio transport-c64-rustfs
 	transport-floor-versitygw transport-floor-minio transport-floor-rustfs transport-floor-one-p transport-rate-waits floor-check cpu-clocks)
 # The tables named run (every table when none is) inside one { } that ends
 # in exit, so bash has read all of it before the first table starts:
