@@ -25,8 +25,8 @@ type durableServer struct {
 }
 
 // TestPostgresCatalogsEndToEnd starts one PostgreSQL cluster and, on it,
-// Nessie (JDBC2), Polaris (relational-jdbc) and the REST fixture (JDBC
-// catalog), plus Nessie on RocksDB; runs `katbench run` over those and
+// Nessie (JDBC2), Polaris (relational-jdbc), the REST fixture (JDBC
+// catalog) and Rustberg (catalog-postgres), plus Nessie on RocksDB; runs `katbench run` over those and
 // sql-pg and asserts clean rows with params.store set; then, for each
 // server, creates tables and commits, SIGKILLs it, restarts it on the same
 // store and finds every acknowledged table and commit.
@@ -36,10 +36,10 @@ func TestPostgresCatalogsEndToEnd(t *testing.T) {
 	}
 	needKatbench(t)
 	pg := testenv.Postgres(t)
-	ports := freePorts(t, 7)
+	ports := freePorts(t, 8)
 	// Polaris' management port is its port+1.
 	for taken(ports, ports[5]+1) || !testenv.PortFree(ports[5]+1) {
-		ports = freePorts(t, 7)
+		ports = freePorts(t, 8)
 	}
 	servers := []*durableServer{
 		{target: "nessie-pg", script: "nessie", store: "jdbc", stateDir: "nessie-pg", wantStore: competitors.StorePostgreSQL,
@@ -50,6 +50,8 @@ func TestPostgresCatalogsEndToEnd(t *testing.T) {
 			args: []string{"--port", strconv.Itoa(ports[5])}},
 		{target: "fixture-pg", script: "fixture", store: "postgres", stateDir: "fixture-pg", wantStore: competitors.StorePostgreSQL,
 			args: []string{"--port", strconv.Itoa(ports[6])}},
+		{target: "rustberg-pg", script: "rustberg", store: "postgres", stateDir: "rustberg-pg", wantStore: competitors.StorePostgreSQL,
+			args: []string{"--port", strconv.Itoa(ports[7])}},
 	}
 	env := pg.Service.Environ(nil)
 	for _, s := range servers {
