@@ -230,30 +230,41 @@ func inClusterCatalog(t *testing.T, kubectl, image string) string {
 			t.Errorf("left in the namespace after deleting the catalog (%v): %s", err, out)
 		}
 	})
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		out, err := exec.Command(kubectl, "get", "endpointslices", "-l", "kubernetes.io/service-name=katbench-catalog", "-o", "json").Output()
-		var list struct {
-			Items []struct {
-				Endpoints []struct {
-					Addresses  []string
-					Conditions struct{ Ready *bool }
-				}
-			}
-		}
-		if err == nil && json.Unmarshal(out, &list) == nil {
-			for _, it := range list.Items {
-				for _, e := range it.Endpoints {
-					if e.Conditions.Ready != nil && *e.Conditions.Ready && len(e.Addresses) > 0 {
-						return "http://" + e.Addresses[0] + ":8181"
-					}
-				}
-			}
-		}
-		if time.Now().After(deadline) {
-			pods, _ := exec.Command(kubectl, "get", "pods", "-l", "app.kubernetes.io/name=katbench-catalog", "-o", "wide").CombinedOutput()
-			t.Fatalf("the catalog's Service has no ready endpoint after 3 min (%v):\n%s", err, pods)
-		}
-		time.Sleep(time.Second) // polling the API server for a state change, bounded by the deadline
+	// kubectl wait watches the API server: the test wakes on the change,
+	// and gives up after the timeout. The Deployment first (its slice
+	// exists by then: `wait -l` on no object fails at once), then the slice.
+	if out, err := exec.Command(kubectl, "wait", "deployment/katbench-catalog", "--for=condition=Available", "--timeout=3m").CombinedOutput(); err != nil {
+		pods, _ := exec.Command(kubectl, "get", "pods", "-l", "app.kubernetes.io/name=katbench-catalog", "-o", "wide").CombinedOutput()
+		t.Fatalf("the catalog's Deployment is not available after 3 min (%v: %s):\n%s", err, out, pods)
 	}
+	wait := exec.Command(kubectl, "wait", "endpointslices", "-l", "kubernetes.io/service-name=katbench-catalog",
+		"--for=jsonpath={.endpoints[0].conditions.ready}=true", "--timeout=3m")
+	if out, err := wait.CombinedOutput(); err != nil {
+		pods, _ := exec.Command(kubectl, "get", "pods", "-l", "app.kubernetes.io/name=katbench-catalog", "-o", "wide").CombinedOutput()
+		t.Fatalf("the catalog's Service has no ready endpoint after 3 min (%v: %s):\n%s", err, out, pods)
+	}
+	out, err := exec.Command(kubectl, "get", "endpointslices", "-l", "kubernetes.io/service-name=katbench-catalog", "-o", "json").Output()
+	if err != nil {
+		t.Fatalf("kubectl get endpointslices: %v", err)
+	}
+	var list struct {
+		Items []struct {
+			Endpoints []struct {
+				Addresses  []string
+				Conditions struct{ Ready *bool }
+			}
+		}
+	}
+	if err := json.Unmarshal(out, &list); err != nil {
+		t.Fatalf("endpointslices: %v", err)
+	}
+	for _, it := range list.Items {
+		for _, e := range it.Endpoints {
+			if e.Conditions.Ready != nil && *e.Conditions.Ready && len(e.Addresses) > 0 {
+				return "http://" + e.Addresses[0] + ":8181"
+			}
+		}
+	}
+	t.Fatalf("kubectl wait saw a ready endpoint, but the EndpointSlice lists none:\n%s", out)
+	return ""
 }
