@@ -236,20 +236,7 @@ func BenchmarkWritePath(b *testing.B) {
 // one metadata file in the worker's table directory; every file holds the
 // bytes of a real metadata file of testSchema. Nothing is synced.
 func benchFiles(b *testing.B, op string, workers int) {
-	c := openAt(b, b.TempDir(), catalog.Immediate)
-	ctx := context.Background()
-	if err := c.CreateNamespace(ctx, table.Identifier{"bench"}, nil); err != nil {
-		b.Fatal(err)
-	}
-	probe, err := c.CreateTable(ctx, table.Identifier{"bench", "probe"}, testSchema)
-	if err != nil {
-		b.Fatal(err)
-	}
-	raw, err := os.ReadFile(strings.TrimPrefix(probe.MetadataLocation(), "file://"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	nsDir := filepath.Dir(strings.TrimPrefix(probe.Location(), "file://"))
+	raw, nsDir, _ := probeMetadata(b, b.TempDir())
 	own := make([]string, workers)
 	for w := range own {
 		own[w] = filepath.Join(nsDir, fmt.Sprintf("own%d", w), "metadata")
@@ -269,12 +256,12 @@ func benchFiles(b *testing.B, op string, workers int) {
 	})
 }
 
-// benchFloor writes through a catalog.Floor what benchFiles writes as
-// plain files, each with a record the size of a table pointer, and
-// reports the Floor's writes per batch.
-func benchFloor(b *testing.B, op string, workers int) {
-	dir := b.TempDir()
-	c := openAt(b, filepath.Join(dir, "probe"), catalog.Immediate)
+// probeMetadata creates one table of testSchema in a catalog at dir and
+// returns the bytes of its metadata file, its namespace's directory and
+// the metadata file's location:
+// what a create writes, for the paths that write it without a catalog.
+func probeMetadata(b *testing.B, dir string) (raw []byte, nsDir, location string) {
+	c := openAt(b, dir, catalog.Immediate)
 	ctx := context.Background()
 	if err := c.CreateNamespace(ctx, table.Identifier{"bench"}, nil); err != nil {
 		b.Fatal(err)
@@ -283,17 +270,26 @@ func benchFloor(b *testing.B, op string, workers int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	raw, err := os.ReadFile(strings.TrimPrefix(probe.MetadataLocation(), "file://"))
+	raw, err = os.ReadFile(strings.TrimPrefix(probe.MetadataLocation(), "file://"))
 	if err != nil {
 		b.Fatal(err)
 	}
+	return raw, filepath.Dir(strings.TrimPrefix(probe.Location(), "file://")), probe.MetadataLocation()
+}
+
+// benchFloor writes through a catalog.Floor what benchFiles writes as
+// plain files, each with a record the size of a table pointer, and
+// reports the Floor's writes per batch.
+func benchFloor(b *testing.B, op string, workers int) {
+	dir := b.TempDir()
+	raw, _, location := probeMetadata(b, filepath.Join(dir, "probe"))
 	f, err := catalog.OpenFloor(filepath.Join(dir, "floor"), catalog.Flush(*benchFlush))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = f.Close() })
 	nsDir := filepath.Join(dir, "floor", "bench")
-	record := append([]byte("bench\x00t000000\x00"), probe.MetadataLocation()...)
+	record := append([]byte("bench\x00t000000\x00"), location...)
 	batches0, writes0 := f.CommitBatches()
 	flush0, records0 := f.StepTimes()
 	b.ReportAllocs()

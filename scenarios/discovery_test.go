@@ -198,16 +198,8 @@ func TestListTablesFirstPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Select = sel
-	var coll results.Collector
-	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
 	targets := []string{"embedded", "rest", "grpc"}
-	var tgs []scenarios.Target
-	for _, name := range targets {
-		tgs = append(tgs, target(t, name))
-	}
-	if err := r.Execute(context.Background(), tgs); err != nil {
-		t.Fatal(err)
-	}
+	coll := runTargets(t, o, targets...)
 	got := byKey(coll.Records)
 	for _, tg := range targets {
 		rec, ok := got[tg+" list_tables.first_page.latency"]

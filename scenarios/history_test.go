@@ -1,7 +1,6 @@
 package scenarios_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -44,16 +43,8 @@ func TestHistoryLevels(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Select = sel
-	var coll results.Collector
-	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
 	targets := []string{"embedded", "rest", "grpc"}
-	var tgs []scenarios.Target
-	for _, name := range targets {
-		tgs = append(tgs, target(t, name))
-	}
-	if err := r.Execute(context.Background(), tgs); err != nil {
-		t.Fatal(err)
-	}
+	coll := runTargets(t, o, targets...)
 	got := map[string]results.Record{}
 	for _, rec := range coll.Records {
 		k := historyKey(rec)

@@ -36,6 +36,22 @@ func tinyOptions() scenarios.Options {
 	return o
 }
 
+// runTargets runs o's selected scenarios on the named targets and returns
+// the collected lines.
+func runTargets(t *testing.T, o scenarios.Options, names ...string) *results.Collector {
+	t.Helper()
+	var coll results.Collector
+	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
+	var tgs []scenarios.Target
+	for _, name := range names {
+		tgs = append(tgs, target(t, name))
+	}
+	if err := r.Execute(context.Background(), tgs); err != nil {
+		t.Fatal(err)
+	}
+	return &coll
+}
+
 func target(t *testing.T, name string) scenarios.Target {
 	t.Helper()
 	f, err := competitors.Lookup(name)
