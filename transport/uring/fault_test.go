@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -164,10 +165,12 @@ func TestCancelRacingSubmission(t *testing.T) {
 				}
 				inHook.Store(true)
 				cancel()
-				for !r.Interrupted() { // the watcher's Interrupt submits everything
-					time.Sleep(time.Millisecond)
+				// The watcher's Interrupt submits everything under the
+				// ring's lock, which Interrupted takes too: once it reports
+				// true, the watcher's enter has returned.
+				for !r.Interrupted() {
+					runtime.Gosched()
 				}
-				time.Sleep(10 * time.Millisecond) // and its enter returns
 				inHook.Store(false)
 				return nil
 			}

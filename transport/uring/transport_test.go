@@ -728,8 +728,20 @@ func TestCancelAfterEOFKeepsConnection(t *testing.T) {
 		if n, err := resp.Body.Read(b); n != 0 || err != io.EOF {
 			t.Fatalf("read past the end: %d, %v", n, err)
 		}
+		// EOF disarmed the context's watcher (its AfterFunc was stopped
+		// before it could run), so the cancel below cannot reach the ring:
+		// checked on the state itself, not by giving the watcher time.
+		bd, ok := resp.Body.(*body)
+		if !ok {
+			t.Fatalf("response body is %T, want *body", resp.Body)
+		}
+		if bd.c.stopWake != nil {
+			t.Fatal("the context's watcher is still armed after EOF: a cancel would break the connection")
+		}
 		cancel()
-		time.Sleep(time.Millisecond) // let the context's AfterFunc run
+		if bd.c.interrupted() {
+			t.Fatal("a cancel after EOF interrupted the connection's ring")
+		}
 		resp.Body.Close()
 	}
 	if n := srv.ln.accepts.Load(); n != 1 {
