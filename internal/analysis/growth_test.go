@@ -65,3 +65,47 @@ func TestSizingTable(t *testing.T) {
 		t.Error("a run without a sweep: no error")
 	}
 }
+
+func TestSizingLimitsFindTheFirstSlowSize(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	line := func(target, scenario string, size, p99 float64) Line {
+		l := Line{Record: results.Record{Target: target, Scenario: scenario, Ops: 100,
+			Dims: results.Dims{results.DimTables: size}}}
+		l.P50US, l.P99US = f(p99/2), f(p99)
+		return l
+	}
+	run := []Line{
+		// slow: its list p99 crosses 100 ms at 10k, then drops back at
+		// 100k — the first crossing is the finding; its load never does.
+		line("slow", "list_tables.latency", 1e3, 5e3),
+		line("slow", "list_tables.latency", 1e4, 150e3),
+		line("slow", "list_tables.latency", 1e5, 90e3),
+		line("slow", "load_table.latency", 1e3, 2e3),
+		line("slow", "load_table.latency", 1e4, 3e3),
+		// stopped: its setup ran out at 10k; the 100k cells are skipped.
+		line("stopped", "load_table.latency", 1e3, 1e3),
+		line("stopped", "load_table.latency", 1e4, 120e3),
+		{Record: results.Record{Target: "stopped", Scenario: "load_table.latency",
+			Dims:    results.Dims{results.DimTables: 1e5},
+			Skipped: "setup stopped at 10000 tables: --setup-budget 9m0s spent"}},
+		// exactly 100 ms is not over it.
+		line("edge", "load_table.latency", 1e3, 100e3),
+	}
+	out, err := sizingTable(Block{Attrs: map[string]string{"rows": "limits"}}, run,
+		RunInfo{ID: "r", Targets: []string{"slow", "stopped", "edge", "absent"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| slow | none up to 10k (p99 3 ms) | from 10k (p99 150 ms) | every size |",
+		"| stopped | from 10k (p99 120 ms) | — | setup stopped at 10000 tables: --setup-budget 9m0s spent |",
+		"| edge | none up to 1k (p99 100 ms) | — | every size |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("limits table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "| absent |") {
+		t.Errorf("a target without lines has a row:\n%s", out)
+	}
+}

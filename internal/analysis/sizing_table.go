@@ -20,7 +20,9 @@ import (
 //
 //	<!-- katbench:table sizing label=sizing layout=sizing -->
 //
-// rows=deploy shows the second table alone (the README's).
+// rows=deploy shows the second table alone (the README's); rows=limits
+// the size at which each target's load and list p99 first exceed 100 ms
+// (limitRows).
 
 // sizingPoint is one line of a sweep.
 type sizingPoint struct {
@@ -48,6 +50,9 @@ func sizingTable(b Block, run []Line, info RunInfo) (string, error) {
 		return "", fmt.Errorf("%w: run %s has no line of a growth sweep (dims.tables)", ErrNoLines, info.ID)
 	}
 	sort.SliceStable(keys, func(i, j int) bool { return keys[i].scenario < keys[j].scenario })
+	if b.Attrs["rows"] == "limits" {
+		return limitRows(info.Targets, run), nil
+	}
 	var sb strings.Builder
 	if b.Attrs["rows"] != "deploy" {
 		sb.WriteString(growthRows(keys, pts))
