@@ -83,13 +83,6 @@ func (c *CapacitySettings) RegisterFlags(fl *pflag.FlagSet) {
 	fl.Int64Var(&c.StepOps, "step-ops", -1, "minimum operations per step (default 1000 with --quick, 5000 otherwise); a slow step lasts up to 10× --step-duration")
 }
 
-// RegisterFlags adds --background-io and --background-io-rate.
-func (b *NeighbourSettings) RegisterFlags(fl *pflag.FlagSet) {
-	fl.StringVar(&b.Size, "background-io", "", "run with a neighbour writing a file of this size (e.g. 1GiB) over and over in the run's directory, "+
-		"without syncing, from the first scenario to the last; its file is removed when the run ends (none by default)")
-	fl.StringVar(&b.Rate, "background-io-rate", "128MiB", "with --background-io: the neighbour's write rate per second (e.g. 64MiB; 0 = as fast as the disk takes it)")
-}
-
 // RegisterFlags adds the flags that shape the history-depth levels
 // (--snapshots, --history-tables, --history-build) and the listing page
 // size.

@@ -13,6 +13,7 @@ import (
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/disturb"
 	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/usage"
 )
@@ -44,8 +45,8 @@ type Settings struct {
 	RateWorkers             int
 	Mix                     MixSettings
 	History                 HistorySettings
-	Background              NeighbourSettings // checked by its Config, not by Options
-	ThreadsSet, ScenarioSet bool              // --threads, --scenario were given
+	Background              disturb.NeighbourSettings // checked by its Config, not by Options
+	ThreadsSet, ScenarioSet bool                      // --threads, --scenario were given
 	// Given reports whether the flag of that name was given (FromFlags
 	// sets it); nil means none was.
 	Given func(flag string) bool
