@@ -6,6 +6,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/nordisk/katbench/internal/serve"
+
+	"github.com/nordisk/katbench/workload"
 )
 
 // RegisterFlags adds the flags of a benchmark run (katbench run, capacity
@@ -63,15 +65,15 @@ func (s *ShardSettings) RegisterFlags(fl *pflag.FlagSet) {
 // (--mix, --keys, --seed, --arrivals).
 func (m *MixSettings) RegisterFlags(fl *pflag.FlagSet) {
 	fl.StringVar(&m.Mix, "mix", "", "run a mix instead of the scenarios: a named mix (see 'katbench list') or weights like 'load_table=80,table_exists=10,commit_table=10'")
-	fl.StringVar(&m.Keys, "keys", "", "which table each operation of a mix touches: "+KeysHelp+" (default: the mix's own, uniform for most)")
+	fl.StringVar(&m.Keys, "keys", "", "which table each operation of a mix touches: "+workload.KeysHelp+" (default: the mix's own, uniform for most)")
 	fl.Uint64Var(&m.Seed, "seed", 1, "seed of a mix's random choices (operation, table, Poisson gap), recorded on its lines")
 	fl.StringVar(&m.Arrivals, "arrivals", "", "open-loop arrivals of a mix: constant (default) or poisson")
 }
 
 // RegisterFlags adds the flags that shape `katbench capacity`'s search.
 func (c *CapacitySettings) RegisterFlags(fl *pflag.FlagSet) {
-	d := DefaultCapacity(false)
-	fl.StringVar(&c.SLO, "slo", "", "the objective every step must meet: "+SLOHelp)
+	d := workload.DefaultCapacity(false)
+	fl.StringVar(&c.SLO, "slo", "", "the objective every step must meet: "+workload.SLOHelp)
 	fl.Float64Var(&c.Start, "start-rate", d.StartRate, "first step's rate, ops/s per target")
 	fl.Float64Var(&c.MinRate, "min-rate", 0, "lowest rate tried when the first step breaks the objective (default start-rate/8)")
 	fl.Float64Var(&c.MaxRate, "max-rate", d.MaxRate, "highest rate tried, ops/s")

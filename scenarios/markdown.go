@@ -8,6 +8,8 @@ import (
 
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
+
+	"github.com/nordisk/katbench/workload"
 )
 
 // ReadmeSections are the generated sections of the README and docs (see
@@ -126,9 +128,9 @@ func WriteList(out io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "MIX\tKEYS\tWEIGHTS\tDESCRIPTION")
-	for _, m := range Mixes() {
+	for _, m := range workload.Mixes() {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", m.Name, m.Keys, m, m.Doc)
 	}
-	fmt.Fprintf(w, "(operations a --mix can weigh: %s)\n", strings.Join(MixOps(), ", "))
+	fmt.Fprintf(w, "(operations a --mix can weigh: %s)\n", strings.Join(workload.MixOps(), ", "))
 	return w.Flush()
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/servercost"
+
+	"github.com/nordisk/katbench/workload"
 )
 
 // cleanupTimeout bounds the dropping of what a run created, which happens
@@ -87,10 +89,10 @@ type Options struct {
 	OpenWorkers int
 	// Workload, when set, runs this mix instead of the scenarios
 	// (closed loop per Threads level, or open loop at Rate).
-	Workload *Workload
+	Workload *workload.Workload
 	// Capacity, with Workload, searches each target's highest rate within
 	// an objective instead (Rate must be 0).
-	Capacity *Capacity
+	Capacity *workload.Capacity
 	// ViewsPerLeaf is the views per leaf namespace the view scenarios
 	// make; 0 means the default of [ViewsPerLeaf].
 	ViewsPerLeaf int

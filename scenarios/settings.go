@@ -16,6 +16,8 @@ import (
 	"github.com/nordisk/katbench/disturb"
 	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/usage"
+
+	"github.com/nordisk/katbench/workload"
 )
 
 // Settings are a benchmark run's settings as a command line gives them
@@ -328,13 +330,13 @@ func (m MixSettings) apply(o *Options, threadsGiven, scenarioGiven bool) error {
 	if scenarioGiven {
 		return settingsf("--scenario with --mix: a mix runs instead of the scenarios")
 	}
-	mix, err := ParseMix(m.Mix)
+	mix, err := workload.ParseMix(m.Mix)
 	if err != nil {
 		return settingsErr(err)
 	}
-	wl := &Workload{Mix: mix, Seed: m.Seed}
+	wl := &workload.Workload{Mix: mix, Seed: m.Seed}
 	if m.Keys != "" {
-		if wl.Keys, err = ParseKeys(m.Keys); err != nil {
+		if wl.Keys, err = workload.ParseKeys(m.Keys); err != nil {
 			return settingsErr(err)
 		}
 	}
@@ -358,21 +360,21 @@ func (m MixSettings) apply(o *Options, threadsGiven, scenarioGiven bool) error {
 	return m.Capacity.apply(o, mix)
 }
 
-func (c *CapacitySettings) apply(o *Options, mix Mix) error {
+func (c *CapacitySettings) apply(o *Options, mix workload.Mix) error {
 	if o.Rate > 0 {
 		return settingsf("--rate with capacity: the search chooses the rates (--start-rate, --max-rate)")
 	}
 	if c.SLO == "" {
 		return settingsf("capacity needs --slo (e.g. --slo 'p99<=50ms')")
 	}
-	slo, err := ParseSLO(c.SLO)
+	slo, err := workload.ParseSLO(c.SLO)
 	if err != nil {
 		return settingsErr(err)
 	}
 	if err := slo.CheckMix(mix); err != nil {
 		return settingsErr(err)
 	}
-	s := DefaultCapacity(o.Quick)
+	s := workload.DefaultCapacity(o.Quick)
 	s.SLO, s.StartRate, s.MaxRate, s.Factor, s.Bisections, s.Precision, s.Keep = slo, c.Start, c.MaxRate, c.Factor, c.Bisect, c.Precision, c.Keep
 	s.MinRate = c.Start / 8
 	if c.MinRate != 0 {
