@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nordisk/katbench/workload"
-
 	"github.com/nordisk/katbench/bench"
-
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/workload"
 )
 
 import ()

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/nordisk/katbench/dataset"
 	"github.com/nordisk/katbench/internal/serve"
-
 	"github.com/nordisk/katbench/workload"
 )
 
@@ -92,7 +92,7 @@ func (h *HistorySettings) RegisterFlags(fl *pflag.FlagSet) {
 	fl.StringVar(&h.Snapshots, "snapshots", "", "history depth levels, comma-separated snapshot counts (e.g. 0,100,1000): per level, "+
 		"--history-tables tables with that many real snapshots, on which the load and commit scenarios run again (params.snapshots)")
 	fl.IntVar(&h.Tables, "history-tables", 3, "tables per --snapshots level")
-	fl.StringVar(&h.Build, "history-build", HistoryAuto, "how the history tables are built: auto (register the generated metadata "+
+	fl.StringVar(&h.Build, "history-build", dataset.HistoryAuto, "how the history tables are built: auto (register the generated metadata "+
 		"where the competitor's client can, commits elsewhere), commits (add-snapshot commits through the catalog), register")
 	fl.IntVar(&h.PageSize, "page-size", 0, fmt.Sprintf("page size the listing scenarios ask a paging client for (default %d)", ListPageSize))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/nordisk/katbench/bench"
+	"github.com/nordisk/katbench/dataset"
 )
 
 // parseFlags registers Settings' flags on a fresh set, parses args and
@@ -30,7 +31,7 @@ func parseFlags(t *testing.T, env map[string]string, args ...string) Settings {
 func TestRegisterFlagsDefaults(t *testing.T) {
 	s := parseFlags(t, map[string]string{"BENCH_QUICK": "1", "BENCH_DURABILITY": "eventual"}, "--namespace", "ns", "--threads", "2")
 	if !s.Quick || s.Durability != "eventual" || s.Parallel != 4 || s.Rounds != 1 || s.RateWorkers != 16 || s.Mix.Seed != 1 ||
-		s.History.Tables != 3 || s.History.Build != HistoryAuto || s.Background.Rate != "128MiB" || s.ServerWarmup != "auto" {
+		s.History.Tables != 3 || s.History.Build != dataset.HistoryAuto || s.Background.Rate != "128MiB" || s.ServerWarmup != "auto" {
 		t.Fatalf("defaults: %+v", s)
 	}
 	if !s.NamespaceSet || !s.ThreadsSet || s.ScenarioSet || !s.Given("threads") || s.Given("rounds") {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	icecatalog "github.com/apache/iceberg-go/catalog"
-
 	"github.com/apache/iceberg-go/table"
 )
 

@@ -11,7 +11,6 @@ import (
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/results"
-
 	"github.com/nordisk/katbench/workload"
 )
 

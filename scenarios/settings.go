@@ -13,10 +13,10 @@ import (
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/dataset"
 	"github.com/nordisk/katbench/disturb"
 	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/usage"
-
 	"github.com/nordisk/katbench/workload"
 )
 
@@ -111,7 +111,7 @@ func (s Settings) Options(runID string) (Options, error) {
 		return o, settingsf("--tables %d: must be positive", s.Tables)
 	}
 	if s.Tables > 0 {
-		o.Shape = ShapeFor(s.Tables)
+		o.Shape = dataset.ShapeFor(s.Tables)
 	}
 	if s.SetupBudget < 0 {
 		return o, settingsf("--setup-budget %v: must not be negative", s.SetupBudget)
@@ -123,10 +123,10 @@ func (s Settings) Options(runID string) (Options, error) {
 		return o, settingsf("--per-namespace %d: give a positive count with a growth sweep (--tables with several sizes, like 1k,10k,100k)", s.PerNamespace)
 	}
 	if len(s.Sizes) > 1 {
-		if err := SweepShape(s.Sizes, slices.Max(s.Sizes), s.PerNamespace).Validate(); err != nil {
+		if err := dataset.SweepShape(s.Sizes, slices.Max(s.Sizes), s.PerNamespace).Validate(); err != nil {
 			return o, settingsErr(err)
 		}
-		o.Sizes, o.Shape, o.SetupBudget = slices.Clone(s.Sizes), SweepShape(s.Sizes, s.Sizes[0], s.PerNamespace), s.SetupBudget
+		o.Sizes, o.Shape, o.SetupBudget = slices.Clone(s.Sizes), dataset.SweepShape(s.Sizes, s.Sizes[0], s.PerNamespace), s.SetupBudget
 		o.PerNamespace = s.PerNamespace
 	}
 	if err := o.Shape.Validate(); err != nil {
@@ -300,7 +300,7 @@ func (s ShardSettings) apply(o *Options, namespaceGiven bool) error {
 		return nil
 	}
 	per := func(v int) int { return int(math.Ceil(float64(v) / float64(n))) }
-	o.Shape = ShapeFor(per(o.Shape.Tables()))
+	o.Shape = dataset.ShapeFor(per(o.Shape.Tables()))
 	o.LatencyOps = per(o.LatencyOps)
 	o.CreateOps = per(o.CreateOps)
 	if namespaceGiven {
