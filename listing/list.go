@@ -6,12 +6,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/nordisk/katbench/competitors"
-
-	"github.com/nordisk/katbench/scenarios"
-
 	"github.com/nordisk/katbench/bench"
-
+	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/workload"
 )
 

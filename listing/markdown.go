@@ -6,7 +6,6 @@ import (
 
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
-
 	"github.com/nordisk/katbench/scenarios"
 )
 
