@@ -3,7 +3,6 @@ package scenarios_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -164,25 +163,6 @@ func keys(m map[string]results.Record) []string {
 		out = append(out, k)
 	}
 	return out
-}
-
-func FuzzParseKeys(f *testing.F) {
-	for _, s := range []string{"uniform", "zipf:1.1", "hotspot:0.2:0.8", "normal:0.5:0.2", "hotspot:0:1", "zipf:-1"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		k, err := workload.ParseKeys(s)
-		if err != nil {
-			if !errors.Is(err, workload.ErrBadKeys) {
-				t.Fatalf("ParseKeys(%q): %v is not ErrBadKeys", s, err)
-			}
-			return
-		}
-		again, err := workload.ParseKeys(k.String())
-		if err != nil || again != k {
-			t.Fatalf("ParseKeys(%q) = %v does not round-trip: %v, %v", s, k, again, err)
-		}
-	})
 }
 
 // TestMixRoundsInterleaveTargets: a mix's rounds run through the engine's

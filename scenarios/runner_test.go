@@ -176,17 +176,6 @@ func TestParseSelectorRejectsUnknown(t *testing.T) {
 	}
 }
 
-func TestShapeFor(t *testing.T) {
-	for _, c := range []struct{ tables, want int }{{200, 200}, {10_000, 10_000}, {1, 4}, {201, 204}} {
-		if got := dataset.ShapeFor(c.tables).Tables(); got != c.want {
-			t.Errorf("ShapeFor(%d).Tables() = %d, want %d", c.tables, got, c.want)
-		}
-	}
-	if err := (dataset.Shape{Width: 0, Depth: 1, TablesPerLeaf: 1}).Validate(); err == nil {
-		t.Error("width 0 accepted")
-	}
-}
-
 // TestRefusedTablesSkipStorageScenarios: a catalog that refuses to create
 // tables (here a real SQL catalog whose warehouse scheme has no FileIO, as
 // Nessie refuses file: warehouses) still gets table_exists measured, and
