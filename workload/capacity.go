@@ -27,7 +27,8 @@ type Capacity struct {
 	Precision  float64
 	// StepDuration and StepOps are a step's minimum length: it lasts
 	// StepDuration and at least as long as StepOps operations take at its
-	// rate (at most 10 × StepDuration), after Options.Warmup.
+	// rate (at most 10 × StepDuration), after the run's warm-up
+	// (scenarios.Options.Warmup).
 	StepDuration time.Duration
 	StepOps      int64
 	// Keep is the fraction of the offered rate a step must achieve (0.95).
