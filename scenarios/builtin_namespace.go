@@ -11,6 +11,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/nordisk/katbench/bench"
+	"github.com/nordisk/katbench/dataset"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -55,8 +56,8 @@ func runCreateNamespace(ctx context.Context, env *Env) (Outcome, error) {
 // dropNamespaces drops nss with parallel workers, retried as SetupRetry
 // says; one already gone is not an error.
 func dropNamespaces(ctx context.Context, cat icecatalog.Catalog, nss []table.Identifier, parallel int) error {
-	_, err := parallelDo(ctx, nss, parallel, func(ctx context.Context, ns table.Identifier) error {
-		return SetupRetry.do(ctx, func(bool) error {
+	_, err := dataset.ParallelDo(ctx, nss, parallel, func(ctx context.Context, ns table.Identifier) error {
+		return dataset.SetupRetry.Do(ctx, func(bool) error {
 			if err := cat.DropNamespace(ctx, ns); err != nil && !errors.Is(err, icecatalog.ErrNoSuchNamespace) {
 				return fmt.Errorf("drop namespace %s: %w", strings.Join(ns, "."), err)
 			}

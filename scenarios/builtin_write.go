@@ -13,6 +13,7 @@ import (
 
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/dataset"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -75,7 +76,7 @@ func runCommit(ctx context.Context, env *Env) (Outcome, error) {
 	var uuids []uuid.UUID
 	for i := range 16 {
 		id := append(append(table.Identifier{}, env.Dataset.Work...), fmt.Sprintf("commit_r%d_%02d", env.Round, i))
-		tbl, err := cat.CreateTable(ctx, id, Schema)
+		tbl, err := cat.CreateTable(ctx, id, dataset.Schema)
 		if err != nil {
 			return Outcome{}, Skip("create commit tables: " + err.Error())
 		}
@@ -126,7 +127,7 @@ func inDurability(ctx context.Context, env *Env, mode, tag string,
 		return Outcome{}, err
 	}
 	if eph, ok := competitors.As[competitors.Ephemeral](c); !ok || !eph.Ephemeral() {
-		d := &Dataset{Namespaces: []table.Identifier{ns}}
+		d := &dataset.Dataset{Namespaces: []table.Identifier{ns}}
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 		defer cancel()
 		if derr := d.Drop(dctx, c.Catalog(), created.list(), o.Parallel, nil); derr != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/scenarios"
+	"github.com/nordisk/katbench/workload"
 )
 
 func capacityOptions(t *testing.T, mix, slo string) scenarios.Options {
@@ -21,8 +22,8 @@ func capacityOptions(t *testing.T, mix, slo string) scenarios.Options {
 	o := mixOptions(t, mix)
 	o.Threads = nil
 	o.OpenWorkers = 8
-	c := scenarios.DefaultCapacity(true)
-	s, err := scenarios.ParseSLO(slo)
+	c := workload.DefaultCapacity(true)
+	s, err := workload.ParseSLO(slo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func capacityOptions(t *testing.T, mix, slo string) scenarios.Options {
 
 func steps(t *testing.T, rec results.Record) []map[string]any {
 	t.Helper()
-	st, ok := rec.Params["steps"].([]scenarios.CapacityStep)
+	st, ok := rec.Params["steps"].([]workload.CapacityStep)
 	if !ok {
 		t.Fatalf("%s %s: steps %T", rec.Target, rec.Scenario, rec.Params["steps"])
 	}
@@ -179,53 +180,4 @@ func TestCapacityTargetFails(t *testing.T) {
 			t.Fatalf("%s: %d steps, want %d", c.mix, len(st), c.steps)
 		}
 	}
-}
-
-func TestParseSLO(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"p99<=50ms", "p99<=50ms,errors<=0"},
-		{"p99.9<=200ms, commit_table:p99<=1s,errors<=1%", "p99.9<=200ms,commit_table:p99<=1s,errors<=0.01"},
-		{"p50<=1ms,errors<=0.5", "p50<=1ms,errors<=0.5"},
-		{"p100<=1s", ""}, {"p0<=1s", ""}, {"p99<50ms", ""}, {"p99<=", ""}, {"p99<=-1ms", ""}, {"p99<=fast", ""},
-		{"q99<=1s", ""}, {"nope:p99<=1s", ""}, {"errors<=0.1", ""}, {"p99<=1s,errors<=2", ""}, {"p99<=1s,p99<=2s", ""},
-		{"", ""}, {"pNaN<=1s", ""}, {"p99<=2h", ""},
-	} {
-		s, err := scenarios.ParseSLO(c.in)
-		if c.want == "" {
-			if err == nil || !errors.Is(err, scenarios.ErrBadSLO) {
-				t.Errorf("ParseSLO(%q) = %v, %v: want ErrBadSLO", c.in, s, err)
-			}
-			continue
-		}
-		if err != nil || s.String() != c.want {
-			t.Errorf("ParseSLO(%q) = %v, %v: want %s", c.in, s, err, c.want)
-		}
-	}
-	s, _ := scenarios.ParseSLO("commit_table:p99<=1s")
-	m, _ := scenarios.ParseMix("crawl")
-	if err := s.CheckMix(m); err == nil {
-		t.Fatal("an objective on commit_table accepted for crawl, which does not commit")
-	}
-}
-
-func FuzzParseSLO(f *testing.F) {
-	for _, s := range []string{"p99<=50ms", "commit_table:p99.9<=1s,errors<=0.01", "errors<=5%", "p<=1s", "p99<=1e9h"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		slo, err := scenarios.ParseSLO(s)
-		if err != nil {
-			if !errors.Is(err, scenarios.ErrBadSLO) {
-				t.Fatalf("ParseSLO(%q): %v is not ErrBadSLO", s, err)
-			}
-			return
-		}
-		if len(slo.Latency) == 0 || slo.MaxErrorRate < 0 || slo.MaxErrorRate > 1 {
-			t.Fatalf("ParseSLO(%q) = %+v", s, slo)
-		}
-		again, err := scenarios.ParseSLO(slo.String())
-		if err != nil || again.String() != slo.String() {
-			t.Fatalf("ParseSLO(%q) = %s does not round-trip: %v", s, slo, err)
-		}
-	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/nordisk/katbench/bench"
+	"github.com/nordisk/katbench/dataset"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -44,56 +45,12 @@ func listContext(ctx context.Context, cat icecatalog.Catalog, size int) (context
 	return ctx, map[string]any{}
 }
 
-// children returns the dataset namespaces directly under parent.
-func (d *Dataset) children(parent table.Identifier) []table.Identifier {
-	var out []table.Identifier
-	for _, ns := range d.Namespaces {
-		if len(ns) == len(parent)+1 && slices.Equal(ns[:len(parent)], parent) {
-			out = append(out, ns)
-		}
-	}
-	return out
-}
-
-// leaf returns the namespace of the dataset's first table and how many
-// dataset tables it holds.
-func (d *Dataset) leaf() (table.Identifier, int) {
-	ns := icecatalog.NamespaceFromIdent(d.Tables[0])
-	n := 0
-	for _, id := range d.Tables {
-		if slices.Equal(icecatalog.NamespaceFromIdent(id), ns) {
-			n++
-		}
-	}
-	return ns, n
-}
-
-// leaves returns the dataset's leaf namespaces (those that hold tables),
-// in creation order.
-func (d *Dataset) leaves() []table.Identifier {
-	var out []table.Identifier
-	for _, id := range d.Tables {
-		ns := icecatalog.NamespaceFromIdent(id)
-		if len(out) == 0 || !slices.Equal(out[len(out)-1], ns) {
-			out = append(out, ns)
-		}
-	}
-	return out
-}
-
-func nsString(ns table.Identifier) string {
-	if len(ns) == 0 {
-		return "(root)"
-	}
-	return strings.Join(ns, ".")
-}
-
 // listNamespacesOp alternates a listing of the catalog's root (which must
 // include the dataset's root) and of the dataset's root (which must
 // include each of its children). Some catalogs (iceberg-go's SQL catalog)
 // list every descendant, not only the children: that is their answer.
-func listNamespacesOp(cat icecatalog.Catalog, d *Dataset) Op {
-	want := d.children(d.Root)
+func listNamespacesOp(cat icecatalog.Catalog, d *dataset.Dataset) Op {
+	want := d.Children(d.Root)
 	return func(ctx context.Context, _, i int) error {
 		var parent table.Identifier
 		if i%2 == 1 {
@@ -101,17 +58,17 @@ func listNamespacesOp(cat icecatalog.Catalog, d *Dataset) Op {
 		}
 		got, err := cat.ListNamespaces(ctx, parent)
 		if err != nil {
-			return fmt.Errorf("list namespaces %s: %w", nsString(parent), err)
+			return fmt.Errorf("list namespaces %s: %w", dataset.NamespaceString(parent), err)
 		}
 		if parent == nil {
 			if !slices.ContainsFunc(got, func(ns table.Identifier) bool { return slices.Equal(ns, d.Root) }) {
-				return fmt.Errorf("list namespaces (root): %d namespaces without the dataset's %s", len(got), nsString(d.Root))
+				return fmt.Errorf("list namespaces (root): %d namespaces without the dataset's %s", len(got), dataset.NamespaceString(d.Root))
 			}
 			return nil
 		}
 		for _, ns := range want {
 			if !slices.ContainsFunc(got, func(g table.Identifier) bool { return slices.Equal(g, ns) }) {
-				return fmt.Errorf("list namespaces %s: %d namespaces without %s", nsString(parent), len(got), nsString(ns))
+				return fmt.Errorf("list namespaces %s: %d namespaces without %s", dataset.NamespaceString(parent), len(got), dataset.NamespaceString(ns))
 			}
 		}
 		return nil
@@ -124,12 +81,12 @@ func listTablesOp(cat icecatalog.Catalog, ns table.Identifier, want int) Op {
 		n := 0
 		for _, err := range cat.ListTables(ctx, ns) {
 			if err != nil {
-				return fmt.Errorf("list tables %s: %w", nsString(ns), err)
+				return fmt.Errorf("list tables %s: %w", dataset.NamespaceString(ns), err)
 			}
 			n++
 		}
 		if n != want {
-			return fmt.Errorf("list tables %s: got %d, want %d", nsString(ns), n, want)
+			return fmt.Errorf("list tables %s: got %d, want %d", dataset.NamespaceString(ns), n, want)
 		}
 		return nil
 	}
@@ -142,18 +99,18 @@ func firstPageOp(cat icecatalog.Catalog, ns table.Identifier, want int) Op {
 		n := 0
 		for _, err := range cat.ListTables(ctx, ns) {
 			if err != nil {
-				return fmt.Errorf("list tables %s: %w", nsString(ns), err)
+				return fmt.Errorf("list tables %s: %w", dataset.NamespaceString(ns), err)
 			}
 			if n++; n == want {
 				return nil
 			}
 		}
-		return fmt.Errorf("list tables %s: got %d, want a first page of %d", nsString(ns), n, want)
+		return fmt.Errorf("list tables %s: got %d, want a first page of %d", dataset.NamespaceString(ns), n, want)
 	}
 }
 
 // namespaceExistsOp alternates hits (dataset namespaces) and misses.
-func namespaceExistsOp(cat icecatalog.Catalog, d *Dataset, n int) Op {
+func namespaceExistsOp(cat icecatalog.Catalog, d *dataset.Dataset, n int) Op {
 	order := picks(min(max(n, 1), 1<<16), len(d.Namespaces))
 	return func(ctx context.Context, _, i int) error {
 		hit := i%2 == 0
@@ -163,7 +120,7 @@ func namespaceExistsOp(cat icecatalog.Catalog, d *Dataset, n int) Op {
 		}
 		ok, err := cat.CheckNamespaceExists(ctx, ns)
 		if err == nil && ok != hit {
-			err = fmt.Errorf("namespace_exists %s: got %v, want %v", nsString(ns), ok, hit)
+			err = fmt.Errorf("namespace_exists %s: got %v, want %v", dataset.NamespaceString(ns), ok, hit)
 		}
 		return err
 	}
@@ -171,16 +128,16 @@ func namespaceExistsOp(cat icecatalog.Catalog, d *Dataset, n int) Op {
 
 // loadNamespaceOp loads the properties of dataset namespaces in a fixed
 // pseudo-random order; each must carry the property the dataset set.
-func loadNamespaceOp(cat icecatalog.Catalog, d *Dataset, n int) Op {
+func loadNamespaceOp(cat icecatalog.Catalog, d *dataset.Dataset, n int) Op {
 	order := picks(min(max(n, 1), 1<<16), len(d.Namespaces))
 	return func(ctx context.Context, _, i int) error {
 		ns := d.Namespaces[order[i%len(order)]]
 		props, err := cat.LoadNamespaceProperties(ctx, ns)
 		if err != nil {
-			return fmt.Errorf("load namespace %s: %w", nsString(ns), err)
+			return fmt.Errorf("load namespace %s: %w", dataset.NamespaceString(ns), err)
 		}
 		if props["katbench"] != "dataset" {
-			return fmt.Errorf("load namespace %s: property katbench = %q, want %q", nsString(ns), props["katbench"], "dataset")
+			return fmt.Errorf("load namespace %s: property katbench = %q, want %q", dataset.NamespaceString(ns), props["katbench"], "dataset")
 		}
 		return nil
 	}
@@ -193,7 +150,7 @@ func updateNamespaceOp(cat icecatalog.Catalog, leaves []table.Identifier, round 
 		ns := leaves[i%len(leaves)]
 		_, err := cat.UpdateNamespaceProperties(ctx, ns, nil, iceberg.Properties{"katbench.update": fmt.Sprintf("r%d_%d", round, i)})
 		if err != nil {
-			return fmt.Errorf("update namespace properties %s: %w", nsString(ns), err)
+			return fmt.Errorf("update namespace properties %s: %w", dataset.NamespaceString(ns), err)
 		}
 		return nil
 	}
@@ -236,7 +193,7 @@ func (c *crawler) crawl(ctx context.Context, root table.Identifier) (namespaces,
 		t0 := time.Now()
 		kids, err := c.cat.ListNamespaces(ctx, ns)
 		if err != nil {
-			err = fmt.Errorf("crawl: list namespaces %s: %w", nsString(ns), err)
+			err = fmt.Errorf("crawl: list namespaces %s: %w", dataset.NamespaceString(ns), err)
 		}
 		c.done(t0, err)
 		// A catalog that lists every descendant, not only the children,
@@ -253,7 +210,7 @@ func (c *crawler) crawl(ctx context.Context, root table.Identifier) (namespaces,
 		err = nil
 		for id, lerr := range c.cat.ListTables(ctx, ns) {
 			if lerr != nil {
-				err = fmt.Errorf("crawl: list tables %s: %w", nsString(ns), lerr)
+				err = fmt.Errorf("crawl: list tables %s: %w", dataset.NamespaceString(ns), lerr)
 				break
 			}
 			ids = append(ids, id)
@@ -286,7 +243,7 @@ func init() {
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			cat := env.Competitor.Catalog()
 			ctx, p := listContext(ctx, cat, env.Opts.PageSize)
-			p["parents"] = []string{"(root)", nsString(env.Dataset.Root)}
+			p["parents"] = []string{"(root)", dataset.NamespaceString(env.Dataset.Root)}
 			return Outcome{M: readLatency(ctx, env.Opts, listNamespacesOp(cat, env.Dataset)), Params: p}, nil
 		},
 	})
@@ -299,7 +256,7 @@ func init() {
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			cat := env.Competitor.Catalog()
 			ctx, p := listContext(ctx, cat, env.Opts.PageSize)
-			ns, n := env.Dataset.leaf()
+			ns, n := env.Dataset.Leaf()
 			p["leaf_tables"] = n
 			return Outcome{M: readLatency(ctx, env.Opts, listTablesOp(cat, ns, n)), Params: p}, nil
 		},
@@ -314,7 +271,7 @@ func init() {
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
 			cat := env.Competitor.Catalog()
 			ctx, p := listContext(ctx, cat, env.Opts.PageSize)
-			ns, n := env.Dataset.leaf()
+			ns, n := env.Dataset.Leaf()
 			p["leaf_tables"] = n
 			want := n
 			if size, paged := p["page_size"].(int); paged {
@@ -359,7 +316,7 @@ func init() {
 			Needs: []bench.Requirement{NeedDataset, NeedTables},
 		},
 		Run: func(ctx context.Context, env *Env) (Outcome, error) {
-			op := updateNamespaceOp(env.Competitor.Catalog(), env.Dataset.leaves(), env.Round)
+			op := updateNamespaceOp(env.Competitor.Catalog(), env.Dataset.Leaves(), env.Round)
 			return Outcome{M: writeLatency(ctx, env.Opts, op)}, nil
 		},
 	})

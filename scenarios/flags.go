@@ -5,7 +5,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/nordisk/katbench/dataset"
 	"github.com/nordisk/katbench/internal/serve"
+	"github.com/nordisk/katbench/workload"
 )
 
 // RegisterFlags adds the flags of a benchmark run (katbench run, capacity
@@ -63,15 +65,15 @@ func (s *ShardSettings) RegisterFlags(fl *pflag.FlagSet) {
 // (--mix, --keys, --seed, --arrivals).
 func (m *MixSettings) RegisterFlags(fl *pflag.FlagSet) {
 	fl.StringVar(&m.Mix, "mix", "", "run a mix instead of the scenarios: a named mix (see 'katbench list') or weights like 'load_table=80,table_exists=10,commit_table=10'")
-	fl.StringVar(&m.Keys, "keys", "", "which table each operation of a mix touches: "+KeysHelp+" (default: the mix's own, uniform for most)")
+	fl.StringVar(&m.Keys, "keys", "", "which table each operation of a mix touches: "+workload.KeysHelp+" (default: the mix's own, uniform for most)")
 	fl.Uint64Var(&m.Seed, "seed", 1, "seed of a mix's random choices (operation, table, Poisson gap), recorded on its lines")
 	fl.StringVar(&m.Arrivals, "arrivals", "", "open-loop arrivals of a mix: constant (default) or poisson")
 }
 
 // RegisterFlags adds the flags that shape `katbench capacity`'s search.
 func (c *CapacitySettings) RegisterFlags(fl *pflag.FlagSet) {
-	d := DefaultCapacity(false)
-	fl.StringVar(&c.SLO, "slo", "", "the objective every step must meet: "+SLOHelp)
+	d := workload.DefaultCapacity(false)
+	fl.StringVar(&c.SLO, "slo", "", "the objective every step must meet: "+workload.SLOHelp)
 	fl.Float64Var(&c.Start, "start-rate", d.StartRate, "first step's rate, ops/s per target")
 	fl.Float64Var(&c.MinRate, "min-rate", 0, "lowest rate tried when the first step breaks the objective (default start-rate/8)")
 	fl.Float64Var(&c.MaxRate, "max-rate", d.MaxRate, "highest rate tried, ops/s")
@@ -83,13 +85,6 @@ func (c *CapacitySettings) RegisterFlags(fl *pflag.FlagSet) {
 	fl.Int64Var(&c.StepOps, "step-ops", -1, "minimum operations per step (default 1000 with --quick, 5000 otherwise); a slow step lasts up to 10× --step-duration")
 }
 
-// RegisterFlags adds --background-io and --background-io-rate.
-func (b *NeighbourSettings) RegisterFlags(fl *pflag.FlagSet) {
-	fl.StringVar(&b.Size, "background-io", "", "run with a neighbour writing a file of this size (e.g. 1GiB) over and over in the run's directory, "+
-		"without syncing, from the first scenario to the last; its file is removed when the run ends (none by default)")
-	fl.StringVar(&b.Rate, "background-io-rate", "128MiB", "with --background-io: the neighbour's write rate per second (e.g. 64MiB; 0 = as fast as the disk takes it)")
-}
-
 // RegisterFlags adds the flags that shape the history-depth levels
 // (--snapshots, --history-tables, --history-build) and the listing page
 // size.
@@ -97,7 +92,7 @@ func (h *HistorySettings) RegisterFlags(fl *pflag.FlagSet) {
 	fl.StringVar(&h.Snapshots, "snapshots", "", "history depth levels, comma-separated snapshot counts (e.g. 0,100,1000): per level, "+
 		"--history-tables tables with that many real snapshots, on which the load and commit scenarios run again (params.snapshots)")
 	fl.IntVar(&h.Tables, "history-tables", 3, "tables per --snapshots level")
-	fl.StringVar(&h.Build, "history-build", HistoryAuto, "how the history tables are built: auto (register the generated metadata "+
+	fl.StringVar(&h.Build, "history-build", dataset.HistoryAuto, "how the history tables are built: auto (register the generated metadata "+
 		"where the competitor's client can, commits elsewhere), commits (add-snapshot commits through the catalog), register")
 	fl.IntVar(&h.PageSize, "page-size", 0, fmt.Sprintf("page size the listing scenarios ask a paging client for (default %d)", ListPageSize))
 }

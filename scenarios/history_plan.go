@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/dataset"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -25,7 +26,7 @@ type historyRun func(ctx context.Context, env *Env, v variantRound) (Outcome, er
 
 // variantRound is what a historyRun gets besides its Env.
 type variantRound struct {
-	lv   *HistoryLevel
+	lv   *dataset.HistoryLevel
 	base Scenario
 	mode string // the snapshots mode of a variant with modes
 	// datasetTables are the dataset's own tables.
@@ -96,7 +97,7 @@ func variantOf(sc Scenario, threads []int) (historyVariant, bool) {
 
 // historyScenario is base run on the tables of level n (in mode, for a
 // variant with modes).
-func historyScenario(base Scenario, v historyVariant, n int, mode string, h History) Scenario {
+func historyScenario(base Scenario, v historyVariant, n int, mode string, h dataset.History) Scenario {
 	s := base
 	s.Params = map[string]any{"snapshots": n, "history_tables": h.Tables}
 	if mode != "" {
@@ -116,7 +117,7 @@ func historyScenario(base Scenario, v historyVariant, n int, mode string, h Hist
 		if err != nil {
 			return out, err
 		}
-		lv.annotate(&out)
+		annotateLevel(lv, &out)
 		if mode != "" {
 			out.Params["snapshots_mode"] = mode
 		}
@@ -125,9 +126,9 @@ func historyScenario(base Scenario, v historyVariant, n int, mode string, h Hist
 	return s
 }
 
-// annotate adds what every line of the level says: how its history was
+// annotateLevel adds what every line of the level says: how its history was
 // built, in how long, and what a load of it gives the client.
-func (lv *HistoryLevel) annotate(out *Outcome) {
+func annotateLevel(lv *dataset.HistoryLevel, out *Outcome) {
 	if out.Params == nil {
 		out.Params = map[string]any{}
 	}
@@ -202,4 +203,15 @@ func countSeq[T any](seq iter.Seq[T]) int {
 		n++
 	}
 	return n
+}
+
+// historyLevel returns level n of the history tables on env's competitor,
+// built on first use (dataset.Dataset.HistoryLevel).
+func (env *Env) historyLevel(ctx context.Context, n int) (*dataset.HistoryLevel, error) {
+	parallel := env.Opts.Parallel
+	if p := env.Target.Factory.SetupParallel; p > 0 && p < parallel {
+		parallel = p
+	}
+	return env.Dataset.HistoryLevel(ctx, dataset.HistoryBuild{Competitor: env.Competitor, Root: env.Opts.Namespace,
+		History: env.Opts.History, Parallel: parallel, Created: env.Created, Log: env.Opts.Log}, n)
 }

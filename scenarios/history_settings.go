@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nordisk/katbench/dataset"
 )
 
 // HistorySettings shape the history-depth levels and the listing page
@@ -33,11 +35,11 @@ func (h HistorySettings) apply(o *Options, given func(string) bool) error {
 		}
 		return nil
 	}
-	levels, err := ParseSnapshotLevels(h.Snapshots)
+	levels, err := dataset.ParseSnapshotLevels(h.Snapshots)
 	if err != nil {
 		return settingsf("--snapshots %q: %v", h.Snapshots, err)
 	}
-	o.History = History{Levels: levels, Tables: h.Tables, Build: h.Build}
+	o.History = dataset.History{Levels: levels, Tables: h.Tables, Build: h.Build}
 	if err := o.History.Validate(); err != nil {
 		return settingsf("--snapshots: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nordisk/katbench/dataset"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/scenarios"
 )
@@ -34,7 +35,7 @@ func TestHistoryLevels(t *testing.T) {
 	o := tinyOptions()
 	o.Rate = 0
 	o.Threads = []int{1}
-	o.History = scenarios.History{Levels: []int{0, 3, 40}, Tables: 2, Build: scenarios.HistoryAuto}
+	o.History = dataset.History{Levels: []int{0, 3, 40}, Tables: 2, Build: dataset.HistoryAuto}
 	// The discovery scenarios run after the levels are built: they must
 	// not see the history tables or their namespaces.
 	discovery := []string{"list_namespaces.latency", "load_namespace.latency", "catalog_crawl"}
@@ -66,7 +67,7 @@ func TestHistoryLevels(t *testing.T) {
 			t.Errorf("%s catalog_crawl: crawled %v tables, want 26 (the history tables are apart)", tg, c.Params["crawl_tables"])
 		}
 	}
-	built := map[string]string{"embedded": scenarios.HistoryRegister, "rest": scenarios.HistoryRegister, "grpc": scenarios.HistoryCommits}
+	built := map[string]string{"embedded": dataset.HistoryRegister, "rest": dataset.HistoryRegister, "grpc": dataset.HistoryCommits}
 	for _, tg := range targets {
 		for _, name := range historyScenarios {
 			var lastBytes float64
@@ -161,39 +162,4 @@ func historySkip(target, name string) (string, bool) {
 		return "reopened", true
 	}
 	return "", false
-}
-
-// TestHistoryValidate rejects histories that cannot be built.
-func TestHistoryValidate(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want string
-	}{
-		{"-1", "want 0..100000"},
-		{"abc", "is not a snapshot count"},
-		{"", "is not a snapshot count"},
-		{"100,100", "given twice"},
-		{"100001", "want 0..100000"},
-	} {
-		if _, err := scenarios.ParseSnapshotLevels(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("ParseSnapshotLevels(%q) = %v, want an error with %q", tc.in, err, tc.want)
-		}
-	}
-	got, err := scenarios.ParseSnapshotLevels("1000, 0,100")
-	if err != nil || fmt.Sprint(got) != "[0 100 1000]" {
-		t.Errorf("ParseSnapshotLevels = %v, %v; want [0 100 1000]", got, err)
-	}
-	for _, h := range []scenarios.History{
-		{Levels: []int{1}, Tables: 0, Build: scenarios.HistoryAuto},
-		{Levels: []int{1}, Tables: 1, Build: "copy"},
-	} {
-		if err := h.Validate(); err == nil {
-			t.Errorf("%+v: Validate = nil, want an error", h)
-		}
-	}
-	small := scenarios.History{Levels: []int{100}, Tables: 1, Build: scenarios.HistoryAuto}
-	big := scenarios.History{Levels: []int{10_000}, Tables: 1, Build: scenarios.HistoryAuto}
-	if s, b := small.EstimateBytes(100), big.EstimateBytes(100); s <= 0 || b < 50*s {
-		t.Errorf("EstimateBytes: %d for 100 snapshots, %d for 10,000; want the deeper level to need far more", s, b)
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/scenarios"
+	"github.com/nordisk/katbench/workload"
 )
 
 // BenchmarkMixOpenLoop100k offers 100,000 ops/s of a mix, open-loop, to
@@ -30,7 +31,7 @@ func BenchmarkMixOpenLoop100k(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			m, err := scenarios.ParseMix(c.mix)
+			m, err := workload.ParseMix(c.mix)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -38,7 +39,7 @@ func BenchmarkMixOpenLoop100k(b *testing.B) {
 			o.Namespace = "katbench_bench"
 			o.Rate, o.OpenWorkers = 100_000, 16
 			o.Duration, o.Warmup, o.ServerWarmup = 2*time.Second, 200*time.Millisecond, 0
-			o.Workload = &scenarios.Workload{Mix: m, Seed: 1}
+			o.Workload = &workload.Workload{Mix: m, Seed: 1}
 			var ratios []float64
 			var sched float64
 			for b.Loop() {

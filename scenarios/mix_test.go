@@ -3,7 +3,6 @@ package scenarios_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/scenarios"
+	"github.com/nordisk/katbench/workload"
 )
 
 func mixOptions(t *testing.T, mix string) scenarios.Options {
@@ -19,11 +19,11 @@ func mixOptions(t *testing.T, mix string) scenarios.Options {
 	o.Rate = 0
 	o.Threads = []int{4}
 	o.Duration = 150 * time.Millisecond
-	m, err := scenarios.ParseMix(mix)
+	m, err := workload.ParseMix(mix)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Workload = &scenarios.Workload{Mix: m, Seed: 7}
+	o.Workload = &workload.Workload{Mix: m, Seed: 7}
 	return o
 }
 
@@ -163,128 +163,6 @@ func keys(m map[string]results.Record) []string {
 		out = append(out, k)
 	}
 	return out
-}
-
-func TestParseMix(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		ok   bool
-		want string
-	}{
-		{"read-heavy", true, "load_table=80,table_exists=10,commit_table=10"},
-		{"load_table=80, table_exists=10,commit_table=6,create_table=1,list_tables=3", true, "load_table=80,table_exists=10,commit_table=6,create_table=1,list_tables=3"},
-		{"load_table=1,commit_table=0", true, "load_table=1,commit_table=0"},
-		{"load_table=-1,commit_table=2", false, ""},
-		{"load_table=0", false, ""},
-		{"load_tables=5", false, ""},
-		{"load_table=x", false, ""},
-		{"load_table=NaN", false, ""},
-		{"load_table=Inf", false, ""},
-		{"load_table=1,load_table=2", false, ""},
-		{"=3", false, ""},
-		{"load_table=1,", false, ""},
-		{"no-such-mix", false, ""},
-		{"", false, ""},
-	} {
-		m, err := scenarios.ParseMix(c.in)
-		if (err == nil) != c.ok {
-			t.Errorf("ParseMix(%q): err %v, want ok=%v", c.in, err, c.ok)
-			continue
-		}
-		if err != nil && !errors.Is(err, scenarios.ErrBadMix) {
-			t.Errorf("ParseMix(%q): %v is not ErrBadMix", c.in, err)
-		}
-		if c.ok && m.String() != c.want {
-			t.Errorf("ParseMix(%q) = %s, want %s", c.in, m, c.want)
-		}
-	}
-}
-
-func TestBuiltinMixes(t *testing.T) {
-	want := map[string]bool{"read-heavy": true, "write-heavy": true, "commit-storm": true, "crawl": true}
-	for _, m := range scenarios.Mixes() {
-		delete(want, m.Name)
-		if m.Doc == "" {
-			t.Errorf("mix %s has no doc", m.Name)
-		}
-	}
-	if len(want) != 0 {
-		t.Fatalf("missing mixes %v", want)
-	}
-	m, _ := scenarios.ParseMix("read-heavy")
-	if s := m.Share("commit_table"); s != 0.1 {
-		t.Fatalf("read-heavy updates %.2f, want 0.10", s)
-	}
-}
-
-func TestParseKeys(t *testing.T) {
-	for _, c := range []struct {
-		in, want string
-	}{
-		{"uniform", "uniform"}, {"sequential", "sequential"}, {"zipf:1.2", "zipf:1.2"},
-		{"hotspot:0.1:0.9", "hotspot:0.1:0.9"}, {"hotspot:1:0", "hotspot:1:0"}, {"normal:0.5:0.1", "normal:0.5:0.1"},
-		{"zipf:1", ""}, {"zipf:0.5", ""}, {"zipf", ""}, {"zipf:x", ""}, {"hotspot:0:0.5", ""}, {"hotspot:1.5:0.5", ""},
-		{"hotspot:0.1:2", ""}, {"hotspot:0.1", ""}, {"normal:0.5:0", ""}, {"normal:2:0.1", ""}, {"normal:NaN:0.1", ""},
-		{"uniform:3", ""}, {"gauss", ""}, {"", ""}, {"zipf:", ""},
-	} {
-		k, err := scenarios.ParseKeys(c.in)
-		if c.want == "" {
-			if err == nil || !errors.Is(err, scenarios.ErrBadKeys) {
-				t.Errorf("ParseKeys(%q) = %v, %v: want ErrBadKeys", c.in, k, err)
-			}
-			continue
-		}
-		if err != nil || k.String() != c.want {
-			t.Errorf("ParseKeys(%q) = %v, %v: want %s", c.in, k, err, c.want)
-		}
-	}
-}
-
-func FuzzParseMix(f *testing.F) {
-	for _, s := range []string{"read-heavy", "load_table=80,commit_table=20", "load_table=-1", "a=b=c", ",,,", "load_table=1e999"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		m, err := scenarios.ParseMix(s)
-		if err != nil {
-			if !errors.Is(err, scenarios.ErrBadMix) {
-				t.Fatalf("ParseMix(%q): %v is not ErrBadMix", s, err)
-			}
-			return
-		}
-		var total float64
-		for _, w := range m.Weights {
-			if w.Weight < 0 {
-				t.Fatalf("ParseMix(%q) accepted a negative weight", s)
-			}
-			total += w.Weight
-		}
-		if !(total > 0) {
-			t.Fatalf("ParseMix(%q) accepted a zero total", s)
-		}
-		if _, err := scenarios.ParseMix(m.String()); err != nil && m.Name == "custom" {
-			t.Fatalf("ParseMix(%q).String() = %q does not parse: %v", s, m.String(), err)
-		}
-	})
-}
-
-func FuzzParseKeys(f *testing.F) {
-	for _, s := range []string{"uniform", "zipf:1.1", "hotspot:0.2:0.8", "normal:0.5:0.2", "hotspot:0:1", "zipf:-1"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		k, err := scenarios.ParseKeys(s)
-		if err != nil {
-			if !errors.Is(err, scenarios.ErrBadKeys) {
-				t.Fatalf("ParseKeys(%q): %v is not ErrBadKeys", s, err)
-			}
-			return
-		}
-		again, err := scenarios.ParseKeys(k.String())
-		if err != nil || again != k {
-			t.Fatalf("ParseKeys(%q) = %v does not round-trip: %v, %v", s, k, again, err)
-		}
-	})
 }
 
 // TestMixRoundsInterleaveTargets: a mix's rounds run through the engine's

@@ -11,6 +11,7 @@ import (
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/workload"
 )
 
 // KindMix is the kind of a mix's lines: the mix line and each operation's.
@@ -19,40 +20,6 @@ const KindMix bench.Kind = "mix"
 // threadsDim are the dimensions of the lines of a mix and of a capacity
 // search, which no registered scenario describes: their worker count.
 var threadsDim = []bench.Dimension{bench.DimThreads}
-
-// Workload is a mix run: what Options.Workload holds when a mix replaces
-// the scenarios. A Workload is immutable and safe for concurrent use.
-type Workload struct {
-	Mix Mix
-	// Keys chooses each operation's table (Mix.Keys when zero).
-	Keys Keys
-	// Seed seeds every random choice (operation, table, Poisson gap); the
-	// same seed gives every competitor the same sequence per worker.
-	Seed uint64
-	// Arrivals spaces an open loop's due times (constant or poisson).
-	Arrivals pacer.Arrivals
-}
-
-func (w *Workload) keys() Keys {
-	if w.Keys.Dist == "" {
-		if w.Mix.Keys.Dist == "" {
-			return UniformKeys
-		}
-		return w.Mix.Keys
-	}
-	return w.Keys
-}
-
-// ops returns the mix's operations with a positive weight, in order.
-func (w *Workload) ops() []Weight {
-	var out []Weight
-	for _, x := range w.Mix.Weights {
-		if x.Weight > 0 {
-			out = append(out, x)
-		}
-	}
-	return out
-}
 
 // mixCell accumulates one line set (one level) of a mix on one competitor.
 type mixCell struct {
@@ -78,7 +45,7 @@ type mixCell struct {
 type mixState struct {
 	prep  mixPrep
 	ops   []keyedOp
-	space *keySpace
+	space *workload.KeySpace
 	err   error // a Skip: why the mix cannot run there
 	done  bool
 }
@@ -109,7 +76,7 @@ func (r *Runner) runMix(ctx context.Context, states []*state) error {
 			StartFunc: func(context.Context) error {
 				mc = make([]*mixCell, len(states))
 				for i := range mc {
-					mc[i] = newMixCell(len(wl.ops()))
+					mc[i] = newMixCell(len(wl.Weighted()))
 				}
 				return nil
 			},
@@ -210,9 +177,9 @@ func (r *Runner) prepareMix(ctx context.Context, s *state, ms *mixState, env *En
 	if !ms.done {
 		r.logf("%s: preparing mix %s", s.c.Name(), wl.Mix.Name)
 		ms.done = true
-		ms.space = newKeySpace(wl.keys(), len(env.Dataset.Tables), wl.Seed)
-		for _, w := range wl.ops() {
-			op, err := mixOps[w.Op].prepare(ctx, env, &ms.prep)
+		ms.space = workload.NewKeySpace(wl.KeysUsed(), len(env.Dataset.Tables), wl.Seed)
+		for _, w := range wl.Weighted() {
+			op, err := mixOps[w.Op](ctx, env, &ms.prep)
 			if err != nil {
 				ms.err = err
 				break
@@ -228,9 +195,9 @@ func (r *Runner) prepareMix(ctx context.Context, s *state, ms *mixState, env *En
 	}
 	// create_table names its tables by level and round: rebuild it.
 	ops := append([]keyedOp(nil), ms.ops...)
-	for k, w := range wl.ops() {
+	for k, w := range wl.Weighted() {
 		if w.Op == "create_table" {
-			op, err := mixOps[w.Op].prepare(ctx, env, &ms.prep)
+			op, err := mixOps[w.Op](ctx, env, &ms.prep)
 			if err != nil {
 				return nil, fmt.Errorf("%s mix %s: %w", s.c.Name(), wl.Mix.Name, err)
 			}
@@ -274,8 +241,8 @@ type mixWorker struct {
 // halves (open loop only) the split has two entries per operation: those
 // due in the first half of the measured phase, then the rest (capacity's
 // settling check).
-func measureMix(ctx context.Context, wl *Workload, o Options, space *keySpace, ops []keyedOp, level, round int, halves bool) (Measurement, mixSplit, map[string]any, map[string]results.Measure, error) {
-	weights := wl.ops()
+func measureMix(ctx context.Context, wl *workload.Workload, o Options, space *workload.KeySpace, ops []keyedOp, level, round int, halves bool) (Measurement, mixSplit, map[string]any, map[string]results.Measure, error) {
+	weights := wl.Weighted()
 	cum := make([]float64, len(weights))
 	var total float64
 	for i, w := range weights {
@@ -297,7 +264,7 @@ func measureMix(ctx context.Context, wl *Workload, o Options, space *keySpace, o
 		// One stream per (seed, level, round, worker): reproducible, and
 		// no two workers draw the same sequence.
 		r := rand.New(rand.NewPCG(wl.Seed, uint64(level)<<40|uint64(round)<<20|uint64(i)))
-		workers[i] = mixWorker{rnd: r, choose: space.chooser(r)}
+		workers[i] = mixWorker{rnd: r, choose: space.Chooser(r)}
 	}
 	run := func(ctx context.Context, w int) (int, error) {
 		mw := &workers[w]
@@ -366,11 +333,6 @@ func openParams(res pacer.Result, rate float64, workers int) (map[string]any, ma
 	return p, map[string]results.Measure{"achieved_rate": {Value: achieved, Unit: results.UnitOpsPerSec, Better: results.Higher}}
 }
 
-// mixParams are the params every line of a mix carries.
-func (wl *Workload) params() map[string]any {
-	return map[string]any{"mix": wl.Mix.Name, "mix_weights": wl.Mix.String(), "keys": wl.keys().String(), "seed": wl.Seed}
-}
-
 // commitParams are the commits' counters, on the commit line and the mix
 // line: conflicts are neither successes nor errors.
 func (c *contendedCounts) commitParams() map[string]any {
@@ -392,12 +354,12 @@ func (r *Runner) emitMix(s *state, c *mixCell, level int) error {
 	if r.Opts.Rate > 0 {
 		loop, metric = results.Open, results.P50
 	}
-	base := wl.params()
+	base := wl.Params()
 	for k, v := range c.params {
 		base[k] = v
 	}
 	mixName := "mix." + wl.Mix.Name
-	weights := wl.ops()
+	weights := wl.Weighted()
 	write := func(name string, metric results.Metric, rec *results.Recorder, firstErr error, warm *int64, p50, ops results.Samples, extra map[string]any) error {
 		p := map[string]any{}
 		for k, v := range base {
@@ -435,7 +397,8 @@ func (r *Runner) emitMix(s *state, c *mixCell, level int) error {
 		if c.skip == "" {
 			rec, firstErr = c.ops[k], c.opErr[k]
 		}
-		if err := write(mixOps[w.Op].scenario, results.P50, rec, firstErr, nil, c.roundP50[k], c.roundOps[k], extra); err != nil {
+		op, _ := workload.LookupOp(w.Op) // every weighed operation is one: ParseMix checks
+		if err := write(op.Scenario, results.P50, rec, firstErr, nil, c.roundP50[k], c.roundOps[k], extra); err != nil {
 			return err
 		}
 	}

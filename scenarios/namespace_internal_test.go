@@ -6,6 +6,7 @@ import (
 
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/dataset"
 )
 
 // TestCreateNamespaceDropsWhatItMade: the scenario measures CreateOps
@@ -13,7 +14,7 @@ import (
 func TestCreateNamespaceDropsWhatItMade(t *testing.T) {
 	ctx := context.Background()
 	cat := openScratch(t)
-	d, err := Build(ctx, cat, "nsbench", Shape{Width: 2, Depth: 1, TablesPerLeaf: 2}, 2, nil)
+	d, err := dataset.Build(ctx, cat, "nsbench", dataset.Shape{Width: 2, Depth: 1, TablesPerLeaf: 2}, 2, nil)
 	if err != nil || d.TablesErr != nil {
 		t.Fatal(err, d.TablesErr)
 	}

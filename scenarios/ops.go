@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/dataset"
 )
 
 // The operations the built-in scenarios time. Each returns an Op that is
@@ -36,7 +37,7 @@ func picks(n, m int) []int {
 func fixedRand() *rand.Rand { return rand.New(rand.NewPCG(42, 7)) }
 
 // loadOp loads tables in a fixed pseudo-random order.
-func loadOp(c competitors.Competitor, d *Dataset, n int) Op {
+func loadOp(c competitors.Competitor, d *dataset.Dataset, n int) Op {
 	cat := c.Catalog()
 	order := picks(min(max(n, 1), 1<<16), len(d.Tables))
 	return func(ctx context.Context, w, i int) error {
@@ -45,7 +46,7 @@ func loadOp(c competitors.Competitor, d *Dataset, n int) Op {
 	}
 }
 
-func resolveOp(r competitors.MetadataResolver, d *Dataset, n int) Op {
+func resolveOp(r competitors.MetadataResolver, d *dataset.Dataset, n int) Op {
 	order := picks(min(max(n, 1), 1<<16), len(d.Tables))
 	return func(ctx context.Context, _, i int) error {
 		_, err := r.ResolveMetadata(ctx, d.Tables[order[i%len(order)]])
@@ -55,7 +56,7 @@ func resolveOp(r competitors.MetadataResolver, d *Dataset, n int) Op {
 
 // existsOp alternates hits and misses; with no tables it asks only misses.
 // An answer that contradicts the dataset is an error, not a sample.
-func existsOp(c competitors.Competitor, d *Dataset, n int) Op {
+func existsOp(c competitors.Competitor, d *dataset.Dataset, n int) Op {
 	cat := c.Catalog()
 	misses := d.Misses(256)
 	order := picks(min(max(n, 1), 1<<16), len(d.Tables))
@@ -78,7 +79,7 @@ func existsOp(c competitors.Competitor, d *Dataset, n int) Op {
 func createOp(cat icecatalog.Catalog, ns table.Identifier, prefix string, created func(...table.Identifier)) Op {
 	return func(ctx context.Context, w, i int) error {
 		id := append(append(table.Identifier{}, ns...), fmt.Sprintf("%s_w%d_%06d", prefix, w, i))
-		_, err := cat.CreateTable(ctx, id, Schema)
+		_, err := cat.CreateTable(ctx, id, dataset.Schema)
 		if err == nil {
 			created(id)
 		}
@@ -109,7 +110,7 @@ func controlOp(ctl competitors.Controller) Op {
 
 // warmOp is the one-time server warm-up: loads, existence checks and, where
 // the path has one, control round trips, in the mix the scenarios use.
-func warmOp(c competitors.Competitor, d *Dataset) Op {
+func warmOp(c competitors.Competitor, d *dataset.Dataset) Op {
 	ops := []Op{existsOp(c, d, 1<<12)}
 	if len(d.Tables) > 0 {
 		ops = append(ops, loadOp(c, d, 1<<12))

@@ -21,6 +21,7 @@ import (
 	"github.com/nordisk/katbench/catalog/grpcfront"
 	"github.com/nordisk/katbench/catalog/restserver"
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/dataset"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/scenarios"
 )
@@ -224,7 +225,7 @@ func TestSetupParallelIsTheCompetitorsLimit(t *testing.T) {
 	tg := scenarios.Target{Factory: rest, Config: competitors.Config{Dir: t.TempDir(), Args: []string{serveREST(t, flaky)}}}
 	o := tinyOptions()
 	o.Parallel = 8
-	o.Shape = scenarios.Shape{Width: 2, Depth: 1, TablesPerLeaf: 20}
+	o.Shape = dataset.Shape{Width: 2, Depth: 1, TablesPerLeaf: 20}
 	o.Select, _ = scenarios.ParseSelector("table_exists.latency", o.Threads)
 	var coll results.Collector
 	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/dataset"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -40,7 +41,7 @@ type revalidation struct {
 
 // newRevalidation loads up to revalidateTables dataset tables once,
 // unconditionally, to learn the tag of each one's current version.
-func newRevalidation(ctx context.Context, r competitors.Revalidator, d *Dataset, n int) (*revalidation, error) {
+func newRevalidation(ctx context.Context, r competitors.Revalidator, d *dataset.Dataset, n int) (*revalidation, error) {
 	rv := &revalidation{r: r, tables: d.Tables[:min(len(d.Tables), revalidateTables)]}
 	rv.tags = make([]string, len(rv.tables))
 	for i, id := range rv.tables {

@@ -13,9 +13,11 @@ import (
 
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/dataset"
 	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/servercost"
+	"github.com/nordisk/katbench/workload"
 )
 
 // cleanupTimeout bounds the dropping of what a run created, which happens
@@ -36,7 +38,7 @@ type Options struct {
 	Quick bool
 	// Full runs the sweep scenarios in a quick run too.
 	Full      bool
-	Shape     Shape
+	Shape     dataset.Shape
 	Namespace string // root namespace of the dataset (unique per run)
 	// ReadOnly, when set, are existing tables to read instead of a dataset
 	// of katbench's own: nothing is created or dropped, and only the
@@ -87,18 +89,19 @@ type Options struct {
 	OpenWorkers int
 	// Workload, when set, runs this mix instead of the scenarios
 	// (closed loop per Threads level, or open loop at Rate).
-	Workload *Workload
+	Workload *workload.Workload
 	// Capacity, with Workload, searches each target's highest rate within
 	// an objective instead (Rate must be 0).
-	Capacity *Capacity
+	Capacity *workload.Capacity
 	// ViewsPerLeaf is the views per leaf namespace the view scenarios
 	// make; 0 means the default of [ViewsPerLeaf].
 	ViewsPerLeaf int
 	// Delay injects a fixed per-operation slowdown for calibration; the
 	// zero value injects nothing.
 	Delay TestDelay
-	// History adds the history-depth levels (history.go).
-	History History
+	// History adds the history-depth levels (package dataset builds them,
+	// history_plan.go measures them).
+	History dataset.History
 	// PageSize is the page size the listing scenarios ask a paging
 	// client for; 0 means ListPageSize.
 	PageSize int
@@ -132,10 +135,10 @@ var QuickThreads = []int{1, 4}
 // run: a smoke run of about half a minute on a small machine.
 func Defaults(quick bool) Options {
 	if quick {
-		return Options{Quick: true, Shape: ShapeFor(200), LatencyOps: 1000, CreateOps: 100,
+		return Options{Quick: true, Shape: dataset.ShapeFor(200), LatencyOps: 1000, CreateOps: 100,
 			Warmup: 200 * time.Millisecond, ServerWarmup: -1, Duration: 500 * time.Millisecond, Threads: QuickThreads, Parallel: 4, Rounds: 1}
 	}
-	return Options{Shape: ShapeFor(10_000), LatencyOps: 20_000, CreateOps: 1000,
+	return Options{Shape: dataset.ShapeFor(10_000), LatencyOps: 20_000, CreateOps: 1000,
 		Warmup: 2 * time.Second, ServerWarmup: -1, Duration: 5 * time.Second, Threads: DefaultThreads, Parallel: 4, Rounds: 1}
 }
 
@@ -154,7 +157,7 @@ type Runner struct {
 type state struct {
 	t        Target
 	c        competitors.Competitor
-	d        *Dataset
+	d        *dataset.Dataset
 	setup    error // why the dataset could not be built
 	control  *float64
 	created  createdSet    // tables made by scenarios
@@ -225,7 +228,7 @@ func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
 	for _, s := range states {
 		if len(o.ReadOnly) > 0 {
 			r.logf("%s: read-only: reading %d existing tables; nothing is created or dropped", s.c.Name(), len(o.ReadOnly))
-			if s.d, err = givenDataset(ctx, s.c.Catalog(), o.ReadOnly); err != nil {
+			if s.d, err = dataset.Existing(ctx, s.c.Catalog(), o.ReadOnly); err != nil {
 				return fmt.Errorf("%s: %w", s.c.Name(), err)
 			}
 		} else if err := r.build(ctx, s); err != nil {
@@ -306,7 +309,7 @@ func (r *Runner) build(ctx context.Context, s *state) error {
 		s.c.Name(), o.Shape.Tables(), o.Shape, s.parallel, o.Namespace)
 	bctx, cancel := r.setupContext(ctx, s)
 	t0 := time.Now()
-	s.d, s.setup = Build(bctx, s.c.Catalog(), o.Namespace, o.Shape, s.parallel, prefixed(o.Progress, s.c.Name()))
+	s.d, s.setup = dataset.Build(bctx, s.c.Catalog(), o.Namespace, o.Shape, s.parallel, prefixed(o.Progress, s.c.Name()))
 	s.setupDur += time.Since(t0)
 	cancel()
 	if s.setup != nil && s.d != nil && len(s.d.Namespaces) == 0 {
@@ -575,7 +578,7 @@ func (r *Runner) describe(rec *results.Record, sc Scenario) {
 // an interrupted or failed run still leaves nothing behind.
 func (r *Runner) cleanup(s *state) error {
 	var err error
-	if eph, ok := competitors.As[competitors.Ephemeral](s.c); (!ok || !eph.Ephemeral()) && s.d != nil && !s.d.given {
+	if eph, ok := competitors.As[competitors.Ephemeral](s.c); (!ok || !eph.Ephemeral()) && s.d != nil && !s.d.Given() {
 		r.logf("%s: dropping the dataset", s.c.Name())
 		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 		err = s.d.Drop(ctx, s.c.Catalog(), s.created.list(), s.parallel, prefixed(r.Opts.Progress, s.c.Name()))
@@ -608,7 +611,7 @@ func (r *Runner) params(s *state, extra map[string]any) map[string]any {
 			p["setup_path"] = "bulk"
 		}
 		if r.size > 0 {
-			p["shape"] = SweepShape(o.Sizes, r.size, o.PerNamespace)
+			p["shape"] = dataset.SweepShape(o.Sizes, r.size, o.PerNamespace)
 		}
 	}
 	for k, v := range s.c.Params() {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/dataset"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/scenarios"
 )
@@ -23,7 +24,7 @@ import (
 func tinyOptions() scenarios.Options {
 	o := scenarios.Defaults(true)
 	o.Full = true // every scenario, the sweeps included
-	o.Shape = scenarios.Shape{Width: 2, Depth: 1, TablesPerLeaf: 5}
+	o.Shape = dataset.Shape{Width: 2, Depth: 1, TablesPerLeaf: 5}
 	o.Namespace = "katbench_test"
 	o.LatencyOps = 60
 	o.CreateOps = 8
@@ -172,17 +173,6 @@ func TestParseSelectorRejectsUnknown(t *testing.T) {
 		if _, err := scenarios.ParseSelector(g, scenarios.DefaultThreads); err == nil {
 			t.Errorf("ParseSelector(%q) = nil error", g)
 		}
-	}
-}
-
-func TestShapeFor(t *testing.T) {
-	for _, c := range []struct{ tables, want int }{{200, 200}, {10_000, 10_000}, {1, 4}, {201, 204}} {
-		if got := scenarios.ShapeFor(c.tables).Tables(); got != c.want {
-			t.Errorf("ShapeFor(%d).Tables() = %d, want %d", c.tables, got, c.want)
-		}
-	}
-	if err := (scenarios.Shape{Width: 0, Depth: 1, TablesPerLeaf: 1}).Validate(); err == nil {
-		t.Error("width 0 accepted")
 	}
 }
 

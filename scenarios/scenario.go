@@ -1,13 +1,3 @@
-// Package scenarios holds katbench's shared catalog scenarios and the runner
-// that drives every competitor through them identically. A scenario knows a
-// competitor only through iceberg-go's catalog.Catalog and the optional
-// capabilities in package competitors; it never asks who it is driving.
-//
-// A scenario is a registered value, like a competitor: its name, its kind,
-// the metric that decides which side is better, what it needs from a
-// competitor and how it runs. Adding one is one file with an init function
-// calling [Register]; the runner and package results never read meaning
-// back out of a name.
 package scenarios
 
 import (
@@ -21,6 +11,7 @@ import (
 
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/dataset"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -96,7 +87,7 @@ type Env struct {
 	Competitor competitors.Competitor
 	// Dataset is nil when setup failed (only scenarios without
 	// NeedDataset then run); SetupErr says why.
-	Dataset  *Dataset
+	Dataset  *dataset.Dataset
 	SetupErr error
 	Opts     Options
 	// Threads is the scenario's worker count (its level).

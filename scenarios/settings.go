@@ -13,8 +13,11 @@ import (
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/dataset"
+	"github.com/nordisk/katbench/disturb"
 	"github.com/nordisk/katbench/internal/pacer"
 	"github.com/nordisk/katbench/internal/usage"
+	"github.com/nordisk/katbench/workload"
 )
 
 // Settings are a benchmark run's settings as a command line gives them
@@ -44,8 +47,8 @@ type Settings struct {
 	RateWorkers             int
 	Mix                     MixSettings
 	History                 HistorySettings
-	Background              NeighbourSettings // checked by its Config, not by Options
-	ThreadsSet, ScenarioSet bool              // --threads, --scenario were given
+	Background              disturb.NeighbourSettings // checked by its Config, not by Options
+	ThreadsSet, ScenarioSet bool                      // --threads, --scenario were given
 	// Given reports whether the flag of that name was given (FromFlags
 	// sets it); nil means none was.
 	Given func(flag string) bool
@@ -108,7 +111,7 @@ func (s Settings) Options(runID string) (Options, error) {
 		return o, settingsf("--tables %d: must be positive", s.Tables)
 	}
 	if s.Tables > 0 {
-		o.Shape = ShapeFor(s.Tables)
+		o.Shape = dataset.ShapeFor(s.Tables)
 	}
 	if s.SetupBudget < 0 {
 		return o, settingsf("--setup-budget %v: must not be negative", s.SetupBudget)
@@ -120,10 +123,10 @@ func (s Settings) Options(runID string) (Options, error) {
 		return o, settingsf("--per-namespace %d: give a positive count with a growth sweep (--tables with several sizes, like 1k,10k,100k)", s.PerNamespace)
 	}
 	if len(s.Sizes) > 1 {
-		if err := SweepShape(s.Sizes, slices.Max(s.Sizes), s.PerNamespace).Validate(); err != nil {
+		if err := dataset.SweepShape(s.Sizes, slices.Max(s.Sizes), s.PerNamespace).Validate(); err != nil {
 			return o, settingsErr(err)
 		}
-		o.Sizes, o.Shape, o.SetupBudget = slices.Clone(s.Sizes), SweepShape(s.Sizes, s.Sizes[0], s.PerNamespace), s.SetupBudget
+		o.Sizes, o.Shape, o.SetupBudget = slices.Clone(s.Sizes), dataset.SweepShape(s.Sizes, s.Sizes[0], s.PerNamespace), s.SetupBudget
 		o.PerNamespace = s.PerNamespace
 	}
 	if err := o.Shape.Validate(); err != nil {
@@ -297,7 +300,7 @@ func (s ShardSettings) apply(o *Options, namespaceGiven bool) error {
 		return nil
 	}
 	per := func(v int) int { return int(math.Ceil(float64(v) / float64(n))) }
-	o.Shape = ShapeFor(per(o.Shape.Tables()))
+	o.Shape = dataset.ShapeFor(per(o.Shape.Tables()))
 	o.LatencyOps = per(o.LatencyOps)
 	o.CreateOps = per(o.CreateOps)
 	if namespaceGiven {
@@ -327,13 +330,13 @@ func (m MixSettings) apply(o *Options, threadsGiven, scenarioGiven bool) error {
 	if scenarioGiven {
 		return settingsf("--scenario with --mix: a mix runs instead of the scenarios")
 	}
-	mix, err := ParseMix(m.Mix)
+	mix, err := workload.ParseMix(m.Mix)
 	if err != nil {
 		return settingsErr(err)
 	}
-	wl := &Workload{Mix: mix, Seed: m.Seed}
+	wl := &workload.Workload{Mix: mix, Seed: m.Seed}
 	if m.Keys != "" {
-		if wl.Keys, err = ParseKeys(m.Keys); err != nil {
+		if wl.Keys, err = workload.ParseKeys(m.Keys); err != nil {
 			return settingsErr(err)
 		}
 	}
@@ -357,21 +360,21 @@ func (m MixSettings) apply(o *Options, threadsGiven, scenarioGiven bool) error {
 	return m.Capacity.apply(o, mix)
 }
 
-func (c *CapacitySettings) apply(o *Options, mix Mix) error {
+func (c *CapacitySettings) apply(o *Options, mix workload.Mix) error {
 	if o.Rate > 0 {
 		return settingsf("--rate with capacity: the search chooses the rates (--start-rate, --max-rate)")
 	}
 	if c.SLO == "" {
 		return settingsf("capacity needs --slo (e.g. --slo 'p99<=50ms')")
 	}
-	slo, err := ParseSLO(c.SLO)
+	slo, err := workload.ParseSLO(c.SLO)
 	if err != nil {
 		return settingsErr(err)
 	}
 	if err := slo.CheckMix(mix); err != nil {
 		return settingsErr(err)
 	}
-	s := DefaultCapacity(o.Quick)
+	s := workload.DefaultCapacity(o.Quick)
 	s.SLO, s.StartRate, s.MaxRate, s.Factor, s.Bisections, s.Precision, s.Keep = slo, c.Start, c.MaxRate, c.Factor, c.Bisect, c.Precision, c.Keep
 	s.MinRate = c.Start / 8
 	if c.MinRate != 0 {

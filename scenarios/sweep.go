@@ -8,6 +8,7 @@ import (
 
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/dataset"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -49,7 +50,7 @@ func (r *Runner) grow(ctx context.Context, s *state, size int) {
 	if s.stopped != "" || s.setup != nil || s.d == nil {
 		return
 	}
-	shape := SweepShape(r.Opts.Sizes, size, r.Opts.PerNamespace)
+	shape := dataset.SweepShape(r.Opts.Sizes, size, r.Opts.PerNamespace)
 	r.logf("%s: growing the dataset to %d tables (%+v)", s.c.Name(), shape.Tables(), shape)
 	gctx, cancel := r.setupContext(ctx, s)
 	defer cancel()

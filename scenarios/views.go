@@ -13,6 +13,7 @@ import (
 
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/dataset"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -52,7 +53,7 @@ func viewSQL(n int) string { return fmt.Sprintf("SELECT id, ts FROM t000000 WHER
 
 // newViewVersion is version id of a view in ns.
 func newViewVersion(id int64, n int, ns table.Identifier) (*view.Version, error) {
-	v, err := view.NewVersionFromSQL(id, Schema.ID, viewSQL(n), ns)
+	v, err := view.NewVersionFromSQL(id, dataset.Schema.ID, viewSQL(n), ns)
 	if err != nil {
 		return nil, fmt.Errorf("view version: %w", err)
 	}
@@ -71,14 +72,14 @@ type viewSet struct {
 // error it drops what it made.
 func makeViews(ctx context.Context, vc competitors.ViewCatalog, env *Env) (*viewSet, error) {
 	s := &viewSet{perLeaf: ViewsPerLeaf(env.Opts)}
-	for _, leaf := range env.Dataset.leaves() {
+	for _, leaf := range env.Dataset.Leaves() {
 		for j := range s.perLeaf {
 			id := append(append(table.Identifier{}, leaf...), fmt.Sprintf("view_r%d_%03d", env.Round, j))
 			ver, err := newViewVersion(1, 0, leaf)
 			if err != nil {
 				return nil, errors.Join(err, s.drop(vc))
 			}
-			v, err := vc.CreateView(ctx, id, ver, Schema)
+			v, err := vc.CreateView(ctx, id, ver, dataset.Schema)
 			if err != nil {
 				return nil, errors.Join(fmt.Errorf("create view %s: %w", strings.Join(id, "."), err), s.drop(vc))
 			}
@@ -165,12 +166,12 @@ func listViewsOp(vc competitors.ViewCatalog, ns table.Identifier, want int) Op {
 		n := 0
 		for _, err := range vc.ListViews(ctx, ns) {
 			if err != nil {
-				return fmt.Errorf("list views %s: %w", nsString(ns), err)
+				return fmt.Errorf("list views %s: %w", dataset.NamespaceString(ns), err)
 			}
 			n++
 		}
 		if n != want {
-			return fmt.Errorf("list views %s: got %d, want %d", nsString(ns), n, want)
+			return fmt.Errorf("list views %s: got %d, want %d", dataset.NamespaceString(ns), n, want)
 		}
 		return nil
 	}
@@ -224,7 +225,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				if _, err := vc.CreateView(ctx, id, ver, Schema); err != nil {
+				if _, err := vc.CreateView(ctx, id, ver, dataset.Schema); err != nil {
 					return fmt.Errorf("create view %s: %w", strings.Join(id, "."), err)
 				}
 				made.ids = append(made.ids, id)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/dataset"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -129,7 +130,7 @@ func runOwnCommits(ctx context.Context, cat icecatalog.Catalog, ns table.Identif
 	uuids := make([]uuid.UUID, workers)
 	for w := range tables {
 		id := append(append(table.Identifier{}, ns...), fmt.Sprintf("%s_w%d", prefix, w))
-		tbl, err := cat.CreateTable(ctx, id, Schema)
+		tbl, err := cat.CreateTable(ctx, id, dataset.Schema)
 		if err != nil {
 			return Outcome{}, Skip("create commit tables: " + err.Error())
 		}
@@ -213,7 +214,7 @@ var errBranchDropped = errors.New("the catalog did not keep a table's own branch
 // B (B's parent is A) and the branch on A, and returns their ids.
 func setupContended(ctx context.Context, cat icecatalog.Catalog, id table.Identifier, created func(...table.Identifier)) ([2]int64, error) {
 	snaps := [2]int64{1, 2}
-	tbl, err := cat.CreateTable(ctx, id, Schema)
+	tbl, err := cat.CreateTable(ctx, id, dataset.Schema)
 	if err != nil {
 		return snaps, err
 	}

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/nordisk/katbench/scenarios"
+	"github.com/nordisk/katbench/listing"
 )
 
 func init() {
@@ -11,6 +11,6 @@ func init() {
 		Use:   "list",
 		Short: "List competitors and scenarios",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return scenarios.WriteList(cmd.OutOrStdout()) },
+		RunE:  func(cmd *cobra.Command, _ []string) error { return listing.WriteList(cmd.OutOrStdout()) },
 	})
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/internal/analysis"
-	"github.com/nordisk/katbench/scenarios"
+	"github.com/nordisk/katbench/listing"
 )
 
 func init() {
@@ -34,7 +34,7 @@ labels or runs exit 2.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			err := analysis.UpdateReadmes(analysis.ReadmeOptions{Files: files, History: history, Labels: labels,
-				Sections: scenarios.ReadmeSections(), Check: check, Log: cmd.ErrOrStderr()})
+				Sections: listing.ReadmeSections(), Check: check, Log: cmd.ErrOrStderr()})
 			if errors.Is(err, analysis.ErrReadmeInput) {
 				return asUsage(err)
 			}

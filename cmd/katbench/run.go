@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/disturb"
 	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/workspace"
@@ -48,21 +49,21 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 // options turns flags (and the environment's KATBENCH_TEST_DELAY_US and
 // JOB_COMPLETION_INDEX) into runner options and the neighbour's config,
 // rejecting bad values before anything is created.
-func (f *benchFlags) options(cmd *cobra.Command, run *results.Run) (scenarios.Options, scenarios.NeighbourConfig, error) {
+func (f *benchFlags) options(cmd *cobra.Command, run *results.Run) (scenarios.Options, disturb.NeighbourConfig, error) {
 	if err := output.CheckFormat(f.format); err != nil {
-		return scenarios.Options{}, scenarios.NeighbourConfig{}, err
+		return scenarios.Options{}, disturb.NeighbourConfig{}, err
 	}
 	s := f.s
 	s.FromFlags(cmd.Flags())
 	s.Shard.JobIndex = os.Getenv("JOB_COMPLETION_INDEX")
 	d, err := scenarios.ParseTestDelay(os.Getenv(envTestDelay))
 	if err != nil {
-		return scenarios.Options{}, scenarios.NeighbourConfig{}, usagef("%s=%v", envTestDelay, err)
+		return scenarios.Options{}, disturb.NeighbourConfig{}, usagef("%s=%v", envTestDelay, err)
 	}
 	s.Delay = d
 	o, err := s.Options(run.ID)
 	if err != nil {
-		return o, scenarios.NeighbourConfig{}, err
+		return o, disturb.NeighbourConfig{}, err
 	}
 	nb, err := s.Background.Config()
 	return o, nb, err
@@ -154,7 +155,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var lines results.Collector
-	sink, stopNeighbour, err := scenarios.WithNeighbour(ctx, neighbour, dir, results.Tee{out.Sink(f.label), &lines})
+	sink, stopNeighbour, err := disturb.WithNeighbour(ctx, neighbour, dir, results.Tee{out.Sink(f.label), &lines})
 	if err != nil {
 		return errors.Join(err, out.Close())
 	}

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nordisk/katbench/disturb"
 	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
-	"github.com/nordisk/katbench/scenarios"
 	"github.com/nordisk/katbench/scenarios/s3bench"
 	"github.com/nordisk/katbench/transport"
 	"github.com/nordisk/katbench/transport/s3"
@@ -142,7 +142,7 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	cfg.Log, cfg.Progress = r.Log, r.Progress
 	eps := s3bench.Endpoints{Control: f.control, KeepAlive: f.keepAlive, Endpoint: endpoint}
 	if f.background {
-		stopLoad, err := scenarios.StartBusyLoad(2)
+		stopLoad, err := disturb.StartBusyLoad(2)
 		if err != nil {
 			return err
 		}

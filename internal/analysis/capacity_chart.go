@@ -17,7 +17,7 @@ import (
 // objective, with the objective drawn in as a horizontal line.
 
 // capacityStep is one step as a capacity line writes it
-// (scenarios.CapacityStep).
+// (workload.CapacityStep).
 type capacityStep struct {
 	Rate     float64            `json:"rate"`
 	Achieved float64            `json:"achieved"`

@@ -20,4 +20,9 @@
 // The benchmark knows a catalog only as an iceberg-go catalog.Catalog (through
 // package competitors); which S3 transport carries the bytes is decided by
 // the IO properties the caller gave each lane's catalog.
+//
+// A new data-plane scenario is one scenario_*.go file here. dataplane runs
+// on bench's engine and may import bench, competitors (to open the
+// catalog a lane commits to), transport, scenarios/s3bench and internal
+// packages; never scenarios (the catalog scenarios), workload or dataset.
 package dataplane

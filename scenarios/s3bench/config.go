@@ -1,8 +1,3 @@
-// Package s3bench is the S3 byte-transport micro-bench behind
-// `katbench transport`: HEAD, GET and PUT through minio-go over each byte
-// transport (net/http, io_uring), interleaved round by round in one run so
-// machine drift hits every transport alike, one result line per
-// (transport, op, size, concurrency).
 package s3bench
 
 import (

@@ -1,4 +1,4 @@
-package scenarios
+package dataset
 
 import (
 	"bytes"
@@ -182,19 +182,39 @@ func historyNamespace(root string, n int) table.Identifier {
 	return table.Identifier{root + "_history", "s" + strconv.Itoa(n)}
 }
 
-// historyLevel returns level n on env's competitor, building it on first
+// HistoryBuild is what building a history level on one competitor
+// needs: the competitor, the run's root namespace and history settings,
+// the setup workers it tolerates, where to record the tables it creates
+// (dropped at the end of the run) and where to log.
+type HistoryBuild struct {
+	Competitor competitors.Competitor
+	Root       string
+	History    History
+	Parallel   int
+	// Created records created tables; safe for concurrent use.
+	Created func(ids ...table.Identifier)
+	// Log receives one line per build step; nil logs nothing.
+	Log io.Writer
+}
+
+func (b HistoryBuild) logf(format string, args ...any) {
+	if b.Log != nil {
+		fmt.Fprintf(b.Log, format+"\n", args...)
+	}
+}
+
+// HistoryLevel returns level n on b's competitor, building it on first
 // use. The namespaces and tables it creates are dropped with the dataset.
 // A level that could not be built returns the same error on every call.
-// Called from a scenario's Run, which the runner calls from one goroutine.
-func (env *Env) historyLevel(ctx context.Context, n int) (*HistoryLevel, error) {
-	d := env.Dataset
+// Not safe for concurrent use: a run builds levels from one goroutine.
+func (d *Dataset) HistoryLevel(ctx context.Context, b HistoryBuild, n int) (*HistoryLevel, error) {
 	if d.history == nil {
 		d.history = map[int]*historyResult{}
 	}
 	if r, ok := d.history[n]; ok {
 		return r.lv, r.err
 	}
-	lv, err := buildHistoryLevel(ctx, env, n)
+	lv, err := d.buildHistoryLevel(ctx, b, n)
 	d.history[n] = &historyResult{lv, err}
 	return lv, err
 }
@@ -205,19 +225,17 @@ type registerer interface {
 	RegisterTable(ctx context.Context, ident table.Identifier, metadataLocation string) (*table.Table, error)
 }
 
-// buildHistoryLevel creates level n's namespace and tables on env's
+// buildHistoryLevel creates level n's namespace and tables on b's
 // competitor.
-func buildHistoryLevel(ctx context.Context, env *Env, n int) (*HistoryLevel, error) {
-	o := env.Opts
-	cat := env.Competitor.Catalog()
-	ns := historyNamespace(o.Namespace, n)
-	d := env.Dataset
+func (d *Dataset) buildHistoryLevel(ctx context.Context, b HistoryBuild, n int) (*HistoryLevel, error) {
+	cat := b.Competitor.Catalog()
+	ns := historyNamespace(b.Root, n)
 	for i := range ns {
 		id := ns[:i+1]
 		if d.hasNamespace(id) {
 			continue
 		}
-		err := SetupRetry.do(ctx, func(again bool) error {
+		err := SetupRetry.Do(ctx, func(again bool) error {
 			err := cat.CreateNamespace(ctx, id, iceberg.Properties{"katbench": "history"})
 			if again && errors.Is(err, icecatalog.ErrNamespaceAlreadyExists) {
 				return nil
@@ -225,18 +243,18 @@ func buildHistoryLevel(ctx context.Context, env *Env, n int) (*HistoryLevel, err
 			return err
 		})
 		if err != nil {
-			return nil, fmt.Errorf("create namespace %s: %w", nsString(id), err)
+			return nil, fmt.Errorf("create namespace %s: %w", NamespaceString(id), err)
 		}
 		// Drop removes it with the dataset (children before parents).
 		d.historyNS = append(d.historyNS, append(table.Identifier{}, id...))
 	}
-	mode := o.History.Build
-	reg, canRegister := env.Competitor.Catalog().(registerer)
+	mode := b.History.Build
+	reg, canRegister := cat.(registerer)
 	if mode == HistoryRegister && !canRegister {
-		return nil, fmt.Errorf("%s's client (%T) cannot register tables", env.Competitor.Name(), cat)
+		return nil, fmt.Errorf("%s's client (%T) cannot register tables", b.Competitor.Name(), cat)
 	}
 	useRegister := canRegister && mode != HistoryCommits
-	ids := make([]table.Identifier, o.History.Tables)
+	ids := make([]table.Identifier, b.History.Tables)
 	for i := range ids {
 		ids[i] = append(append(table.Identifier{}, ns...), fmt.Sprintf("h%03d", i))
 	}
@@ -254,7 +272,7 @@ func buildHistoryLevel(ctx context.Context, env *Env, n int) (*HistoryLevel, err
 	}
 	build := func(ctx context.Context, id table.Identifier, register bool) error {
 		var tbl *table.Table
-		err := SetupRetry.do(ctx, func(again bool) error {
+		err := SetupRetry.Do(ctx, func(again bool) error {
 			var err error
 			tbl, err = cat.CreateTable(ctx, id, Schema)
 			if again && errors.Is(err, icecatalog.ErrTableAlreadyExists) {
@@ -265,12 +283,12 @@ func buildHistoryLevel(ctx context.Context, env *Env, n int) (*HistoryLevel, err
 		if err != nil {
 			return fmt.Errorf("create: %w", err)
 		}
-		env.Created(id)
+		b.Created(id)
 		snaps, err := writeSnapshots(ctx, tbl, n)
 		if err != nil {
 			// The reason names paths: it goes to the log, the line says
 			// only that the lists are missing.
-			env.logf("%s: %s: manifest lists not written: %v", env.Competitor.Name(), strings.Join(id, "."), err)
+			b.logf("%s: %s: manifest lists not written: %v", b.Competitor.Name(), strings.Join(id, "."), err)
 			note("manifest lists not written (the client could not write to the table's location)")
 		}
 		if register {
@@ -278,16 +296,13 @@ func buildHistoryLevel(ctx context.Context, env *Env, n int) (*HistoryLevel, err
 		}
 		return commitHistory(ctx, cat, tbl, snaps)
 	}
-	parallel := o.Parallel
-	if p := env.Target.Factory.SetupParallel; p > 0 && p < parallel {
-		parallel = p
-	}
+	parallel := b.Parallel
 	start := time.Now()
 	// The first table alone: in auto mode a register the server refuses
 	// turns the level to commits.
 	err := build(ctx, ids[0], useRegister)
 	if err != nil && useRegister && mode == HistoryAuto {
-		env.logf("%s: register refused, building the history by commits: %v", env.Competitor.Name(), err)
+		b.logf("%s: register refused, building the history by commits: %v", b.Competitor.Name(), err)
 		note("register refused by the server: built by commits")
 		useRegister, lv.Built = false, HistoryCommits
 		if derr := cat.DropTable(ctx, ids[0]); derr != nil && !errors.Is(derr, icecatalog.ErrNoSuchTable) {
@@ -298,7 +313,7 @@ func buildHistoryLevel(ctx context.Context, env *Env, n int) (*HistoryLevel, err
 	built := []table.Identifier{ids[0]}
 	if err == nil {
 		var rest []table.Identifier
-		rest, err = parallelDo(ctx, ids[1:], parallel, func(ctx context.Context, id table.Identifier) error {
+		rest, err = ParallelDo(ctx, ids[1:], parallel, func(ctx context.Context, id table.Identifier) error {
 			return build(ctx, id, useRegister)
 		}, nil)
 		built = append(built, rest...)
@@ -308,8 +323,8 @@ func buildHistoryLevel(ctx context.Context, env *Env, n int) (*HistoryLevel, err
 		return nil, fmt.Errorf("build %d-snapshot tables (%s): %w", n, lv.Built, err)
 	}
 	lv.Tables = built
-	env.logf("%s: %d tables with %d snapshots built by %s in %v", env.Competitor.Name(), len(built), n, lv.Built, lv.BuildTime.Round(time.Millisecond))
-	if err := lv.measure(ctx, env.Competitor); err != nil {
+	b.logf("%s: %d tables with %d snapshots built by %s in %v", b.Competitor.Name(), len(built), n, lv.Built, lv.BuildTime.Round(time.Millisecond))
+	if err := lv.measure(ctx, b.Competitor); err != nil {
 		return nil, err
 	}
 	return lv, nil
@@ -573,10 +588,4 @@ func (lv *HistoryLevel) measure(ctx context.Context, c competitors.Competitor) e
 	}
 	lv.MetadataBytes, lv.MetadataBytesOf = len(raw), "metadata re-encoded by the client"
 	return nil
-}
-
-func (env *Env) logf(format string, args ...any) {
-	if env.Opts.Log != nil {
-		fmt.Fprintf(env.Opts.Log, format+"\n", args...)
-	}
 }

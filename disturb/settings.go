@@ -1,4 +1,4 @@
-package scenarios
+package disturb
 
 import (
 	"context"
@@ -6,7 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/pflag"
+
+	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/usage"
 )
 
 // NeighbourSettings are --background-io and --background-io-rate as
@@ -24,13 +28,20 @@ func (b NeighbourSettings) Config() (NeighbourConfig, error) {
 	}
 	size, err := parseBytes(b.Size)
 	if err != nil || size < 1<<20 {
-		return NeighbourConfig{}, settingsf("--background-io %q: want a size of at least 1MiB, e.g. 1GiB", b.Size)
+		return NeighbourConfig{}, usage.Errorf(bench.ErrSettings, "--background-io %q: want a size of at least 1MiB, e.g. 1GiB", b.Size)
 	}
 	rate, err := parseBytes(b.Rate)
 	if err != nil {
-		return NeighbourConfig{}, settingsf("--background-io-rate %q: want bytes per second, e.g. 128MiB (0 = unthrottled)", b.Rate)
+		return NeighbourConfig{}, usage.Errorf(bench.ErrSettings, "--background-io-rate %q: want bytes per second, e.g. 128MiB (0 = unthrottled)", b.Rate)
 	}
 	return NeighbourConfig{Size: size, Rate: rate}, nil
+}
+
+// RegisterFlags adds --background-io and --background-io-rate.
+func (b *NeighbourSettings) RegisterFlags(fl *pflag.FlagSet) {
+	fl.StringVar(&b.Size, "background-io", "", "run with a neighbour writing a file of this size (e.g. 1GiB) over and over in the run's directory, "+
+		"without syncing, from the first scenario to the last; its file is removed when the run ends (none by default)")
+	fl.StringVar(&b.Rate, "background-io-rate", "128MiB", "with --background-io: the neighbour's write rate per second (e.g. 64MiB; 0 = as fast as the disk takes it)")
 }
 
 // WithNeighbour starts the neighbour cfg in dir/background-io when

@@ -1,13 +1,12 @@
-package scenarios
+package listing
 
 import (
 	"fmt"
-	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/scenarios"
 )
 
 // ReadmeSections are the generated sections of the README and docs (see
@@ -29,10 +28,10 @@ func ReadmeSections() map[string]string {
 	byStem := map[string]*row{}
 	var durability []string
 	durSeen := map[string]bool{}
-	for _, sc := range Plan(DefaultThreads) {
+	for _, sc := range scenarios.Plan(scenarios.DefaultThreads) {
 		// A levelled scenario is one row: its stem with the thread levels.
 		stem, level := sc.Name, ""
-		if t := fmt.Sprintf(".t%d", sc.Threads); strings.HasSuffix(sc.Name, t) && LevelName(strings.TrimSuffix(sc.Name, t), sc.Threads) == sc.Name {
+		if t := fmt.Sprintf(".t%d", sc.Threads); strings.HasSuffix(sc.Name, t) && scenarios.LevelName(strings.TrimSuffix(sc.Name, t), sc.Threads) == sc.Name {
 			stem, level = strings.TrimSuffix(sc.Name, t), fmt.Sprint(sc.Threads)
 		}
 		if sc.Kind == bench.KindDurability {
@@ -103,32 +102,4 @@ func mdCode(s string) string {
 		return ""
 	}
 	return "`" + mdCell(s) + "`"
-}
-
-// WriteList writes what `katbench list` prints: the competitors, the
-// scenarios, the mixes and the operations a mix can weigh, as aligned
-// columns.
-func WriteList(out io.Writer) error {
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "COMPETITOR\tARGS\tSTORE\tDESCRIPTION")
-	for _, f := range competitors.All() {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", f.Name, f.Usage, f.Store, f.Description)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "SCENARIO\tKIND\tTHREADS\tMETRIC\tBETTER\tDESCRIPTION")
-	for _, s := range Plan(DefaultThreads) {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\n", s.Name, s.Kind, s.Threads, s.Metric, s.Metric.Better(), s.Doc)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "SCENARIO\tCOMMAND\tDIMENSIONS\tNEEDS\tDESCRIPTION")
-	for _, s := range bench.BenchScenarios(bench.BenchRun) {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Bench, bench.DimsText(s), bench.NeedsText(s), s.Doc)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "MIX\tKEYS\tWEIGHTS\tDESCRIPTION")
-	for _, m := range Mixes() {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", m.Name, m.Keys, m, m.Doc)
-	}
-	fmt.Fprintf(w, "(operations a --mix can weigh: %s)\n", strings.Join(MixOps(), ", "))
-	return w.Flush()
 }

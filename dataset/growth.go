@@ -1,4 +1,4 @@
-package scenarios
+package dataset
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
 )
@@ -49,7 +50,7 @@ func (d *Dataset) leafNamespaces(depth int) []table.Identifier {
 // them) even when it stops early; the error says why it stopped.
 func (d *Dataset) Grow(ctx context.Context, cat icecatalog.Catalog, shape Shape, parallel int, progress bench.Progress) error {
 	return d.grow(ctx, cat, shape, func(todo []table.Identifier) ([]table.Identifier, error) {
-		return parallelDo(ctx, todo, parallel, createDatasetTable(cat), func(done int) {
+		return ParallelDo(ctx, todo, parallel, createDatasetTable(cat), func(done int) {
 			bench.Step(progress, "tables", len(d.Tables)+done, len(d.Tables)+len(todo))
 		})
 	})

@@ -1,4 +1,4 @@
-package scenarios
+package disturb
 
 import (
 	"context"

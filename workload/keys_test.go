@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"math/rand/v2"
@@ -12,8 +12,8 @@ func draw(t *testing.T, spec string, n, draws int) []int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ks := newKeySpace(k, n, 9)
-	choose := ks.chooser(rand.New(rand.NewPCG(9, 1)))
+	ks := NewKeySpace(k, n, 9)
+	choose := ks.Chooser(rand.New(rand.NewPCG(9, 1)))
 	hits := make([]int, n)
 	for range draws {
 		i := choose()
@@ -29,7 +29,7 @@ func TestKeyDistributions(t *testing.T) {
 	const n, draws = 100, 100_000
 	// hotspot:0.1:0.9: ten tables get 90 % of the operations.
 	hits := draw(t, "hotspot:0.1:0.9", n, draws)
-	ks := newKeySpace(Keys{Dist: "hotspot", Fraction: 0.1, Share: 0.9}, n, 9)
+	ks := NewKeySpace(Keys{Dist: "hotspot", Fraction: 0.1, Share: 0.9}, n, 9)
 	hot := 0
 	for _, i := range ks.perm[:ks.hot] {
 		hot += hits[i]

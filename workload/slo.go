@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"errors"
@@ -85,7 +85,7 @@ func ParseSLO(s string) (SLO, error) {
 		}
 		var o Objective
 		if op, p, ok := strings.Cut(lhs, ":"); ok {
-			if _, known := mixOps[op]; !known {
+			if _, known := ops[op]; !known {
 				return SLO{}, fmt.Errorf("%w: %q: unknown operation %q (operations: %s)", ErrBadSLO, part, op, strings.Join(MixOps(), ", "))
 			}
 			o.Op, lhs = op, p
@@ -121,10 +121,10 @@ func (s SLO) CheckMix(m Mix) error {
 	return nil
 }
 
-// judge says whether a step met the SLO: its values per objective (µs),
+// Judge says whether a step met the SLO: its values per objective (µs),
 // and why not when it did not. total is the whole mix; byOp its
 // operations'.
-func (s SLO) judge(total *results.Recorder, byOp map[string]*results.Recorder) (values map[string]float64, met bool, why string) {
+func (s SLO) Judge(total *results.Recorder, byOp map[string]*results.Recorder) (values map[string]float64, met bool, why string) {
 	values = map[string]float64{}
 	met = true
 	all := total.Count() + total.Errors()

@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"strings"
@@ -24,8 +24,8 @@ func fakeStep(c Capacity, rate, knee, keepUpTo float64) CapacityStep {
 	if rate > keepUpTo {
 		achieved = keepUpTo
 	}
-	st := CapacityStep{Rate: rate, Achieved: achieved, Ops: 1000, rec: rec}
-	c.judge(&st, rec, map[string]*results.Recorder{"load_table": rec})
+	st := CapacityStep{Rate: rate, Achieved: achieved, Ops: 1000, Rec: rec}
+	c.Judge(&st, rec, map[string]*results.Recorder{"load_table": rec})
 	return st
 }
 
@@ -144,10 +144,10 @@ func TestCapacitySettings(t *testing.T) {
 			t.Errorf("%+v accepted", cc)
 		}
 	}
-	if d := c.stepDuration(100); d != 10*time.Second {
+	if d := c.StepDurationAt(100); d != 10*time.Second {
 		t.Fatalf("1000 ops at 100/s: step %v, want 10 s (capped at 10× the 1 s step)", d)
 	}
-	if d := c.stepDuration(1e5); d != time.Second {
+	if d := c.StepDurationAt(1e5); d != time.Second {
 		t.Fatalf("step at 100k/s: %v", d)
 	}
 }

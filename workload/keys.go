@@ -1,4 +1,4 @@
-package scenarios
+package workload
 
 import (
 	"errors"
@@ -121,11 +121,11 @@ func (k Keys) String() string {
 	return k.Dist
 }
 
-// keySpace is a distribution over n tables, shared by the workers of one
+// KeySpace is a distribution over n tables, shared by the workers of one
 // run: its fixed permutation (so the hot tables of zipf and hotspot are
 // spread over the namespace tree, the same ones on every competitor) and
 // the shared cursor of "sequential". Safe for concurrent use.
-type keySpace struct {
+type KeySpace struct {
 	k    Keys
 	n    int
 	perm []int
@@ -134,8 +134,9 @@ type keySpace struct {
 	seed uint64
 }
 
-func newKeySpace(k Keys, n int, seed uint64) *keySpace {
-	ks := &keySpace{k: k, n: n, seed: seed}
+// NewKeySpace is k over n tables, its permutation drawn from seed.
+func NewKeySpace(k Keys, n int, seed uint64) *KeySpace {
+	ks := &KeySpace{k: k, n: n, seed: seed}
 	if n == 0 {
 		return ks
 	}
@@ -144,10 +145,10 @@ func newKeySpace(k Keys, n int, seed uint64) *keySpace {
 	return ks
 }
 
-// chooser returns worker w's key chooser: a function returning a table
+// Chooser returns worker w's key chooser: a function returning a table
 // index below n, drawn from its own seeded source. Not safe for
 // concurrent use.
-func (ks *keySpace) chooser(r *rand.Rand) func() int {
+func (ks *KeySpace) Chooser(r *rand.Rand) func() int {
 	n := ks.n
 	if n == 0 {
 		return func() int { return 0 }

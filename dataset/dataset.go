@@ -1,4 +1,4 @@
-package scenarios
+package dataset
 
 import (
 	"context"
@@ -118,10 +118,10 @@ type Retry struct {
 // SetupRetry is the policy of Build and Drop.
 var SetupRetry = Retry{Attempts: 6, Base: 50 * time.Millisecond, Max: 2 * time.Second, Transient: competitors.Transient}
 
-// do runs fn until it succeeds, fails for good, or the attempts are spent.
+// Do runs fn until it succeeds, fails for good, or the attempts are spent.
 // again tells fn whether an earlier attempt failed (so an "already exists"
 // may be its own earlier, half-answered success).
-func (r Retry) do(ctx context.Context, fn func(again bool) error) error {
+func (r Retry) Do(ctx context.Context, fn func(again bool) error) error {
 	var err error
 	for i := range max(r.Attempts, 1) {
 		if err = fn(i > 0); err == nil || r.Transient == nil || !r.Transient(err) {
@@ -178,7 +178,7 @@ func Build(ctx context.Context, cat icecatalog.Catalog, root string, shape Shape
 			tables = append(tables, append(append(table.Identifier{}, leaf...), fmt.Sprintf("t%06d", t)))
 		}
 	}
-	created, err := parallelDo(ctx, tables, parallel, createDatasetTable(cat),
+	created, err := ParallelDo(ctx, tables, parallel, createDatasetTable(cat),
 		func(done int) { bench.Step(progress, "tables", done, len(tables)) })
 	d.Tables = created
 	d.TablesErr = err
@@ -189,7 +189,7 @@ func Build(ctx context.Context, cat icecatalog.Catalog, root string, shape Shape
 // SetupRetry says; a retry that finds it made by an earlier attempt
 // succeeds.
 func createDatasetNamespace(ctx context.Context, cat icecatalog.Catalog, ns table.Identifier) error {
-	return SetupRetry.do(ctx, func(again bool) error {
+	return SetupRetry.Do(ctx, func(again bool) error {
 		err := cat.CreateNamespace(ctx, ns, iceberg.Properties{"katbench": "dataset"})
 		if again && errors.Is(err, icecatalog.ErrNamespaceAlreadyExists) {
 			return nil // an earlier attempt created it, then failed to say so
@@ -203,8 +203,8 @@ func createDatasetNamespace(ctx context.Context, cat icecatalog.Catalog, ns tabl
 func (d *Dataset) Drop(ctx context.Context, cat icecatalog.Catalog, extra []table.Identifier, parallel int, progress bench.Progress) error {
 	all := append(append([]table.Identifier{}, d.Tables...), extra...)
 	var errs []error
-	_, err := parallelDo(ctx, all, parallel, func(ctx context.Context, id table.Identifier) error {
-		return SetupRetry.do(ctx, func(bool) error {
+	_, err := ParallelDo(ctx, all, parallel, func(ctx context.Context, id table.Identifier) error {
+		return SetupRetry.Do(ctx, func(bool) error {
 			if err := cat.DropTable(ctx, id); err != nil && !errors.Is(err, icecatalog.ErrNoSuchTable) {
 				return err
 			}
@@ -214,7 +214,7 @@ func (d *Dataset) Drop(ctx context.Context, cat icecatalog.Catalog, extra []tabl
 	errs = append(errs, err)
 	nss := append(append([]table.Identifier{}, d.Namespaces...), d.historyNS...)
 	for i := len(nss) - 1; i >= 0; i-- {
-		err := SetupRetry.do(ctx, func(bool) error { return cat.DropNamespace(ctx, nss[i]) })
+		err := SetupRetry.Do(ctx, func(bool) error { return cat.DropNamespace(ctx, nss[i]) })
 		if err != nil && !errors.Is(err, icecatalog.ErrNoSuchNamespace) {
 			errs = append(errs, fmt.Errorf("drop namespace %s: %w", strings.Join(nss[i], "."), err))
 		}
@@ -222,9 +222,9 @@ func (d *Dataset) Drop(ctx context.Context, cat icecatalog.Catalog, extra []tabl
 	return errors.Join(errs...)
 }
 
-// parallelDo applies fn to every id with n workers and stops at the first
+// ParallelDo applies fn to every id with n workers and stops at the first
 // error. It returns exactly the ids that succeeded, in input order.
-func parallelDo(ctx context.Context, ids []table.Identifier, n int, fn func(context.Context, table.Identifier) error, tick func(done int)) ([]table.Identifier, error) {
+func ParallelDo(ctx context.Context, ids []table.Identifier, n int, fn func(context.Context, table.Identifier) error, tick func(done int)) ([]table.Identifier, error) {
 	if n < 1 {
 		n = 1
 	}
@@ -278,7 +278,7 @@ func parallelDo(ctx context.Context, ids []table.Identifier, n int, fn func(cont
 // attempt succeeds.
 func createDatasetTable(cat icecatalog.Catalog) func(context.Context, table.Identifier) error {
 	return func(ctx context.Context, id table.Identifier) error {
-		return SetupRetry.do(ctx, func(again bool) error {
+		return SetupRetry.Do(ctx, func(again bool) error {
 			_, err := cat.CreateTable(ctx, id, Schema)
 			if again && errors.Is(err, icecatalog.ErrTableAlreadyExists) {
 				return nil
@@ -286,4 +286,13 @@ func createDatasetTable(cat icecatalog.Catalog) func(context.Context, table.Iden
 			return err
 		})
 	}
+}
+
+// NamespaceString is ns as a log or error names it: dotted, "(root)" when
+// empty.
+func NamespaceString(ns table.Identifier) string {
+	if len(ns) == 0 {
+		return "(root)"
+	}
+	return strings.Join(ns, ".")
 }

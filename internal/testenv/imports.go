@@ -1,0 +1,48 @@
+package testenv
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Heavy are the stacks a light package must not link: databases, RPC,
+// S3 clients, iceberg-go and Arrow.
+var Heavy = []string{"jackc/pgx", "sqlite", "google.golang.org/grpc", "bbolt", "aws-sdk", "minio", "apache/iceberg-go", "apache/arrow"}
+
+// CheckImports fails t for every package outside the standard library
+// that the package in the test's directory depends on (go list -deps) and
+// that allowed does not name, and for any among them from Heavy.
+func CheckImports(t testing.TB, allowed []string) {
+	t.Helper()
+	for _, d := range Deps(t) {
+		for _, h := range Heavy {
+			if strings.Contains(d, h) {
+				t.Errorf("depends on %s (%s)", d, h)
+			}
+		}
+		if !slices.Contains(allowed, d) {
+			t.Errorf("depends on %s, which is not among the packages it may import", d)
+		}
+	}
+}
+
+// Deps lists the packages outside the standard library that the package
+// in the test's directory depends on, itself included (go list -deps).
+func Deps(t testing.TB) []string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		Need(t, "the go command (to list the package's dependencies)", err)
+	}
+	out, err := exec.Command(gobin, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) == 0 {
+		t.Fatal("go list -deps listed nothing, not even the package itself")
+	}
+	return deps
+}
