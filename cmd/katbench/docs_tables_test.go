@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -20,6 +21,23 @@ func TestDocsTablesAreGenerated(t *testing.T) {
 	names := docPages(t)
 	for _, name := range names {
 		checkTablesGenerated(t, name, readRepoFile(t, name))
+	}
+	// A page with generated blocks is one `katbench readme` (and so
+	// --check, in make check) rewrites: otherwise its blocks could go stale
+	// unnoticed.
+	readme, _, err := rootCmd.Find([]string{"readme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := readme.Flags().Lookup("file")
+	if files == nil {
+		t.Fatal("katbench readme has no --file flag")
+	}
+	defaults := strings.Split(strings.Trim(files.DefValue, "[]"), ",")
+	for _, name := range names {
+		if hasGeneratedBlock(readRepoFile(t, name)) && !slices.Contains(defaults, name) {
+			t.Errorf("%s has generated blocks but is not among `katbench readme`'s default --file list %v", name, defaults)
+		}
 	}
 	// The result pages exist to show generated tables: one without any
 	// lost its results.
@@ -118,6 +136,17 @@ func checkTablesGenerated(t *testing.T, name, text string) {
 			t.Errorf("%s:%d: a measured table row outside a generated block (generate it with a katbench:table block, or say the finding in words with the command that reproduces it): %s", name, i+1, l)
 		}
 	}
+}
+
+// hasGeneratedBlock says whether text has a generated table or section.
+func hasGeneratedBlock(text string) bool {
+	for _, l := range strings.Split(text, "\n") {
+		s := strings.TrimSpace(l)
+		if strings.HasPrefix(s, "<!-- katbench:table ") || strings.HasPrefix(s, "<!-- katbench:generated ") {
+			return true
+		}
+	}
+	return false
 }
 
 func hasGeneratedTable(text string) bool {
