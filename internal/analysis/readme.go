@@ -42,7 +42,8 @@ import (
 // its short form, quiet beside neighbour=LABEL, see writesSummary), layout=verify
 // (a `katbench verify` run's cells, see verifyTable), layout=workers (the
 // merged lines of every run with the label, by worker count, see
-// workersTable), and cmd="…" (the
+// workersTable), layout=capacity-runs (every capacity run with the
+// label, one row each, see capacityRunsTable), and cmd="…" (the
 // command, for lines that do not record it).
 //
 // Generated sections hold text that is not a measurement but must not
@@ -351,7 +352,8 @@ func renderBlock(b Block, src Sources) (string, error) {
 		err  error
 	)
 	label := ""
-	if b.Attrs["layout"] == "workers" {
+	if lay := b.Attrs["layout"]; lay == "workers" || lay == "capacity-runs" {
+		// Multi-run layouts: every run with the label, not the newest.
 		label = b.Name
 		if l := b.Attrs["label"]; l != "" {
 			label = l
@@ -360,7 +362,12 @@ func renderBlock(b Block, src Sources) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		body, err := workersTable(narrow(b, lines))
+		var body string
+		if lay == "workers" {
+			body, err = workersTable(narrow(b, lines))
+		} else {
+			body, err = capacityRunsTable(b, lines)
+		}
 		if err != nil {
 			return "", err
 		}
