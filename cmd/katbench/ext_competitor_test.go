@@ -10,8 +10,9 @@ import (
 )
 
 // A competitor in one file: the embedded catalog under another name, in a
-// directory of its own, with a param of its own and one optional
-// argument it checks.
+// directory of its own, with a param of its own, one optional argument it
+// checks, and the embedded catalog's file-system floor beside it (its
+// declared Floor, not its name, makes the floor run).
 
 const extCompetitorName = "ext-embedded"
 
@@ -21,6 +22,7 @@ func init() {
 		Usage:       "[LABEL]",
 		Description: "the embedded catalog under another name (a test extension)",
 		Store:       competitors.StoreBbolt,
+		Floor:       competitors.FloorName,
 		CheckArgs: func(args []string) error {
 			if len(args) > 1 || len(args) == 1 && strings.Trim(args[0], "abcdefghijklmnopqrstuvwxyz") != "" {
 				return fmt.Errorf("want at most one lower-case LABEL, got %q", args)
@@ -67,6 +69,17 @@ func TestExtCompetitor(t *testing.T) {
 		t.Errorf("params ext_label %v store %v, want mine and %s", params["ext_label"], params["store"], competitors.StoreBbolt)
 	}
 
+	t.Run("floor beside it", func(t *testing.T) {
+		const scenario = "create_table.throughput.t1"
+		targets := map[any]bool{}
+		for _, l := range extLines(t, nil, scenario, "run", extCompetitorName, "--quick", "--scenario", scenario) {
+			targets[l["target"]] = true
+			wantMeasured(t, l)
+		}
+		if !targets[extCompetitorName] || !targets[competitors.FloorName] || len(targets) != 2 {
+			t.Errorf("%s lines for %v, want %s and its floor %s", scenario, targets, extCompetitorName, competitors.FloorName)
+		}
+	})
 	t.Run("bad argument", func(t *testing.T) {
 		wantExtUsageError(t, nil, []string{"run", extCompetitorName + "=Not-A-Label", "--quick"}, extCompetitorName, "LABEL")
 	})
