@@ -20,9 +20,9 @@ type Operation struct {
 	Name Op
 	// Doc is one line for `katbench list` and --ops's help.
 	Doc string
-	// Size, when not 0, is the operation's one cell size (the object it
-	// reads) and its scenario names no size; 0 means the cells are
-	// Config.Sizes.
+	// Size, when not 0, is the operation's one cell size, the object it
+	// reads (its lines' names carry it, as s3.range's do, and their dims
+	// do not); 0 means the cells are Config.Sizes.
 	Size int64
 	// Do performs one operation on the object key of size bytes in
 	// bucket. An error is a failed operation, counted on the line.
