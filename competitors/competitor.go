@@ -133,6 +133,12 @@ type Factory struct {
 	// competitor writes (FloorName for the embedded catalog). Empty for
 	// none.
 	Floor string
+	// Serve is the `katbench serve` subcommand that serves this
+	// competitor's catalog from a state directory of its own ("rest"):
+	// given no arguments, `katbench verify --kill-every` starts that
+	// server itself, kills it with SIGKILL and restarts it. Empty for
+	// none.
+	Serve string
 	// Durability reports whether the factory may honour Config.Durability
 	// (`katbench list` shows it). Whether a built competitor really runs in
 	// the mode asked for is its [Durable] capability: a remote server

@@ -136,6 +136,7 @@ func init() {
 		Store:       StoreBbolt,
 		Storage:     true,
 		Props:       true,
+		Serve:       "rest",
 		Example: `  katbench rest --quick
   katbench serve rest --addr 127.0.0.1:8181 & katbench rest http://127.0.0.1:8181 --quick
   katbench rest http://127.0.0.1:8181 --prop credential=CLIENT_ID:SECRET --quick
@@ -172,16 +173,6 @@ func registerRemoteREST(s remoteRESTServer) {
 			return c, nil
 		},
 	})
-}
-
-// exampleURL is the base URL shape of the named server ("" when unknown).
-func exampleURL(name string) string {
-	for _, s := range remoteRESTServers {
-		if s.name == name {
-			return s.example
-		}
-	}
-	return ""
 }
 
 // remoteRESTServer describes a REST catalog katbench reaches by URL.
@@ -435,7 +426,7 @@ func newOurREST(ctx context.Context, cfg Config, name string, key *sigV4Key) (Co
 	}
 	maps.Copy(clientProps, cfg.Storage.IOProps)
 	maps.Copy(clientProps, key.clientProps())
-	c, err := dialREST(ctx, name, u, clientProps, cfg.Env.S3, key.credentials())
+	c, err := dialREST(ctx, name, "", u, clientProps, cfg.Env.S3, key.credentials())
 	if err != nil {
 		return nil, errors.Join(err, stopServer())
 	}
@@ -467,7 +458,7 @@ func newChildREST(ctx context.Context, cfg Config, name string, dur catalog.Dura
 		p = map[string]string{}
 	}
 	maps.Copy(p, key.clientProps())
-	c, err := dialREST(ctx, name, "http://"+ch.addr, p, cfg.Env.S3, key.credentials())
+	c, err := dialREST(ctx, name, "", "http://"+ch.addr, p, cfg.Env.S3, key.credentials())
 	if err != nil {
 		return nil, errors.Join(err, ch.stop())
 	}
@@ -526,7 +517,7 @@ func newRemoteREST(ctx context.Context, s remoteRESTServer, cfg Config) (Competi
 	if needWarehouse && p["warehouse"] == "" {
 		return nil, fmt.Errorf("%s: no warehouse (%s_WAREHOUSE is unset): %s", name, env, hint)
 	}
-	c, err := dialREST(ctx, name, strings.TrimRight(u, "/"), p, cfg.Env.S3, nil)
+	c, err := dialREST(ctx, name, s.example, strings.TrimRight(u, "/"), p, cfg.Env.S3, nil)
 	if err != nil {
 		// Only a server that could not be reached suggests starting one; a
 		// refused credential or warehouse says so on its own.
@@ -572,13 +563,14 @@ func props(cfg Config, name string) map[string]string {
 }
 
 // dialREST connects iceberg-go's REST client to base with props mapped to
-// its options. Known keys: credential (id:secret), token, scope, warehouse,
+// its options; example is what a correct base URL of this server looks
+// like, for the error a wrong one gets ("" when there is none to show). Known keys: credential (id:secret), token, scope, warehouse,
 // prefix, oauth2-server-uri, audience, resource, header.<Name>; everything
 // else is handed to the client as an additional property (table IO
 // settings such as s3.endpoint). fallbacks (Env.S3) go to the client's IO
 // too, but not on the line. keys, when not nil, are the SigV4 credentials
 // instead of the AWS chain's.
-func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]string, keys aws.CredentialsProvider) (*restCompetitor, error) {
+func dialREST(ctx context.Context, name, example, base string, p, fallbacks map[string]string, keys aws.CredentialsProvider) (*restCompetitor, error) {
 	tr := newRESTTransport()
 	client := &http.Client{Transport: tr}
 	c := &restCompetitor{client: client, wire: tr.wire, timing: &tr.timing}
@@ -607,7 +599,7 @@ func dialREST(ctx context.Context, name, base string, p, fallbacks map[string]st
 			extra[k] = v
 		}
 	}
-	if err := probeConfig(ctx, client, name, base, exampleURL(name)); err != nil {
+	if err := probeConfig(ctx, client, name, base, example); err != nil {
 		tr.CloseIdleConnections()
 		return nil, err
 	}

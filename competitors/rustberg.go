@@ -37,9 +37,6 @@ var rustbergServers = []remoteRESTServer{
 }
 
 func init() {
-	// In the table exampleURL reads, then registered as the
-	// table's own entries are.
-	remoteRESTServers = append(remoteRESTServers, rustbergServers...)
 	for _, s := range rustbergServers {
 		registerRemoteREST(s)
 	}

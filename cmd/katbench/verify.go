@@ -45,9 +45,24 @@ type verifyFlags struct {
 	keep            bool
 }
 
-// killable are the competitors --kill-every can crash: ours, served by a
-// child `katbench serve` on a fixed address and state directory.
-var killable = map[string][]string{"rest": {"serve", "rest"}}
+// killable reports the `katbench serve` subcommand of a competitor
+// --kill-every can crash: one of ours, served by a child `katbench serve`
+// on a fixed address and state directory (competitors.Factory.Serve).
+func killable(name string) (serve string, ok bool) {
+	fac, err := competitors.Lookup(name)
+	return fac.Serve, err == nil && fac.Serve != ""
+}
+
+// killableNames lists the competitors --kill-every can crash.
+func killableNames() string {
+	var names []string
+	for _, fac := range competitors.All() {
+		if fac.Serve != "" {
+			names = append(names, fac.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
 
 func init() {
 	var f verifyFlags
@@ -148,8 +163,8 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
 		}
 	} else if f.killEvery > 0 {
 		for _, sp := range specs {
-			if _, ok := killable[sp.Name]; !ok || len(sp.Args) > 0 {
-				return usagef("--kill-every crashes a server katbench starts itself, rest (no URL), or the one --kill-pid-file and --restart name; not %s", strings.Join(append([]string{sp.Name}, sp.Args...), " "))
+			if _, ok := killable(sp.Name); !ok || len(sp.Args) > 0 {
+				return usagef("--kill-every crashes a server katbench starts itself, %s (no URL), or the one --kill-pid-file and --restart name; not %s", killableNames(), strings.Join(append([]string{sp.Name}, sp.Args...), " "))
 			}
 		}
 		if serveChild() == nil {
@@ -220,7 +235,7 @@ func verifyTarget(ctx context.Context, f *verifyFlags, run *results.Run, name st
 	if f.pidFile != "" {
 		proc = &commitcheck.ScriptServer{PIDFile: f.pidFile, Command: f.restart, Log: stderr}
 	} else if f.killEvery > 0 {
-		sp := &commitcheck.ServeProcess{Argv: append(append(serveChild(), killable[name]...), "--dir", filepath.Join(cfg.Dir, "server")), Log: stderr}
+		sp := &commitcheck.ServeProcess{Argv: append(serveChild(), "serve", tg.Factory.Serve, "--dir", filepath.Join(cfg.Dir, "server")), Log: stderr}
 		if err := sp.Start(ctx); err != nil {
 			return 0, fmt.Errorf("start %s server: %w", name, err)
 		}
