@@ -15,9 +15,14 @@ import (
 func ReadmeSections() map[string]string {
 	var c strings.Builder
 	c.WriteString("| competitor | arguments | what it is |\n|---|---|---|\n")
+	var names []string
 	for _, f := range competitors.All() {
 		fmt.Fprintf(&c, "| `%s` | %s | %s |\n", f.Name, mdCode(f.Usage), mdCell(f.Description))
+		names = append(names, "`"+f.Name+"`")
 	}
+	// The README names them on one line, so a new competitor is one file
+	// and no README row; the table with what each is lives in the docs.
+	n := strings.Join(names, " · ") + "\n"
 	var s strings.Builder
 	s.WriteString("| scenario | kind | threads | better | what it does |\n|---|---|---|---|---|\n")
 	type row struct {
@@ -90,7 +95,7 @@ func ReadmeSections() map[string]string {
 	if len(durability) > 0 {
 		fmt.Fprintf(&g, "| durability | %s |\n", strings.Join(durability, " "))
 	}
-	return map[string]string{"competitors": c.String(), "scenarios": s.String(), "scenario-kinds": g.String()}
+	return map[string]string{"competitors": c.String(), "competitor-names": n, "scenarios": s.String(), "scenario-kinds": g.String()}
 }
 
 // mdCell makes s safe inside a markdown table cell.
