@@ -60,6 +60,14 @@ func TestReadmeSections(t *testing.T) {
 			t.Errorf("competitor %s has no row", f.Name)
 		}
 	}
+	// The README's line: every name once, in the registry's order, on one line.
+	var names []string
+	for _, f := range competitors.All() {
+		names = append(names, "`"+f.Name+"`")
+	}
+	if want := strings.Join(names, " · ") + "\n"; got["competitor-names"] != want {
+		t.Errorf("competitor-names = %q, want %q", got["competitor-names"], want)
+	}
 	if !strings.Contains(got["scenarios"], "| `"+scenarios.ControlName+"` |") {
 		t.Errorf("no row for the control scenario %s", scenarios.ControlName)
 	}
