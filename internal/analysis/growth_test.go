@@ -109,3 +109,25 @@ func TestSizingLimitsFindTheFirstSlowSize(t *testing.T) {
 		t.Errorf("a target without lines has a row:\n%s", out)
 	}
 }
+
+func TestSizingReadmeRowsJoinDeploymentAndLimits(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	i := func(v int64) *int64 { return &v }
+	var run []Line
+	for _, size := range []float64{1000, 10000} {
+		l := Line{Record: results.Record{Target: "rest", Scenario: "load_table.latency", Ops: 100,
+			Dims:   results.Dims{results.DimTables: size},
+			Params: map[string]any{"tables": size},
+			Server: &results.ServerCost{CPUUSPerOp: f(100), RSSAfterBytes: i(int64(size) * 1024),
+				StoreBytes: i(int64(size) * 512), Source: "proc"}}}
+		l.P50US, l.P99US = f(200), f(size*20) // 20 ms at 1k, 200 ms at 10k
+		run = append(run, l)
+	}
+	out, err := sizingTable(Block{Attrs: map[string]string{"rows": "readme"}}, run, RunInfo{ID: "r", Targets: []string{"rest"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "| rest | 0.10 | 97.7 | 48.8 | from 10k (p99 200 ms) | — | every size |"; !strings.Contains(out, want) {
+		t.Errorf("readme sizing table lacks %q:\n%s", want, out)
+	}
+}

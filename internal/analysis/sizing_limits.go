@@ -19,8 +19,9 @@ var limitScenarios = []string{"load_table.latency", "list_tables.latency"}
 // per target, the smallest size at which each operation's p99 first exceeds
 // 100 ms, or "none up to" the largest size measured; and where its setup
 // stopped, when a --setup-budget or an error stopped it before the sweep's
-// largest size.
-func limitRows(targets []string, run []Line) string {
+// largest size. With pts (rows=readme) each row starts with what a
+// deployment of the target needs (deployOf).
+func limitRows(targets []string, run []Line, pts map[sizingKey][]sizingPoint) string {
 	type cut struct {
 		size float64
 		p99  float64
@@ -46,10 +47,16 @@ func limitRows(targets []string, run []Line) string {
 	}
 	var sb strings.Builder
 	sb.WriteString("| target |")
+	if pts != nil {
+		sb.WriteString(" per 1,000 load_table/s: cores | per 100k tables: MiB memory | MiB disk |")
+	}
 	for _, s := range limitScenarios {
 		fmt.Fprintf(&sb, " %s p99 over 100 ms |", strings.TrimSuffix(s, ".latency"))
 	}
 	sb.WriteString(" setup |\n|---|")
+	if pts != nil {
+		sb.WriteString("---|---|---|")
+	}
 	for range limitScenarios {
 		sb.WriteString("---|")
 	}
@@ -85,7 +92,17 @@ func limitRows(targets []string, run []Line) string {
 		if why := stopped[t]; why != "" {
 			setup = why
 		}
+		if pts != nil {
+			d, ok := deployOf(t, pts)
+			if !ok {
+				d = deployment{"—", "—", "—", "—"}
+			}
+			cells = append([]string{d.cores, d.mem, d.disk}, cells...)
+		}
 		fmt.Fprintf(&sb, "| %s | %s | %s |\n", t, strings.Join(cells, " | "), mdEscapePipes(setup))
+	}
+	if pts != nil {
+		sb.WriteString("\n" + deployNote)
 	}
 	sb.WriteString("\nThe smallest size at which the operation's p99 first went over 100 ms in this run (one cell per size, so a single slow cell counts), or the largest size measured when it never did. Setup: where a `--setup-budget` or an error stopped the target's dataset short of the sweep's largest size.\n")
 	return sb.String()

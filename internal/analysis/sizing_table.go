@@ -20,9 +20,9 @@ import (
 //
 //	<!-- katbench:table sizing label=sizing layout=sizing -->
 //
-// rows=deploy shows the second table alone (the README's); rows=limits
-// the size at which each target's load and list p99 first exceed 100 ms
-// (limitRows).
+// rows=deploy shows the second table alone; rows=limits the size at which
+// each target's load and list p99 first exceed 100 ms (limitRows);
+// rows=readme both in one table per target (the README's).
 
 // sizingPoint is one line of a sweep.
 type sizingPoint struct {
@@ -50,8 +50,11 @@ func sizingTable(b Block, run []Line, info RunInfo) (string, error) {
 		return "", fmt.Errorf("%w: run %s has no line of a growth sweep (dims.tables)", ErrNoLines, info.ID)
 	}
 	sort.SliceStable(keys, func(i, j int) bool { return keys[i].scenario < keys[j].scenario })
-	if b.Attrs["rows"] == "limits" {
-		return limitRows(info.Targets, run), nil
+	switch b.Attrs["rows"] {
+	case "limits":
+		return limitRows(info.Targets, run, nil), nil
+	case "readme":
+		return limitRows(info.Targets, run, pts), nil
 	}
 	var sb strings.Builder
 	if b.Attrs["rows"] != "deploy" {
@@ -106,42 +109,55 @@ func deployRows(targets []string, pts map[sizingKey][]sizingPoint) string {
 	var sb strings.Builder
 	sb.WriteString("| target | per 1,000 load_table/s: cores | server RSS MiB while serving them | per 100k tables: MiB memory | MiB disk |\n|---|---|---|---|---|\n")
 	for _, t := range targets {
-		p := pts[sizingKey{t, "load_table.latency"}]
-		if len(p) == 0 {
-			continue
+		if d, ok := deployOf(t, pts); ok {
+			fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s |\n", t, d.cores, d.rss, d.mem, d.disk)
 		}
-		sort.Slice(p, func(i, j int) bool { return p[i].size < p[j].size })
-		last := p[len(p)-1].l
-		cores, rss := "—", "—"
-		if s := last.Server; s != nil && s.CPUUSPerOp != nil {
-			cores = fmt.Sprintf("%.2f", *s.CPUUSPerOp*1000/1e6)
-		}
-		if s := last.Server; s != nil && s.RSSPeakBytes != nil {
-			rss = fmt.Sprintf("%.0f", float64(*s.RSSPeakBytes)/(1<<20))
-		}
-		var xs, rssY, diskX, diskY []float64
-		for _, pt := range p {
-			tables, _ := pt.l.Params["tables"].(float64)
-			if s := pt.l.Server; s != nil && tables > 0 {
-				if s.RSSAfterBytes != nil {
-					xs, rssY = append(xs, tables), append(rssY, float64(*s.RSSAfterBytes))
-				}
-				if s.StoreBytes != nil {
-					diskX, diskY = append(diskX, tables), append(diskY, float64(*s.StoreBytes))
-				}
+	}
+	sb.WriteString("\n" + deployNote + "\n")
+	return sb.String()
+}
+
+const deployNote = "Cores: the server's CPU (its store's included) per load_table at the largest size × 1,000. Memory and disk per 100k tables: the least-squares slope of the server's RSS after the load_table cell and of its store's bytes against the tables that existed, over the sizes (a JVM's heap grows in steps, so its slope is rough)."
+
+// deployment is what a deployment of one target needs, as table cells
+// (— where the run did not measure it).
+type deployment struct{ cores, rss, mem, disk string }
+
+// deployOf reads target t's deployment from its load_table cells; false
+// when it has none.
+func deployOf(t string, pts map[sizingKey][]sizingPoint) (deployment, bool) {
+	p := pts[sizingKey{t, "load_table.latency"}]
+	if len(p) == 0 {
+		return deployment{}, false
+	}
+	sort.Slice(p, func(i, j int) bool { return p[i].size < p[j].size })
+	last := p[len(p)-1].l
+	d := deployment{"—", "—", "—", "—"}
+	if s := last.Server; s != nil && s.CPUUSPerOp != nil {
+		d.cores = fmt.Sprintf("%.2f", *s.CPUUSPerOp*1000/1e6)
+	}
+	if s := last.Server; s != nil && s.RSSPeakBytes != nil {
+		d.rss = fmt.Sprintf("%.0f", float64(*s.RSSPeakBytes)/(1<<20))
+	}
+	var xs, rssY, diskX, diskY []float64
+	for _, pt := range p {
+		tables, _ := pt.l.Params["tables"].(float64)
+		if s := pt.l.Server; s != nil && tables > 0 {
+			if s.RSSAfterBytes != nil {
+				xs, rssY = append(xs, tables), append(rssY, float64(*s.RSSAfterBytes))
+			}
+			if s.StoreBytes != nil {
+				diskX, diskY = append(diskX, tables), append(diskY, float64(*s.StoreBytes))
 			}
 		}
-		mem, disk := "—", "—"
-		if v, ok := Slope(xs, rssY); ok {
-			mem = fmt.Sprintf("%.1f", v*1e5/(1<<20))
-		}
-		if v, ok := Slope(diskX, diskY); ok {
-			disk = fmt.Sprintf("%.1f", v*1e5/(1<<20))
-		}
-		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s |\n", t, cores, rss, mem, disk)
 	}
-	sb.WriteString("\nCores: the server's CPU (its store's included) per load_table at the largest size × 1,000. Memory and disk per 100k tables: the least-squares slope of the server's RSS after the load_table cell and of its store's bytes against the tables that existed, over the sizes (a JVM's heap grows in steps, so its slope is rough).\n")
-	return sb.String()
+	if v, ok := Slope(xs, rssY); ok {
+		d.mem = fmt.Sprintf("%.1f", v*1e5/(1<<20))
+	}
+	if v, ok := Slope(diskX, diskY); ok {
+		d.disk = fmt.Sprintf("%.1f", v*1e5/(1<<20))
+	}
+	return d, true
 }
 
 // growthText writes a fitted exponent and its interval.
