@@ -1,20 +1,15 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/apache/iceberg-go/table"
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/competitors"
@@ -98,25 +93,12 @@ still written); docs/verify.md explains every check.`,
 	rootCmd.AddCommand(cmd)
 }
 
-// parseCounts reads a comma-separated list of positive counts.
-func parseCounts(flag, s string) ([]int, error) {
-	var out []int
-	for p := range strings.SplitSeq(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n < 1 || n > 4096 {
-			return nil, usagef("--%s %q: want counts 1…4096, comma-separated, like 1,16,64", flag, s)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
 func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
-	writers, err := parseCounts("writers", f.writers)
+	writers, err := commitcheck.ParseCounts("writers", f.writers)
 	if err != nil {
 		return err
 	}
-	tables, err := parseCounts("tables", f.tables)
+	tables, err := commitcheck.ParseCounts("tables", f.tables)
 	if err != nil {
 		return err
 	}
@@ -199,7 +181,12 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
 	defer stop()
 	anomalies := 0
 	for i, tg := range targets {
-		n, terr := verifyTarget(ctx, f, run, specs[i].Name, tg, writers, tables, stdout, stderr, lines)
+		cells := commitcheck.Cells{Writers: writers, Tables: tables, Commits: f.commits, Duration: f.duration, Retries: f.retries,
+			NoMarkers: f.noMarkers, Keep: f.keep, Show: f.show, KillEvery: f.killEvery, Seed: f.seed, PIDFile: f.pidFile, Restart: f.restart}
+		if f.killEvery > 0 && f.pidFile == "" {
+			cells.ServeArgv = append(serveChild(), killable[specs[i].Name]...)
+		}
+		n, terr := cells.Run(ctx, run, specs[i].Name, tg.Factory, tg.Config, stdout, stderr, lines)
 		anomalies += n
 		if terr != nil {
 			return terr
@@ -209,105 +196,4 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
 		return fmt.Errorf("%w: %d (see above)", errAnomalies, anomalies)
 	}
 	return nil
-}
-
-// verifyTarget starts one competitor, runs every cell on it and closes it;
-// it returns how many anomalies its cells had.
-func verifyTarget(ctx context.Context, f *verifyFlags, run *results.Run, name string, tg scenarios.Target,
-	writers, tables []int, stdout, stderr io.Writer, lines results.Sink) (anomalies int, err error) {
-	cfg := tg.Config
-	var proc commitcheck.Crasher
-	if f.pidFile != "" {
-		proc = &commitcheck.ScriptServer{PIDFile: f.pidFile, Command: f.restart, Log: stderr}
-	} else if f.killEvery > 0 {
-		sp := &commitcheck.ServeProcess{Argv: append(append(serveChild(), killable[name]...), "--dir", filepath.Join(cfg.Dir, "server")), Log: stderr}
-		if err := sp.Start(ctx); err != nil {
-			return 0, fmt.Errorf("start %s server: %w", name, err)
-		}
-		defer func() { err = errors.Join(err, sp.Stop()) }()
-		cfg.Args, proc = []string{sp.URL()}, sp
-	}
-	c, err := tg.Factory.New(ctx, cfg)
-	if err != nil {
-		return 0, fmt.Errorf("start %s: %w", name, err)
-	}
-	defer func() { err = errors.Join(err, c.Close()) }()
-	cell := uint64(0)
-	for _, k := range tables {
-		for _, w := range writers {
-			cell++
-			s := commitcheck.Storm{Catalog: c.Catalog(), Namespace: table.Identifier{"katbench_verify"},
-				Prefix: fmt.Sprintf("v%s_w%d_k%d", run.ID[:8], w, k), Tables: k, Writers: w,
-				Commits: f.commits, Duration: f.duration, Retries: f.retries, NoMarkers: f.noMarkers}
-			if f.commits > 0 {
-				s.Duration = 0
-			}
-			if err := s.Setup(ctx); err != nil {
-				return anomalies, fmt.Errorf("%s: %w", name, err)
-			}
-			params := maps.Clone(c.Params())
-			res, kerr := runStorm(ctx, s, proc, f.killEvery, f.seed+cell, params)
-			if err := errors.Join(ctx.Err(), kerr); err != nil {
-				return anomalies, err
-			}
-			var rep *commitcheck.Report
-			if !s.NoMarkers {
-				r, cerr := commitcheck.Check(ctx, c.Catalog(), s.Idents(), res.Log.Attempts())
-				if cerr != nil {
-					return anomalies, cerr
-				}
-				rep = &r
-				anomalies += r.Errors()
-			}
-			line := s.Line(run, name, res, rep, params)
-			commitcheck.Summary(stdout, name, s, line, rep, f.show)
-			if err := lines.Write(line); err != nil {
-				return anomalies, err
-			}
-			if !f.keep {
-				dropTables(ctx, c, s.Idents())
-			}
-		}
-	}
-	return anomalies, nil
-}
-
-// dropTables drops a cell's tables on a competitor that keeps its state
-// after the run (a server by URL); failures are not the measurement's.
-func dropTables(ctx context.Context, c competitors.Competitor, ids []table.Identifier) {
-	if eph, ok := competitors.As[competitors.Ephemeral](c); ok && eph.Ephemeral() {
-		return
-	}
-	for _, id := range ids {
-		_ = c.Catalog().DropTable(ctx, id)
-	}
-}
-
-// runStorm runs s; with a server to crash, it kills and restarts it
-// every about every meanwhile (seeded by seed) and puts the kill
-// settings and count into params.
-func runStorm(ctx context.Context, s commitcheck.Storm, proc commitcheck.Crasher, every time.Duration, seed uint64, params map[string]any) (commitcheck.Result, error) {
-	if proc == nil {
-		return s.Run(ctx), nil
-	}
-	kctx, stop := context.WithCancel(ctx)
-	type killed struct {
-		n   int
-		err error
-	}
-	done := make(chan killed, 1)
-	go func() {
-		n, err := commitcheck.Kills(kctx, proc, every, seed)
-		done <- killed{n, err}
-	}()
-	res := s.Run(ctx)
-	stop()
-	k := <-done
-	params["kill_every"], params["kill_seed"], params["kills"] = every.String(), seed, k.n
-	if _, ours := proc.(*commitcheck.ServeProcess); ours {
-		params["store"] = competitors.StoreBbolt // the server katbench started and crashes
-	} else {
-		params["kill_restart"] = results.RedactText(proc.(*commitcheck.ScriptServer).Command)
-	}
-	return res, k.err
 }
