@@ -4,14 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/internal/cluster"
+	"github.com/nordisk/katbench/internal/lifecycle"
 	"github.com/nordisk/katbench/scenarios"
 )
 
@@ -59,7 +58,7 @@ release a barrier, its workers start at --start-at, --setup after now.`,
 				_, err := fmt.Fprintf(cmd.OutOrStdout(), "%s\n", b)
 				return err
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := lifecycle.Interruptible(cmd.Context())
 			defer stop()
 			return cluster.Run(ctx, o, name, cluster.Job(o, name, sel, time.Time{}, args), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},

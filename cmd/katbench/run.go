@@ -3,13 +3,12 @@ package main
 import (
 	"errors"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/internal/lifecycle"
 	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/workspace"
@@ -49,9 +48,6 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 // JOB_COMPLETION_INDEX) into runner options and the neighbour's config,
 // rejecting bad values before anything is created.
 func (f *benchFlags) options(cmd *cobra.Command, run *results.Run) (scenarios.Options, scenarios.NeighbourConfig, error) {
-	if err := output.CheckFormat(f.format); err != nil {
-		return scenarios.Options{}, scenarios.NeighbourConfig{}, err
-	}
 	s := f.s
 	s.FromFlags(cmd.Flags())
 	s.Shard.JobIndex = os.Getenv("JOB_COMPLETION_INDEX")
@@ -79,9 +75,13 @@ func parseTargets(args []string) []scenarios.TargetSpec {
 
 // runBench is the body of `katbench run` and of every single-target command.
 func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (err error) {
-	run := results.NewRun()
-	run.Command, run.AllowErrors = commandLine(), f.allowErrs
-	opts, neighbour, err := f.options(cmd, run)
+	b, err := lifecycle.New(lifecycle.Settings{Command: commandLine(), AllowErrors: f.allowErrs, Format: f.format, History: f.history, Label: f.label},
+		cmd.OutOrStdout(), cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	defer func() { err = b.Finish(err) }()
+	opts, neighbour, err := f.options(cmd, b.Run)
 	if err != nil {
 		return err
 	}
@@ -117,53 +117,31 @@ func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (
 		defer func() { err = errors.Join(err, prof.Close()) }()
 		opts.Measuring = prof.Start // the measured phase only, not the datasets' setup
 	}
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	format := output.ResolveFormat(f.format, stdout)
-	prog := output.NewProgress(stderr, output.UseBars(stderr, stdout, format))
-	opts.Log, opts.Progress = prog, prog.Update
-	st, err := f.storage.Resolve(cmd.Context(), os.Getenv, transportSettings, prog)
+	opts.Log, opts.Progress = b.Progress, b.Update
+	st, err := f.storage.Resolve(cmd.Context(), os.Getenv, transportSettings, b.Progress)
 	if err != nil {
 		return err
 	}
-	dir, removeDir, err := workspace.WorkDir(f.dir)
+	dir, err := b.WorkDir(f.dir)
 	if err != nil {
 		return err
 	}
-	// The temp dir goes before the table is printed (its removal reports
-	// progress), and on every early return too.
-	cleanDir := func() error {
-		if !removeDir {
-			return nil
-		}
-		removeDir = false
-		return workspace.RemoveTree(dir, prog.Update)
-	}
-	defer func() {
-		err = errors.Join(err, cleanDir())
-		prog.Close()
-	}()
-	base := competitors.Config{Durability: opts.Durability, Props: props, Log: prog, ServeChild: serveChild}
+	base := competitors.Config{Durability: opts.Durability, Props: props, Log: b.Progress, ServeChild: serveChild}
 	targets, err := scenarios.NewTargets(specs, factories, dir, base, st, os.Getenv)
 	if err != nil {
 		return err
 	}
-	out, err := output.NewResults(format, f.history, stdout, stderr)
+	if err := b.Open(cmd.Context()); err != nil {
+		return err
+	}
+	sink, stopNeighbour, err := scenarios.WithNeighbour(b.Ctx, neighbour, dir, b.Sink)
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	var lines results.Collector
-	sink, stopNeighbour, err := scenarios.WithNeighbour(ctx, neighbour, dir, results.Tee{out.Sink(f.label), &lines})
-	if err != nil {
-		return errors.Join(err, out.Close())
-	}
-	r := &scenarios.Runner{Run: run, Sink: sink, Opts: opts}
-	err = scenarios.StopReason(ctx, errors.Join(r.Execute(ctx, targets), stopNeighbour()))
-	err = errors.Join(err, cleanDir())
-	prog.Close() // the last bar is drawn before any table
-	// A line with failed operations turns the run red (exit 1).
-	return errors.Join(err, out.Close(), results.CheckErrors(lines.Snapshot()))
+	r := &scenarios.Runner{Run: b.Run, Sink: sink, Opts: opts}
+	err = scenarios.StopReason(b.Ctx, errors.Join(r.Execute(b.Ctx, targets), stopNeighbour()))
+	// The temp dir goes before the table is printed (its removal reports progress).
+	return errors.Join(err, b.RemoveWorkDir())
 }
 
 func init() {

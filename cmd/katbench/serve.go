@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/nordisk/katbench/catalog"
+	"github.com/nordisk/katbench/internal/lifecycle"
 	"github.com/nordisk/katbench/internal/serve"
 	"github.com/nordisk/katbench/internal/workspace"
 )
@@ -39,7 +38,7 @@ type frontRun struct {
 // serveFront runs one front under internal/serve's lifecycle until Ctrl-C
 // or SIGTERM. Every flag has been checked.
 func serveFront(cmd *cobra.Command, f *frontFlags, dur catalog.Durability, fr frontRun) error {
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := lifecycle.Interruptible(cmd.Context())
 	defer stop()
 	stderr := cmd.ErrOrStderr()
 	st, err := f.storage.Resolve(ctx, os.Getenv, transportSettings, stderr)

@@ -3,17 +3,15 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/commitcheck"
+	"github.com/nordisk/katbench/internal/lifecycle"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/workspace"
 	"github.com/nordisk/katbench/scenarios"
@@ -141,44 +139,27 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
 			f.seed = uint64(time.Now().UnixNano())
 		}
 	}
-	run := results.NewRun()
-	run.Command = commandLine()
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	var sink io.Writer = stdout
-	if f.out != "" {
-		fh, oerr := os.OpenFile(f.out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if oerr != nil {
-			return asUsage(oerr)
-		}
-		defer func() { err = errors.Join(err, fh.Close()) }()
-		sink = fh
-	}
-	var lines results.Sink = results.NewJSONL(sink)
-	if f.history != "" {
-		h, herr := results.OpenHistory(f.history)
-		if herr != nil {
-			return asUsage(herr)
-		}
-		defer func() { err = errors.Join(err, h.Close()) }()
-		lines = results.Tee{lines, h}
-	}
-	lines = results.Labelled(lines, f.label)
-	dir, removeDir, err := workspace.WorkDir(f.dir)
+	// Every line goes out as JSONL; the exit rule is the anomalies (a line
+	// counts the attempts that were neither acknowledged nor refused).
+	b, err := lifecycle.New(lifecycle.Settings{Command: commandLine(), Format: "jsonl", Out: f.out, History: f.history, Label: f.label,
+		Tables: lifecycle.NoTables, Verdict: func([]results.Record) error { return nil }}, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if removeDir {
-			err = errors.Join(err, workspace.RemoveTree(dir, nil))
-		}
-	}()
+	defer func() { err = b.Finish(err) }()
+	if err := b.Open(cmd.Context()); err != nil {
+		return asUsage(err)
+	}
+	dir, err := b.WorkDir(f.dir)
+	if err != nil {
+		return err
+	}
 	base := competitors.Config{Log: stderr, ServeChild: serveChild()}
 	targets, err := scenarios.NewTargets(specs, facs, dir, base, workspace.Storage{}, os.Getenv)
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	anomalies := 0
 	for i, tg := range targets {
 		cells := commitcheck.Cells{Writers: writers, Tables: tables, Commits: f.commits, Duration: f.duration, Retries: f.retries,
@@ -186,7 +167,7 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
 		if f.killEvery > 0 && f.pidFile == "" {
 			cells.ServeArgv = append(serveChild(), killable[specs[i].Name]...)
 		}
-		n, terr := cells.Run(ctx, run, specs[i].Name, tg.Factory, tg.Config, stdout, stderr, lines)
+		n, terr := cells.Run(b.Ctx, b.Run, specs[i].Name, tg.Factory, tg.Config, stdout, stderr, b.Sink)
 		anomalies += n
 		if terr != nil {
 			return terr
