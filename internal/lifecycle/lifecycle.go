@@ -152,7 +152,9 @@ func (b *Bench) Finish(err error) error {
 	if b.stop != nil {
 		b.stop()
 	}
-	err = errors.Join(err, b.RemoveWorkDir())
+	if rerr := b.RemoveWorkDir(); rerr != nil {
+		err = errors.Join(err, rerr)
+	}
 	b.Progress.Close()
 	if b.out == nil {
 		return err // never opened: no line was written
