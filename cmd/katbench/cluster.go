@@ -64,23 +64,8 @@ release a barrier, its workers start at --start-at, --setup after now.`,
 		},
 	}
 	f := run.Flags()
-	f.IntVar(&o.Workers, "workers", 0, "number of worker pods N (required)")
-	f.StringVar(&o.Image, "image", envOr("KATBENCH_K8S_IMAGE", "katbench:dev"), "the katbench image the pods run (make image; env KATBENCH_K8S_IMAGE)")
-	f.StringVar(&o.Namespace, "namespace", "default", "the Kubernetes namespace of the Job")
-	f.StringVar(&o.Kubectl, "kubectl", envOr("KATBENCH_KUBECTL", "kubectl"), "the kubectl to run (env KATBENCH_KUBECTL)")
-	f.StringSliceVar(&o.NodeSelector, "node-selector", nil, "schedule the pods on nodes with these labels (k=v, repeatable or comma-separated)")
-	f.StringVar(&o.CPU, "cpu", "250m", "CPU request of each worker (no limit)")
-	f.StringVar(&o.Memory, "memory", "256Mi", "memory request of each worker")
-	f.DurationVar(&o.Setup, "setup", 10*time.Minute, "longest time from creating the Job until every worker is ready (scheduling, image start, dataset setup); with --dry-run, the time from now to the Job's --start-at")
-	f.DurationVar(&o.StartDelay, "start-delay", 5*time.Second, "once every worker is ready, start this far ahead: handing out the start instant must fit in it")
-	f.IntVar(&o.MetricsPort, "metrics-port", 9464, "each worker serves Prometheus metrics on this port (--metrics-addr), and its pod carries the prometheus.io/scrape annotations; 0: none")
-	f.DurationVar(&o.Timeout, "timeout", 30*time.Minute, "give up (and delete the Job) after this long")
+	o.RegisterFlags(f, os.Getenv)
 	f.BoolVar(&dryRun, "dry-run", false, "print the Job (JSON, kubectl apply -f takes it) and create nothing")
-	f.BoolVar(&o.Force, "force", false, "merge cells whose workers' windows overlap less than 90 % (as merge --force; the line still says its skew)")
-	f.StringVar(&o.Format, "format", "auto", "stdout format of the merged lines: auto (a table on a terminal, JSONL otherwise), jsonl or table")
-	f.StringVarP(&o.Out, "output", "o", "", "also write the merged lines to this file")
-	f.StringVar(&o.History, "history", "", "also append the merged lines to this file")
-	f.StringVar(&o.WorkerLines, "worker-lines", "", "also write every worker's own lines (host = its node) to this file")
 	release := &cobra.Command{
 		Use:    "release --file PATH --at TIME",
 		Short:  "Write a start instant to a worker's --start-file (cluster run execs it in each pod)",
@@ -101,10 +86,3 @@ release a barrier, its workers start at --start-at, --setup after now.`,
 }
 
 var releaseFile, releaseAt string
-
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
-}

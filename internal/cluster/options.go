@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/usage"
 )
@@ -40,6 +42,33 @@ type Options struct {
 	Format            string // stdout format of the merged lines
 	Out, History      string // files the merged lines also go to
 	WorkerLines       string // file every worker's own lines go to
+}
+
+// RegisterFlags adds cluster run's flags to fl; the image and kubectl
+// default to getenv's KATBENCH_K8S_IMAGE and KATBENCH_KUBECTL.
+func (o *Options) RegisterFlags(fl *pflag.FlagSet, getenv func(string) string) {
+	envOr := func(k, def string) string {
+		if v := getenv(k); v != "" {
+			return v
+		}
+		return def
+	}
+	fl.IntVar(&o.Workers, "workers", 0, "number of worker pods N (required)")
+	fl.StringVar(&o.Image, "image", envOr("KATBENCH_K8S_IMAGE", "katbench:dev"), "the katbench image the pods run (make image; env KATBENCH_K8S_IMAGE)")
+	fl.StringVar(&o.Namespace, "namespace", "default", "the Kubernetes namespace of the Job")
+	fl.StringVar(&o.Kubectl, "kubectl", envOr("KATBENCH_KUBECTL", "kubectl"), "the kubectl to run (env KATBENCH_KUBECTL)")
+	fl.StringSliceVar(&o.NodeSelector, "node-selector", nil, "schedule the pods on nodes with these labels (k=v, repeatable or comma-separated)")
+	fl.StringVar(&o.CPU, "cpu", "250m", "CPU request of each worker (no limit)")
+	fl.StringVar(&o.Memory, "memory", "256Mi", "memory request of each worker")
+	fl.DurationVar(&o.Setup, "setup", 10*time.Minute, "longest time from creating the Job until every worker is ready (scheduling, image start, dataset setup); with --dry-run, the time from now to the Job's --start-at")
+	fl.DurationVar(&o.StartDelay, "start-delay", 5*time.Second, "once every worker is ready, start this far ahead: handing out the start instant must fit in it")
+	fl.IntVar(&o.MetricsPort, "metrics-port", 9464, "each worker serves Prometheus metrics on this port (--metrics-addr), and its pod carries the prometheus.io/scrape annotations; 0: none")
+	fl.DurationVar(&o.Timeout, "timeout", 30*time.Minute, "give up (and delete the Job) after this long")
+	fl.BoolVar(&o.Force, "force", false, "merge cells whose workers' windows overlap less than 90 % (as merge --force; the line still says its skew)")
+	fl.StringVar(&o.Format, "format", "auto", "stdout format of the merged lines: auto (a table on a terminal, JSONL otherwise), jsonl or table")
+	fl.StringVarP(&o.Out, "output", "o", "", "also write the merged lines to this file")
+	fl.StringVar(&o.History, "history", "", "also append the merged lines to this file")
+	fl.StringVar(&o.WorkerLines, "worker-lines", "", "also write every worker's own lines (host = its node) to this file")
 }
 
 // workerSets are the worker flags Run sets itself.
