@@ -57,9 +57,9 @@ func serveGRPC(cmd *cobra.Command, f serveGRPCFlags) error {
 	if err != nil {
 		return err
 	}
-	return serveFront(cmd, &f.frontFlags, dur, frontRun{
-		name: "grpc", banner: "serving gRPC at %s", auth: len(opts.Credentials) > 0,
-		server: func(cat *catalog.Catalog) (serve.Server, error) {
+	return serveFront(cmd, &f.frontFlags, dur, serve.Spec{
+		Name: "grpc", Banner: "serving gRPC at %s", Auth: len(opts.Credentials) > 0,
+		Server: func(cat *catalog.Catalog) (serve.Server, error) {
 			srv, err := grpcfront.NewServer(cat, opts)
 			if err != nil {
 				return nil, usagef("%v", err)

@@ -68,14 +68,14 @@ func serveRest(cmd *cobra.Command, f serveRestFlags) error {
 	if err != nil {
 		return err
 	}
-	return serveFront(cmd, &f.frontFlags, dur, frontRun{
-		name: "rest", banner: "serving Iceberg REST at http://%s", auth: f.rest.Credential != "" || opts.SigV4 != nil, authKind: authKind,
-		prepare: func(st workspace.Storage) {
+	return serveFront(cmd, &f.frontFlags, dur, serve.Spec{
+		Name: "rest", Banner: "serving Iceberg REST at http://%s", Auth: f.rest.Credential != "" || opts.SigV4 != nil, AuthKind: authKind,
+		Prepare: func(st workspace.Storage) {
 			opts.Warehouse = st.Warehouse // a client naming a warehouse must name this one
 			if f.rest.Vend {
 				opts.StorageConfig = st.VendedConfig()
 			}
 		},
-		server: func(cat *catalog.Catalog) (serve.Server, error) { return restserver.New(cat, opts) },
+		Server: func(cat *catalog.Catalog) (serve.Server, error) { return restserver.New(cat, opts) },
 	})
 }
