@@ -16,6 +16,7 @@ import (
 	"github.com/nordisk/katbench/internal/analysis"
 	"github.com/nordisk/katbench/internal/cluster"
 	"github.com/nordisk/katbench/internal/commitcheck"
+	"github.com/nordisk/katbench/internal/lifecycle"
 	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/serve"
@@ -71,7 +72,7 @@ func usagef(format string, args ...any) error {
 
 // usageErrs are the errors of the packages cmd calls that are always the
 // user's input (exit 2 wherever they come from).
-var usageErrs = []error{bench.ErrSettings, cluster.ErrSettings, commitcheck.ErrSettings, output.ErrFormat, workspace.ErrSettings, serve.ErrSettings, analysis.ErrNoCommonCells, ab.ErrBadOptions}
+var usageErrs = []error{bench.ErrSettings, cluster.ErrSettings, commitcheck.ErrSettings, lifecycle.ErrSettings, output.ErrFormat, workspace.ErrSettings, serve.ErrSettings, analysis.ErrNoCommonCells, ab.ErrBadOptions}
 
 // isUsage reports whether err is a usage error (exit 2).
 func isUsage(err error) bool {

@@ -102,7 +102,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (
 	}
 	if f.metricsAddr != "" {
 		live := scenarios.NewLiveMetrics()
-		stopMetrics, merr := serveMetrics(f.metricsAddr, live, cmd.ErrOrStderr())
+		stopMetrics, merr := lifecycle.ServeMetrics(f.metricsAddr, live, cmd.ErrOrStderr())
 		if merr != nil {
 			return merr
 		}
