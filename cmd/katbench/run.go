@@ -11,6 +11,7 @@ import (
 	"github.com/nordisk/katbench/internal/lifecycle"
 	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/servercost"
 	"github.com/nordisk/katbench/internal/workspace"
 	"github.com/nordisk/katbench/scenarios"
 )
@@ -26,14 +27,14 @@ type benchFlags struct {
 	allowErrs                   bool
 	props                       []string
 	storage                     workspace.StorageSettings
-	cost                        serverCostFlags
+	cost                        servercost.Settings
 }
 
 func (f *benchFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	f.s.RegisterFlags(fl, os.Getenv)
 	f.storage.RegisterFlags(fl)
-	f.cost.register(fl)
+	f.cost.RegisterFlags(fl)
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
 	fl.StringVar(&f.history, "history", "", "also append result lines to this file (none by default; the README's runs are recorded with --history bench_history.jsonl)")
 	results.RegisterLabelFlag(fl, &f.label)
@@ -85,7 +86,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (
 	if err != nil {
 		return err
 	}
-	serveChild, err := f.cost.apply(&opts)
+	serveChild, err := applyServerCost(f.cost, &opts)
 	if err != nil {
 		return err
 	}
