@@ -4,15 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/internal/ab"
 	"github.com/nordisk/katbench/internal/analysis"
+	"github.com/nordisk/katbench/internal/lifecycle"
 )
 
 func init() {
@@ -59,7 +57,7 @@ failed run, 2 on bad input, 0 otherwise.`,
 			if err := s.Check(analysis.MinRuns(0.05)); err != nil {
 				return asUsage(err)
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := lifecycle.Interruptible(context.Background())
 			defer stop()
 			logw := cmd.ErrOrStderr()
 			fmt.Fprintf(logw, "katbench ab: every run's lines go to %s\n", s.Out)

@@ -115,8 +115,6 @@ func (f *dataFlags) targets(args []string) ([]dataplane.Target, error) {
 }
 
 func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
-	run := results.NewRun()
-	run.Command = commandLine()
 	f.opts.Rounds, f.opts.Quick, f.opts.Scenario = f.loop.rounds, f.loop.quick, f.loop.scenario
 	cfg, kinds, err := f.opts.Config()
 	if err != nil {
@@ -127,16 +125,20 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 			return asUsage(err)
 		}
 	}
-	if err := output.CheckFormat(f.loop.format); err != nil {
+	b, err := f.loop.lifecycle(cmd, false, func(w io.Writer, recs []results.Record) error {
+		return dataplane.WriteTable(w, recs, f.opts.Baseline)
+	})
+	if err != nil {
 		return err
 	}
+	defer func() { err = b.Finish(err) }()
 	targets, err := f.targets(args)
 	if err != nil {
 		return err
 	}
 	env := s3.FromEnv(os.Getenv)
 	env.Endpoint, env.TransportSettings = f.endpoint, transportSettings
-	store, err := workspace.ParseStore(f.warehouse, "s3://katbench/data", env, run.ID)
+	store, err := workspace.ParseStore(f.warehouse, "s3://katbench/data", env, b.Run.ID)
 	if err != nil {
 		return asUsage(err)
 	}
@@ -148,27 +150,16 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, store.Close()) }()
-	dir, removeDir, err := workspace.WorkDir(f.dir)
+	dir, err := b.WorkDir(f.dir)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if removeDir {
-			err = errors.Join(err, os.RemoveAll(dir))
-		}
-	}()
-	r, err := startStorage(cmd, &f.loop)
-	if err != nil {
+	if err := b.Open(cmd.Context()); err != nil {
 		return err
 	}
 	if !cfg.KeepTables {
-		defer func() { err = errors.Join(err, store.RemoveRun(r.ctx)) }()
+		defer func() { err = errors.Join(err, store.RemoveRun(b.Ctx)) }()
 	}
-	defer func() {
-		err = r.finish(err, func(w io.Writer, recs []results.Record) error {
-			return dataplane.WriteTable(w, recs, f.opts.Baseline)
-		})
-	}()
 	if f.cpuProfile != "" {
 		stopProfile, err := output.StartCPUProfile(f.cpuProfile)
 		if err != nil {
@@ -176,7 +167,7 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 		}
 		defer func() { err = errors.Join(err, stopProfile()) }()
 	}
-	cfg.Run, cfg.Warehouse, cfg.Log, cfg.Progress = run, store.Root.Shown(), r.Log, r.Progress
+	cfg.Run, cfg.Warehouse, cfg.Log, cfg.Progress = b.Run, store.Root.Shown(), b.Log, b.Update
 	// The user's GOMEMLIMIT wins over the appends' own.
 	cfg.MemoryLimit = dataplane.StoreMemoryLimit(cfg.TargetFileSize, store, os.Getenv("GOMEMLIMIT") != "")
 	if f.raw {
@@ -184,7 +175,7 @@ func runData(cmd *cobra.Command, f *dataFlags, args []string) (err error) {
 		if iters == 0 {
 			iters = dataplane.RawIterations(cfg.Quick)
 		}
-		cfg.Baseline = dataplane.NewBaseline(store, kinds, iters, min(cfg.Rounds*2, iters), run, r.Log, cfg.Quick)
+		cfg.Baseline = dataplane.NewBaseline(store, kinds, iters, min(cfg.Rounds*2, iters), b.Run, b.Log, cfg.Quick)
 	}
-	return dataplane.RunAll(r.ctx, cfg, targets, kinds, store, dir, r.Sink)
+	return dataplane.RunAll(b.Ctx, cfg, targets, kinds, store, dir, b.Sink)
 }

@@ -14,9 +14,13 @@ import (
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/internal/ab"
 	"github.com/nordisk/katbench/internal/analysis"
+	"github.com/nordisk/katbench/internal/cluster"
+	"github.com/nordisk/katbench/internal/commitcheck"
+	"github.com/nordisk/katbench/internal/lifecycle"
 	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/serve"
+	"github.com/nordisk/katbench/internal/servercost"
 	"github.com/nordisk/katbench/internal/usage"
 	"github.com/nordisk/katbench/internal/workspace"
 	"github.com/nordisk/katbench/transport"
@@ -69,7 +73,7 @@ func usagef(format string, args ...any) error {
 
 // usageErrs are the errors of the packages cmd calls that are always the
 // user's input (exit 2 wherever they come from).
-var usageErrs = []error{bench.ErrSettings, output.ErrFormat, workspace.ErrSettings, serve.ErrSettings, analysis.ErrNoCommonCells, ab.ErrBadOptions}
+var usageErrs = []error{bench.ErrSettings, cluster.ErrSettings, commitcheck.ErrSettings, lifecycle.ErrSettings, servercost.ErrSettings, output.ErrFormat, workspace.ErrSettings, serve.ErrSettings, analysis.ErrNoCommonCells, ab.ErrBadOptions}
 
 // isUsage reports whether err is a usage error (exit 2).
 func isUsage(err error) bool {

@@ -3,16 +3,16 @@ package main
 import (
 	"errors"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/disturb"
+	"github.com/nordisk/katbench/internal/lifecycle"
 	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/servercost"
 	"github.com/nordisk/katbench/internal/workspace"
 	"github.com/nordisk/katbench/scenarios"
 )
@@ -28,14 +28,14 @@ type benchFlags struct {
 	allowErrs                   bool
 	props                       []string
 	storage                     workspace.StorageSettings
-	cost                        serverCostFlags
+	cost                        servercost.Settings
 }
 
 func (f *benchFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	f.s.RegisterFlags(fl, os.Getenv)
 	f.storage.RegisterFlags(fl)
-	f.cost.register(fl)
+	f.cost.RegisterFlags(fl)
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
 	fl.StringVar(&f.history, "history", "", "also append result lines to this file (none by default; the README's runs are recorded with --history bench_history.jsonl)")
 	results.RegisterLabelFlag(fl, &f.label)
@@ -50,9 +50,6 @@ func (f *benchFlags) register(cmd *cobra.Command) {
 // JOB_COMPLETION_INDEX) into runner options and the neighbour's config,
 // rejecting bad values before anything is created.
 func (f *benchFlags) options(cmd *cobra.Command, run *results.Run) (scenarios.Options, disturb.NeighbourConfig, error) {
-	if err := output.CheckFormat(f.format); err != nil {
-		return scenarios.Options{}, disturb.NeighbourConfig{}, err
-	}
 	s := f.s
 	s.FromFlags(cmd.Flags())
 	s.Shard.JobIndex = os.Getenv("JOB_COMPLETION_INDEX")
@@ -80,13 +77,17 @@ func parseTargets(args []string) []scenarios.TargetSpec {
 
 // runBench is the body of `katbench run` and of every single-target command.
 func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (err error) {
-	run := results.NewRun()
-	run.Command, run.AllowErrors = commandLine(), f.allowErrs
-	opts, neighbour, err := f.options(cmd, run)
+	b, err := lifecycle.New(lifecycle.Settings{Command: commandLine(), AllowErrors: f.allowErrs, Format: f.format, History: f.history, Label: f.label},
+		cmd.OutOrStdout(), cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
-	serveChild, err := f.cost.apply(&opts)
+	defer func() { err = b.Finish(err) }()
+	opts, neighbour, err := f.options(cmd, b.Run)
+	if err != nil {
+		return err
+	}
+	serveChild, err := applyServerCost(f.cost, &opts)
 	if err != nil {
 		return err
 	}
@@ -103,7 +104,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (
 	}
 	if f.metricsAddr != "" {
 		live := scenarios.NewLiveMetrics()
-		stopMetrics, merr := serveMetrics(f.metricsAddr, live, cmd.ErrOrStderr())
+		stopMetrics, merr := lifecycle.ServeMetrics(f.metricsAddr, live, cmd.ErrOrStderr())
 		if merr != nil {
 			return merr
 		}
@@ -118,53 +119,31 @@ func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (
 		defer func() { err = errors.Join(err, prof.Close()) }()
 		opts.Measuring = prof.Start // the measured phase only, not the datasets' setup
 	}
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	format := output.ResolveFormat(f.format, stdout)
-	prog := output.NewProgress(stderr, output.UseBars(stderr, stdout, format))
-	opts.Log, opts.Progress = prog, prog.Update
-	st, err := f.storage.Resolve(cmd.Context(), os.Getenv, transportSettings, prog)
+	opts.Log, opts.Progress = b.Progress, b.Update
+	st, err := f.storage.Resolve(cmd.Context(), os.Getenv, transportSettings, b.Progress)
 	if err != nil {
 		return err
 	}
-	dir, removeDir, err := workspace.WorkDir(f.dir)
+	dir, err := b.WorkDir(f.dir)
 	if err != nil {
 		return err
 	}
-	// The temp dir goes before the table is printed (its removal reports
-	// progress), and on every early return too.
-	cleanDir := func() error {
-		if !removeDir {
-			return nil
-		}
-		removeDir = false
-		return workspace.RemoveTree(dir, prog.Update)
-	}
-	defer func() {
-		err = errors.Join(err, cleanDir())
-		prog.Close()
-	}()
-	base := competitors.Config{Durability: opts.Durability, Props: props, Log: prog, ServeChild: serveChild}
+	base := competitors.Config{Durability: opts.Durability, Props: props, Log: b.Progress, ServeChild: serveChild}
 	targets, err := scenarios.NewTargets(specs, factories, dir, base, st, os.Getenv)
 	if err != nil {
 		return err
 	}
-	out, err := output.NewResults(format, f.history, stdout, stderr)
+	if err := b.Open(cmd.Context()); err != nil {
+		return err
+	}
+	sink, stopNeighbour, err := disturb.WithNeighbour(b.Ctx, neighbour, dir, b.Sink)
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	var lines results.Collector
-	sink, stopNeighbour, err := disturb.WithNeighbour(ctx, neighbour, dir, results.Tee{out.Sink(f.label), &lines})
-	if err != nil {
-		return errors.Join(err, out.Close())
-	}
-	r := &scenarios.Runner{Run: run, Sink: sink, Opts: opts}
-	err = scenarios.StopReason(ctx, errors.Join(r.Execute(ctx, targets), stopNeighbour()))
-	err = errors.Join(err, cleanDir())
-	prog.Close() // the last bar is drawn before any table
-	// A line with failed operations turns the run red (exit 1).
-	return errors.Join(err, out.Close(), results.CheckErrors(lines.Snapshot()))
+	r := &scenarios.Runner{Run: b.Run, Sink: sink, Opts: opts}
+	err = scenarios.StopReason(b.Ctx, errors.Join(r.Execute(b.Ctx, targets), stopNeighbour()))
+	// The temp dir goes before the table is printed (its removal reports progress).
+	return errors.Join(err, b.RemoveWorkDir())
 }
 
 func init() {

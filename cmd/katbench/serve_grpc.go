@@ -1,7 +1,6 @@
 package main
 
 import (
-	"math"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -14,9 +13,7 @@ import (
 // serveGRPCFlags are the flags of `katbench serve grpc`.
 type serveGRPCFlags struct {
 	frontFlags
-	credentials     []string
-	maxMessageBytes int64
-	maxConnections  int
+	grpc serve.GRPCSettings
 }
 
 func init() {
@@ -46,9 +43,7 @@ calls are in flight.
 	}
 	fl := cmd.Flags()
 	f.register(fl, "127.0.0.1:50051")
-	fl.StringArrayVar(&f.credentials, "credential", nil, "require a bearer token from GetToken with this id:secret (both non-empty; repeatable)")
-	fl.Int64Var(&f.maxMessageBytes, "max-message-bytes", grpcfront.DefaultMaxRecvBytes, "largest request message accepted, in bytes (raise it for commits of very wide schemas)")
-	fl.IntVar(&f.maxConnections, "max-connections", grpcfront.DefaultMaxConnections, "most connections open at once; more are closed on accept")
+	f.grpc.RegisterFlags(fl)
 	serveCmd.AddCommand(cmd)
 }
 
@@ -58,26 +53,13 @@ func serveGRPC(cmd *cobra.Command, f serveGRPCFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := serve.CheckByteLimit("max-message-bytes", f.maxMessageBytes); err != nil {
+	opts, err := f.grpc.Options()
+	if err != nil {
 		return err
 	}
-	if f.maxMessageBytes > math.MaxInt32 {
-		return usagef("--max-message-bytes %d: at most %d (gRPC's limit)", f.maxMessageBytes, math.MaxInt32)
-	}
-	if f.maxConnections < 0 {
-		return usagef("--max-connections %d: want ≥ 0 (0 = default)", f.maxConnections)
-	}
-	opts := grpcfront.ServerOptions{MaxRecvBytes: int(f.maxMessageBytes), MaxConnections: f.maxConnections}
-	for _, s := range f.credentials {
-		c, err := grpcfront.ParseCredential(s)
-		if err != nil {
-			return usagef("--credential: %v", err)
-		}
-		opts.Credentials = append(opts.Credentials, c)
-	}
-	return serveFront(cmd, &f.frontFlags, dur, frontRun{
-		name: "grpc", banner: "serving gRPC at %s", auth: len(opts.Credentials) > 0,
-		server: func(cat *catalog.Catalog) (serve.Server, error) {
+	return serveFront(cmd, &f.frontFlags, dur, serve.Spec{
+		Name: "grpc", Banner: "serving gRPC at %s", Auth: len(opts.Credentials) > 0,
+		Server: func(cat *catalog.Catalog) (serve.Server, error) {
 			srv, err := grpcfront.NewServer(cat, opts)
 			if err != nil {
 				return nil, usagef("%v", err)

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,11 +15,7 @@ import (
 // serveRestFlags are the flags of `katbench serve rest`.
 type serveRestFlags struct {
 	frontFlags
-	credential, scope, prefix          string
-	vend                               bool
-	maxBodyBytes, maxInflightBodyBytes int64
-	tokenTTL                           time.Duration
-	sigv4                              sigv4Flags
+	rest serve.RESTSettings
 }
 
 func init() {
@@ -39,7 +32,7 @@ refused before its body is read; tokens live --token-ttl (a short one
 makes clients refresh during a run).
 
 With --sigv4 ACCESS_KEY:SECRET (or --sigv4-file FILE holding that line, or
-` + envSigV4 + ` in the environment, so the secret stays off the command
+` + serve.EnvSigV4 + ` in the environment, so the secret stays off the command
 line) every route needs an AWS SigV4-signed request instead: signed with
 that key for --sigv4-region and --sigv4-service, dated within 15 minutes of
 this server's clock, its body unchanged. Anything else gets 403 with what
@@ -61,14 +54,7 @@ to ` + restserver.DefaultBodyBudgetWait.String() + `, then gets 503 with Retry-A
 	}
 	fl := cmd.Flags()
 	f.register(fl, "127.0.0.1:8181")
-	fl.StringVar(&f.credential, "credential", "", "require OAuth2 client credentials id:secret (both non-empty)")
-	fl.StringVar(&f.scope, "scope", "", "scope a token request must include (with --credential)")
-	fl.DurationVar(&f.tokenTTL, "token-ttl", restserver.DefaultTokenTTL, "lifetime of the tokens minted for --credential")
-	f.sigv4.register(fl)
-	fl.StringVar(&f.prefix, "prefix", "", "route prefix advertised in /v1/config")
-	fl.BoolVar(&f.vend, "vend-storage-credentials", false, "hand clients the s3:// warehouse's endpoint, keys and region in /v1/config and every LoadTableResult (off: clients bring their own)")
-	fl.Int64Var(&f.maxBodyBytes, "max-body-bytes", restserver.DefaultMaxBodyBytes, "largest create/commit/register/transaction body accepted, in bytes")
-	fl.Int64Var(&f.maxInflightBodyBytes, "max-inflight-body-bytes", restserver.DefaultMaxInflightBodyBytes, "request body bytes held at once across all requests")
+	f.rest.RegisterFlags(fl)
 	serveCmd.AddCommand(cmd)
 }
 
@@ -78,39 +64,18 @@ func serveRest(cmd *cobra.Command, f serveRestFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := errors.Join(serve.CheckByteLimit("max-body-bytes", f.maxBodyBytes), serve.CheckByteLimit("max-inflight-body-bytes", f.maxInflightBodyBytes)); err != nil {
-		return err
-	}
-	if f.tokenTTL <= 0 {
-		return usagef("--token-ttl %s: want a positive duration such as 5s or 1h", f.tokenTTL)
-	}
-	verifier, err := f.sigv4.verifier(os.Getenv)
+	opts, authKind, err := f.rest.Options(os.Getenv, workspace.IsS3(f.storage.Warehouse))
 	if err != nil {
 		return err
 	}
-	if verifier != nil && f.credential != "" {
-		return usagef("--sigv4 and --credential are exclusive: a request carries one Authorization header")
-	}
-	opts := restserver.Options{Credential: f.credential, RequiredScope: f.scope, Prefix: f.prefix, TokenTTL: f.tokenTTL,
-		MaxBodyBytes: f.maxBodyBytes, MaxInflightBodyBytes: f.maxInflightBodyBytes, SigV4: verifier}
-	if err := opts.Validate(); err != nil {
-		return usagef("%v", err)
-	}
-	authKind := ""
-	if verifier != nil {
-		authKind = fmt.Sprintf("AWS SigV4 (%s, %s)", verifier.Region(), verifier.Service())
-	}
-	if f.vend && !workspace.IsS3(f.storage.Warehouse) {
-		return usagef("--vend-storage-credentials needs an s3:// --warehouse (a file:// warehouse has nothing to vend)")
-	}
-	return serveFront(cmd, &f.frontFlags, dur, frontRun{
-		name: "rest", banner: "serving Iceberg REST at http://%s", auth: f.credential != "" || verifier != nil, authKind: authKind,
-		prepare: func(st workspace.Storage) {
+	return serveFront(cmd, &f.frontFlags, dur, serve.Spec{
+		Name: "rest", Banner: "serving Iceberg REST at http://%s", Auth: f.rest.Credential != "" || opts.SigV4 != nil, AuthKind: authKind,
+		Prepare: func(st workspace.Storage) {
 			opts.Warehouse = st.Warehouse // a client naming a warehouse must name this one
-			if f.vend {
+			if f.rest.Vend {
 				opts.StorageConfig = st.VendedConfig()
 			}
 		},
-		server: func(cat *catalog.Catalog) (serve.Server, error) { return restserver.New(cat, opts) },
+		Server: func(cat *catalog.Catalog) (serve.Server, error) { return restserver.New(cat, opts) },
 	})
 }

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/nordisk/katbench/internal/lifecycle"
 	"github.com/nordisk/katbench/internal/output"
 	"github.com/nordisk/katbench/internal/results"
 )
@@ -36,62 +33,8 @@ func (b *loopFlags) register(fl *pflag.FlagSet, rounds int, round, example, quic
 	results.RegisterLabelFlag(fl, &b.label)
 }
 
-// storageRun is one run of a storage bench: its signals, progress, lines
-// (JSONL to stdout or a table, history) and tables. Not safe for
-// concurrent use.
-type storageRun struct {
-	ctx    context.Context
-	stop   context.CancelFunc
-	prog   *output.Progress
-	out    *output.Results
-	coll   results.Collector
-	tables io.Writer
-	// Sink takes the lines, Log the warnings (one per run), Progress
-	// the measurements done.
-	Sink results.Sink
-	Log  io.Writer
+// lifecycle is the bench's lifecycle with these flags and tables.
+func (b *loopFlags) lifecycle(cmd *cobra.Command, allowErrs bool, tables func(io.Writer, []results.Record) error) (*lifecycle.Bench, error) {
+	return lifecycle.New(lifecycle.Settings{Command: commandLine(), AllowErrors: allowErrs, Format: b.format, History: b.history, Label: b.label, Tables: tables},
+		cmd.OutOrStdout(), cmd.ErrOrStderr())
 }
-
-func startStorage(cmd *cobra.Command, b *loopFlags) (*storageRun, error) {
-	if err := output.CheckFormat(b.format); err != nil {
-		return nil, err
-	}
-	stderr, stdout := cmd.ErrOrStderr(), cmd.OutOrStdout()
-	format := output.ResolveFormat(b.format, stdout)
-	r := &storageRun{prog: output.NewProgress(stderr, output.UseBars(stderr, stdout, format)), tables: stderr}
-	jsonOut := stdout
-	if format == "table" {
-		jsonOut, r.tables = io.Discard, stdout
-	}
-	// The bench prints its own tables: plainWriter keeps output from
-	// printing the generic one.
-	out, err := output.NewResults("jsonl", b.history, jsonOut, plainWriter{stderr})
-	if err != nil {
-		r.prog.Close()
-		return nil, err
-	}
-	r.out = out
-	r.Sink = results.Tee{out.Sink(b.label), &r.coll}
-	r.Log = &output.FirstWrite{W: r.prog}
-	r.ctx, r.stop = signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	return r, nil
-}
-
-// Progress is where the bench reports its measurements done.
-func (r *storageRun) Progress(what string, done, total int) { r.prog.Update(what, done, total) }
-
-// finish ends the run: progress, history, the bench's tables; a line with
-// failed operations (warm-up included) turns a run that returned nil red.
-func (r *storageRun) finish(err error, tables func(w io.Writer, recs []results.Record) error) error {
-	r.stop()
-	r.prog.Close()
-	recs := r.coll.Snapshot()
-	err = errors.Join(err, r.out.Close())
-	if err == nil {
-		err = results.CheckErrors(recs)
-	}
-	return errors.Join(err, tables(r.tables, recs))
-}
-
-// plainWriter hides that a writer is a terminal.
-type plainWriter struct{ io.Writer }

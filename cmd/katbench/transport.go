@@ -127,19 +127,17 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 	if err != nil {
 		return err
 	}
-	r, err := startStorage(cmd, &f.bench)
+	b, err := f.bench.lifecycle(cmd, f.allowErrs, func(w io.Writer, recs []results.Record) error {
+		return s3bench.WriteTables(w, recs, f.opts.Baseline, output.TerminalWidth(w))
+	})
 	if err != nil {
 		return err
 	}
-	defer func() {
-		err = r.finish(err, func(w io.Writer, recs []results.Record) error {
-			return s3bench.WriteTables(w, recs, f.opts.Baseline, output.TerminalWidth(w))
-		})
-	}()
-	cfg.Run = results.NewRun()
-	cfg.Run.Command = commandLine()
-	cfg.Run.AllowErrors = f.allowErrs
-	cfg.Log, cfg.Progress = r.Log, r.Progress
+	defer func() { err = b.Finish(err) }()
+	if err := b.Open(cmd.Context()); err != nil {
+		return err
+	}
+	cfg.Run, cfg.Log, cfg.Progress = b.Run, b.Log, b.Update
 	eps := s3bench.Endpoints{Control: f.control, KeepAlive: f.keepAlive, Endpoint: endpoint}
 	if f.background {
 		stopLoad, err := disturb.StartBusyLoad(2)
@@ -149,5 +147,5 @@ func runTransport(cmd *cobra.Command, f *transportFlags, args []string) (err err
 		defer stopLoad()
 		eps.Suffix = "+load"
 	}
-	return s3bench.RunEndpoints(r.ctx, cfg, eps, r.Sink, r.prog)
+	return s3bench.RunEndpoints(b.Ctx, cfg, eps, b.Sink, b.Progress)
 }

@@ -1,24 +1,17 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
 	"os"
-	"os/signal"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/apache/iceberg-go/table"
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/commitcheck"
+	"github.com/nordisk/katbench/internal/lifecycle"
 	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/workspace"
 	"github.com/nordisk/katbench/scenarios"
@@ -30,19 +23,8 @@ var errAnomalies = errors.New("commit anomalies found")
 
 // verifyFlags are `katbench verify`'s flags.
 type verifyFlags struct {
-	writers, tables string
-	duration        time.Duration
-	commits         int
-	retries         int
-	noMarkers       bool
-	out, dir        string
-	history, label  string
-	show            int
-	killEvery       time.Duration
-	seed            uint64
-	pidFile         string
-	restart         string
-	keep            bool
+	cells                    commitcheck.Settings
+	out, dir, history, label string
 }
 
 // killable reports the `katbench serve` subcommand of a competitor
@@ -94,74 +76,40 @@ still written); docs/verify.md explains every check.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runVerify(cmd, &f, args) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.writers, "writers", "1,16,64", "writer counts, comma-separated: one cell each")
-	fl.StringVar(&f.tables, "tables", "1", "table counts, comma-separated: one cell each (1 is one hot table)")
-	fl.DurationVar(&f.duration, "duration", 10*time.Second, "how long each cell commits (commits in flight then finish)")
-	fl.IntVar(&f.commits, "commits", 0, "commits to attempt per cell, instead of --duration")
-	fl.IntVar(&f.retries, "commit-retries", commitcheck.DefaultRetries, "commit.retry.num-retries on the tables: how often iceberg-go refreshes and re-applies a commit that lost a race (default as Iceberg's Java client; iceberg-go's own default is 0)")
-	fl.BoolVar(&f.noMarkers, "no-markers", false, "commit without markers and check nothing: the checker's own cost, beside a run with markers")
+	f.cells.RegisterFlags(fl)
 	fl.StringVar(&f.out, "out", "", "append the result lines to this file (default: stdout, after each cell's summary)")
 	fl.StringVar(&f.history, "history", "", "also append the result lines to this file (none by default; docs/verify.md's tables are generated from runs recorded with --history bench_history.jsonl --label NAME)")
 	results.RegisterLabelFlag(fl, &f.label)
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
-	fl.DurationVar(&f.killEvery, "kill-every", 0, "kill -9 the server at random moments about this far apart during each cell (uniform in [D/2, 3D/2), seeded by --seed) and restart it: rest (katbench runs its serve rest as a child), or the server --kill-pid-file and --restart name")
-	fl.StringVar(&f.pidFile, "kill-pid-file", "", "with --kill-every: crash instead the server whose process id this file holds (its process group), e.g. $KATBENCH_STATE_DIR/nessie-pg/pid")
-	fl.StringVar(&f.restart, "restart", "", "with --kill-pid-file: the shell command that starts that server again on the same state and port, e.g. 'containers/nessie_up.sh --store jdbc'")
-	fl.Uint64Var(&f.seed, "seed", 0, "seed of the kill moments (default: from the clock; every line says its kill_seed)")
-	fl.BoolVar(&f.keep, "keep", false, "leave each cell's tables on the server (namespace katbench_verify) to inspect an anomaly; default: dropped after the cell on a server that outlives the run")
-	fl.IntVar(&f.show, "show", 20, "anomalies printed with their evidence per cell (the counts are always whole)")
 	rootCmd.AddCommand(cmd)
 }
 
-// parseCounts reads a comma-separated list of positive counts.
-func parseCounts(flag, s string) ([]int, error) {
-	var out []int
-	for p := range strings.SplitSeq(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n < 1 || n > 4096 {
-			return nil, usagef("--%s %q: want counts 1…4096, comma-separated, like 1,16,64", flag, s)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
 func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
-	writers, err := parseCounts("writers", f.writers)
+	cells, err := f.cells.Check(cmd.Flags().Changed)
 	if err != nil {
 		return err
-	}
-	tables, err := parseCounts("tables", f.tables)
-	if err != nil {
-		return err
-	}
-	if f.commits < 0 || f.retries < 0 || f.retries > 100 || f.duration <= 0 || f.show < 0 {
-		return usagef("--commits, --commit-retries (0…100), --duration and --show must be positive")
-	}
-	if cmd.Flags().Changed("commits") && cmd.Flags().Changed("duration") {
-		return usagef("--commits and --duration both say when a cell ends: give one")
 	}
 	specs, facs, err := scenarios.LookupTargets(parseTargets(args), scenarios.Options{})
 	if err != nil {
 		return err
 	}
-	if f.killEvery < 0 {
-		return usagef("--kill-every %s: want a positive duration like 2s", f.killEvery)
+	if cells.KillEvery < 0 {
+		return usagef("--kill-every %s: want a positive duration like 2s", cells.KillEvery)
 	}
-	if (f.pidFile == "") != (f.restart == "") || (f.pidFile != "" && f.killEvery == 0) {
+	if (cells.PIDFile == "") != (cells.Restart == "") || (cells.PIDFile != "" && cells.KillEvery == 0) {
 		return usagef("--kill-pid-file and --restart go together, with --kill-every")
 	}
-	if f.killEvery > 0 && f.pidFile != "" {
+	if cells.KillEvery > 0 && cells.PIDFile != "" {
 		if len(specs) != 1 {
 			return usagef("--kill-pid-file crashes one server: name one competitor, not %d", len(specs))
 		}
-		if _, err := os.Stat(f.pidFile); err != nil {
+		if _, err := os.Stat(cells.PIDFile); err != nil {
 			return usagef("--kill-pid-file: %v", err)
 		}
 		if !cmd.Flags().Changed("seed") {
-			f.seed = uint64(time.Now().UnixNano())
+			cells.Seed = uint64(time.Now().UnixNano())
 		}
-	} else if f.killEvery > 0 {
+	} else if cells.KillEvery > 0 {
 		for _, sp := range specs {
 			if _, ok := killable(sp.Name); !ok || len(sp.Args) > 0 {
 				return usagef("--kill-every crashes a server katbench starts itself, %s (no URL), or the one --kill-pid-file and --restart name; not %s", killableNames(), strings.Join(append([]string{sp.Name}, sp.Args...), " "))
@@ -171,50 +119,36 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
 			return errors.New("--kill-every needs the katbench executable to serve from (this process is not one)")
 		}
 		if !cmd.Flags().Changed("seed") {
-			f.seed = uint64(time.Now().UnixNano())
+			cells.Seed = uint64(time.Now().UnixNano())
 		}
 	}
-	run := results.NewRun()
-	run.Command = commandLine()
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	var sink io.Writer = stdout
-	if f.out != "" {
-		fh, oerr := os.OpenFile(f.out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if oerr != nil {
-			return asUsage(oerr)
-		}
-		defer func() { err = errors.Join(err, fh.Close()) }()
-		sink = fh
-	}
-	var lines results.Sink = results.NewJSONL(sink)
-	if f.history != "" {
-		h, herr := results.OpenHistory(f.history)
-		if herr != nil {
-			return asUsage(herr)
-		}
-		defer func() { err = errors.Join(err, h.Close()) }()
-		lines = results.Tee{lines, h}
-	}
-	lines = results.Labelled(lines, f.label)
-	dir, removeDir, err := workspace.WorkDir(f.dir)
+	// Every line goes out as JSONL; the exit rule is the anomalies (a line
+	// counts the attempts that were neither acknowledged nor refused).
+	b, err := lifecycle.New(lifecycle.Settings{Command: commandLine(), Format: "jsonl", Out: f.out, History: f.history, Label: f.label,
+		Tables: lifecycle.NoTables, Verdict: func([]results.Record) error { return nil }}, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if removeDir {
-			err = errors.Join(err, workspace.RemoveTree(dir, nil))
-		}
-	}()
+	defer func() { err = b.Finish(err) }()
+	if err := b.Open(cmd.Context()); err != nil {
+		return asUsage(err)
+	}
+	dir, err := b.WorkDir(f.dir)
+	if err != nil {
+		return err
+	}
 	base := competitors.Config{Log: stderr, ServeChild: serveChild()}
 	targets, err := scenarios.NewTargets(specs, facs, dir, base, workspace.Storage{}, os.Getenv)
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	anomalies := 0
 	for i, tg := range targets {
-		n, terr := verifyTarget(ctx, f, run, specs[i].Name, tg, writers, tables, stdout, stderr, lines)
+		if cells.KillEvery > 0 && cells.PIDFile == "" {
+			cells.ServeArgv = append(serveChild(), "serve", tg.Factory.Serve)
+		}
+		n, terr := cells.Run(b.Ctx, b.Run, specs[i].Name, tg.Factory, tg.Config, stdout, stderr, b.Sink)
 		anomalies += n
 		if terr != nil {
 			return terr
@@ -224,105 +158,4 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
 		return fmt.Errorf("%w: %d (see above)", errAnomalies, anomalies)
 	}
 	return nil
-}
-
-// verifyTarget starts one competitor, runs every cell on it and closes it;
-// it returns how many anomalies its cells had.
-func verifyTarget(ctx context.Context, f *verifyFlags, run *results.Run, name string, tg scenarios.Target,
-	writers, tables []int, stdout, stderr io.Writer, lines results.Sink) (anomalies int, err error) {
-	cfg := tg.Config
-	var proc commitcheck.Crasher
-	if f.pidFile != "" {
-		proc = &commitcheck.ScriptServer{PIDFile: f.pidFile, Command: f.restart, Log: stderr}
-	} else if f.killEvery > 0 {
-		sp := &commitcheck.ServeProcess{Argv: append(serveChild(), "serve", tg.Factory.Serve, "--dir", filepath.Join(cfg.Dir, "server")), Log: stderr}
-		if err := sp.Start(ctx); err != nil {
-			return 0, fmt.Errorf("start %s server: %w", name, err)
-		}
-		defer func() { err = errors.Join(err, sp.Stop()) }()
-		cfg.Args, proc = []string{sp.URL()}, sp
-	}
-	c, err := tg.Factory.New(ctx, cfg)
-	if err != nil {
-		return 0, fmt.Errorf("start %s: %w", name, err)
-	}
-	defer func() { err = errors.Join(err, c.Close()) }()
-	cell := uint64(0)
-	for _, k := range tables {
-		for _, w := range writers {
-			cell++
-			s := commitcheck.Storm{Catalog: c.Catalog(), Namespace: table.Identifier{"katbench_verify"},
-				Prefix: fmt.Sprintf("v%s_w%d_k%d", run.ID[:8], w, k), Tables: k, Writers: w,
-				Commits: f.commits, Duration: f.duration, Retries: f.retries, NoMarkers: f.noMarkers}
-			if f.commits > 0 {
-				s.Duration = 0
-			}
-			if err := s.Setup(ctx); err != nil {
-				return anomalies, fmt.Errorf("%s: %w", name, err)
-			}
-			params := maps.Clone(c.Params())
-			res, kerr := runStorm(ctx, s, proc, f.killEvery, f.seed+cell, params)
-			if err := errors.Join(ctx.Err(), kerr); err != nil {
-				return anomalies, err
-			}
-			var rep *commitcheck.Report
-			if !s.NoMarkers {
-				r, cerr := commitcheck.Check(ctx, c.Catalog(), s.Idents(), res.Log.Attempts())
-				if cerr != nil {
-					return anomalies, cerr
-				}
-				rep = &r
-				anomalies += r.Errors()
-			}
-			line := s.Line(run, name, res, rep, params)
-			commitcheck.Summary(stdout, name, s, line, rep, f.show)
-			if err := lines.Write(line); err != nil {
-				return anomalies, err
-			}
-			if !f.keep {
-				dropTables(ctx, c, s.Idents())
-			}
-		}
-	}
-	return anomalies, nil
-}
-
-// dropTables drops a cell's tables on a competitor that keeps its state
-// after the run (a server by URL); failures are not the measurement's.
-func dropTables(ctx context.Context, c competitors.Competitor, ids []table.Identifier) {
-	if eph, ok := competitors.As[competitors.Ephemeral](c); ok && eph.Ephemeral() {
-		return
-	}
-	for _, id := range ids {
-		_ = c.Catalog().DropTable(ctx, id)
-	}
-}
-
-// runStorm runs s; with a server to crash, it kills and restarts it
-// every about every meanwhile (seeded by seed) and puts the kill
-// settings and count into params.
-func runStorm(ctx context.Context, s commitcheck.Storm, proc commitcheck.Crasher, every time.Duration, seed uint64, params map[string]any) (commitcheck.Result, error) {
-	if proc == nil {
-		return s.Run(ctx), nil
-	}
-	kctx, stop := context.WithCancel(ctx)
-	type killed struct {
-		n   int
-		err error
-	}
-	done := make(chan killed, 1)
-	go func() {
-		n, err := commitcheck.Kills(kctx, proc, every, seed)
-		done <- killed{n, err}
-	}()
-	res := s.Run(ctx)
-	stop()
-	k := <-done
-	params["kill_every"], params["kill_seed"], params["kills"] = every.String(), seed, k.n
-	if _, ours := proc.(*commitcheck.ServeProcess); ours {
-		params["store"] = competitors.StoreBbolt // the server katbench started and crashes
-	} else {
-		params["kill_restart"] = results.RedactText(proc.(*commitcheck.ScriptServer).Command)
-	}
-	return res, k.err
 }

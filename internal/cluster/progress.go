@@ -1,4 +1,4 @@
-package main
+package cluster
 
 import (
 	"bufio"
@@ -120,20 +120,20 @@ func (p *liveProgress) line(now time.Time, n int) string {
 // (no port-forward, no Service) and prints the merged progress, at most
 // every liveProgressEvery. Scrape failures are shown, never fatal: the
 // result lines, read from the logs at the end, are the measurement.
-func (p *liveProgress) report(ctx context.Context, o clusterOptions, pods []podView, w io.Writer, name string) {
-	if o.metricsPort <= 0 || time.Since(p.lastPrint) < liveProgressEvery {
+func (p *liveProgress) report(ctx context.Context, o Options, pods []podView, w io.Writer, name string) {
+	if o.MetricsPort <= 0 || time.Since(p.lastPrint) < liveProgressEvery {
 		return
 	}
 	for _, pod := range pods {
 		if pod.Status.Phase != "Running" {
 			continue
 		}
-		path := fmt.Sprintf("/api/v1/namespaces/%s/pods/%s:%d/proxy/metrics", o.namespace, pod.Metadata.Name, o.metricsPort)
+		path := fmt.Sprintf("/api/v1/namespaces/%s/pods/%s:%d/proxy/metrics", o.Namespace, pod.Metadata.Name, o.MetricsPort)
 		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		text, err := kubectl(sctx, o, nil, "get", "--raw", path)
+		text, err := o.kubectl(sctx, nil, "get", "--raw", path)
 		cancel()
 		p.see(pod.Metadata.Name, text, err)
 	}
 	p.lastPrint = time.Now()
-	fmt.Fprintf(w, "katbench: job %s: %s\n", name, p.line(p.lastPrint, o.workers))
+	fmt.Fprintf(w, "katbench: job %s: %s\n", name, p.line(p.lastPrint, o.Workers))
 }

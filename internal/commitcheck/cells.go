@@ -1,0 +1,157 @@
+package commitcheck
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/usage"
+)
+
+// ErrSettings is wrapped by the errors of ParseCounts: a flag the user
+// gave is wrong, and nothing has been created.
+var ErrSettings = errors.New("bad verify settings")
+
+// ParseCounts reads flag's comma-separated list of counts, 1…4096 each.
+func ParseCounts(flag, s string) ([]int, error) {
+	var out []int
+	for p := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 || n > 4096 {
+			return nil, usage.Errorf(ErrSettings, "--%s %q: want counts 1…4096, comma-separated, like 1,16,64", flag, s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// Cells is the plan of a verify run on one competitor: a Storm per cell
+// (Tables × Writers), checked with Check unless NoMarkers, one line each.
+// A value: safe to copy; a run of it is one goroutine's.
+type Cells struct {
+	Writers, Tables []int
+	Commits         int           // per cell; 0: Duration ends a cell
+	Duration        time.Duration // per cell, when Commits is 0
+	Retries         int
+	NoMarkers, Keep bool
+	Show            int // anomalies printed with their evidence per cell
+	// KillEvery > 0 crashes the server about this often during each cell
+	// (seeded by Seed plus the cell's number): the one PIDFile names,
+	// started again by Restart, or else our own server, started as the
+	// child ServeArgv with --dir under the competitor's directory.
+	KillEvery        time.Duration
+	Seed             uint64
+	PIDFile, Restart string
+	ServeArgv        []string
+}
+
+// Run starts the competitor name (fac with cfg), runs every cell on it
+// and closes it. Each cell's summary goes to summary, its line to lines,
+// the servers' logs to log. It returns how many anomalies its cells had.
+func (c Cells) Run(ctx context.Context, run *results.Run, name string, fac competitors.Factory, cfg competitors.Config,
+	summary, log io.Writer, lines results.Sink) (anomalies int, err error) {
+	var proc Crasher
+	if c.PIDFile != "" {
+		proc = &ScriptServer{PIDFile: c.PIDFile, Command: c.Restart, Log: log}
+	} else if c.KillEvery > 0 {
+		sp := &ServeProcess{Argv: append(append([]string{}, c.ServeArgv...), "--dir", filepath.Join(cfg.Dir, "server")), Log: log}
+		if err := sp.Start(ctx); err != nil {
+			return 0, fmt.Errorf("start %s server: %w", name, err)
+		}
+		defer func() { err = errors.Join(err, sp.Stop()) }()
+		cfg.Args, proc = []string{sp.URL()}, sp
+	}
+	comp, err := fac.New(ctx, cfg)
+	if err != nil {
+		return 0, fmt.Errorf("start %s: %w", name, err)
+	}
+	defer func() { err = errors.Join(err, comp.Close()) }()
+	cell := uint64(0)
+	for _, k := range c.Tables {
+		for _, w := range c.Writers {
+			cell++
+			s := Storm{Catalog: comp.Catalog(), Namespace: table.Identifier{"katbench_verify"},
+				Prefix: fmt.Sprintf("v%s_w%d_k%d", run.ID[:8], w, k), Tables: k, Writers: w,
+				Commits: c.Commits, Duration: c.Duration, Retries: c.Retries, NoMarkers: c.NoMarkers}
+			if c.Commits > 0 {
+				s.Duration = 0
+			}
+			if err := s.Setup(ctx); err != nil {
+				return anomalies, fmt.Errorf("%s: %w", name, err)
+			}
+			params := maps.Clone(comp.Params())
+			res, kerr := runStorm(ctx, s, proc, c.KillEvery, c.Seed+cell, params)
+			if err := errors.Join(ctx.Err(), kerr); err != nil {
+				return anomalies, err
+			}
+			var rep *Report
+			if !s.NoMarkers {
+				r, cerr := Check(ctx, comp.Catalog(), s.Idents(), res.Log.Attempts())
+				if cerr != nil {
+					return anomalies, cerr
+				}
+				rep = &r
+				anomalies += r.Errors()
+			}
+			line := s.Line(run, name, res, rep, params)
+			Summary(summary, name, s, line, rep, c.Show)
+			if err := lines.Write(line); err != nil {
+				return anomalies, err
+			}
+			if !c.Keep {
+				dropTables(ctx, comp, s.Idents())
+			}
+		}
+	}
+	return anomalies, nil
+}
+
+// dropTables drops a cell's tables on a competitor that keeps its state
+// after the run (a server by URL); failures are not the measurement's.
+func dropTables(ctx context.Context, c competitors.Competitor, ids []table.Identifier) {
+	if eph, ok := competitors.As[competitors.Ephemeral](c); ok && eph.Ephemeral() {
+		return
+	}
+	for _, id := range ids {
+		_ = c.Catalog().DropTable(ctx, id)
+	}
+}
+
+// runStorm runs s; with a server to crash, it kills and restarts it
+// every about every meanwhile (seeded by seed) and puts the kill
+// settings and count into params.
+func runStorm(ctx context.Context, s Storm, proc Crasher, every time.Duration, seed uint64, params map[string]any) (Result, error) {
+	if proc == nil {
+		return s.Run(ctx), nil
+	}
+	kctx, stop := context.WithCancel(ctx)
+	type killed struct {
+		n   int
+		err error
+	}
+	done := make(chan killed, 1)
+	go func() {
+		n, err := Kills(kctx, proc, every, seed)
+		done <- killed{n, err}
+	}()
+	res := s.Run(ctx)
+	stop()
+	k := <-done
+	params["kill_every"], params["kill_seed"], params["kills"] = every.String(), seed, k.n
+	if _, ours := proc.(*ServeProcess); ours {
+		params["store"] = competitors.StoreBbolt // the server katbench started and crashes
+	} else {
+		params["kill_restart"] = results.RedactText(proc.(*ScriptServer).Command)
+	}
+	return res, k.err
+}
