@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/apache/iceberg-go/table"
@@ -118,6 +119,10 @@ type Options struct {
 	// the whole sweep: a competitor whose setup runs out stops at the size
 	// it reached, and its lines at larger sizes say so.
 	SetupBudget time.Duration
+	// Cleanup, when set, bounds the dropping of what the run created,
+	// which runs after the run's context ended too: cancelled (a second
+	// Ctrl-C), the drop stops and the run's error says what it left.
+	Cleanup context.Context
 	// PerNamespace, when > 0, makes a growth sweep hold this many tables
 	// in every leaf namespace at every size, the leaves (one level under
 	// the root) growing in number instead of their tables.
@@ -580,10 +585,17 @@ func (r *Runner) cleanup(s *state) error {
 	var err error
 	if eph, ok := competitors.As[competitors.Ephemeral](s.c); (!ok || !eph.Ephemeral()) && s.d != nil && !s.d.Given() {
 		r.logf("%s: dropping the dataset", s.c.Name())
-		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		parent := r.Opts.Cleanup
+		if parent == nil {
+			parent = context.Background()
+		}
+		ctx, cancel := context.WithTimeout(parent, cleanupTimeout)
 		err = s.d.Drop(ctx, s.c.Catalog(), s.created.list(), s.parallel, prefixed(r.Opts.Progress, s.c.Name()))
 		cancel()
-		if err != nil {
+		switch {
+		case err != nil && parent.Err() != nil:
+			err = fmt.Errorf("clean up %s: stopped by a second interrupt; what the run created there is left (under its root namespace %s): %w", s.c.Name(), strings.Join(s.d.Root, "."), err)
+		case err != nil:
 			err = fmt.Errorf("clean up %s: %w", s.c.Name(), err)
 		}
 	}

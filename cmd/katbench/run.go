@@ -140,6 +140,7 @@ func runBench(cmd *cobra.Command, f *benchFlags, given []scenarios.TargetSpec) (
 	if err != nil {
 		return err
 	}
+	opts.Cleanup = b.Cleanup
 	r := &scenarios.Runner{Run: b.Run, Sink: sink, Opts: opts}
 	err = scenarios.StopReason(b.Ctx, errors.Join(r.Execute(b.Ctx, targets), stopNeighbour()))
 	// The temp dir goes before the table is printed (its removal reports progress).

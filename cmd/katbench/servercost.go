@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/nordisk/katbench/internal/servercost"
 	"github.com/nordisk/katbench/scenarios"
@@ -20,11 +21,12 @@ func applyServerCost(f servercost.Settings, o *scenarios.Options) ([]string, err
 }
 
 // serveChild is the command with which rest and grpc serve from a child
-// process: this executable, when it is katbench (under `go test` it is a
-// test binary that has no `serve`, and the fronts stay in-process).
+// process: this executable, whatever it is called (`go build -o kb`), but
+// not a test binary (`go test` runs PKG.test, which has no `serve`: the
+// fronts then stay in-process and their lines say so).
 func serveChild() []string {
 	exe, err := os.Executable()
-	if err != nil || filepath.Base(exe) != "katbench" {
+	if err != nil || strings.HasSuffix(filepath.Base(exe), ".test") {
 		return nil
 	}
 	return []string{exe}

@@ -14,9 +14,11 @@ package lifecycle
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/nordisk/katbench/internal/output"
@@ -58,6 +60,10 @@ type Bench struct {
 	Log io.Writer
 	// Ctx is cancelled by Ctrl-C or SIGTERM; set by Open.
 	Ctx context.Context
+	// Cleanup is cancelled by a second Ctrl-C or SIGTERM: the cleanup
+	// that runs after an interrupt (dropping what a run created on a
+	// server) stops there, and says what it leaves; set by Open.
+	Cleanup context.Context
 	// Sink takes the result lines; set by Open.
 	Sink results.Sink
 
@@ -123,8 +129,42 @@ func (b *Bench) Open(ctx context.Context) error {
 	}
 	b.out = out
 	b.Sink = results.Tee{out.Sink(b.s.Label), &b.lines}
-	b.Ctx, b.stop = Interruptible(ctx)
+	b.Ctx, b.Cleanup, b.stop = interruptTwice(ctx, b.Progress)
 	return nil
+}
+
+// interruptTwice is Interruptible with a second stage: the first Ctrl-C or
+// SIGTERM cancels measure (and says that the cleanup goes on), the second
+// cancels cleanup as well. stop releases the signals.
+func interruptTwice(ctx context.Context, log io.Writer) (measure, cleanup context.Context, stop context.CancelFunc) {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	measure, cancelMeasure := context.WithCancel(ctx)
+	cleanup, cancelCleanup := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			cancelMeasure()
+			fmt.Fprintln(log, "katbench: interrupted: stopping, then removing what the run created; interrupt again to stop at once and leave it")
+		case <-done:
+			return
+		}
+		select {
+		case <-ch:
+			cancelCleanup()
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return measure, cleanup, func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+			cancelMeasure()
+			cancelCleanup()
+		})
+	}
 }
 
 // Interruptible is ctx cancelled also by Ctrl-C or SIGTERM, for a command
