@@ -279,9 +279,13 @@ func namesLocked() []string {
 // Base is a ready-made Competitor for factories: a name, a catalog, params
 // and a close function run once.
 type Base struct {
-	N       string
-	Cat     catalog.Catalog
-	P       map[string]any
+	// TargetName is the competitor's name, the target of its lines.
+	TargetName string
+	// Cat is the catalog the scenarios drive.
+	Cat catalog.Catalog
+	// LineParams go into the params of every line it gives.
+	LineParams map[string]any
+	// CloseFn, when set, runs once at Close.
 	CloseFn func() error
 
 	once     sync.Once
@@ -290,9 +294,9 @@ type Base struct {
 
 var _ Competitor = (*Base)(nil)
 
-func (b *Base) Name() string             { return b.N }
+func (b *Base) Name() string             { return b.TargetName }
 func (b *Base) Catalog() catalog.Catalog { return b.Cat }
-func (b *Base) Params() map[string]any   { return b.P }
+func (b *Base) Params() map[string]any   { return b.LineParams }
 
 // Close runs CloseFn once; later calls return the first result.
 func (b *Base) Close() error {

@@ -97,7 +97,7 @@ func newEmbeddedNamed(ctx context.Context, name string, cfg Config) (Competitor,
 		}
 	}
 	e := &embedded{
-		Base: Base{N: name, Cat: cat, P: p},
+		Base: Base{TargetName: name, Cat: cat, LineParams: p},
 		cat:  cat,
 		opts: embeddedOptions(cfg, d),
 	}

@@ -123,7 +123,7 @@ func newFloor(_ context.Context, cfg Config) (Competitor, error) {
 		fl: fl, root: filepath.Join(cfg.Dir, "warehouse"),
 		tables: map[string]*floorTable{}, namespaces: map[string]iceberg.Properties{},
 	}
-	c := &floorCompetitor{cat: cat, Base: Base{N: FloorName, Cat: cat, P: map[string]any{
+	c := &floorCompetitor{cat: cat, Base: Base{TargetName: FloorName, Cat: cat, LineParams: map[string]any{
 		"dir": cfg.Dir, "durability": string(catalog.Immediate), "flush": string(fl.FlushMode()),
 		"floor": "per write: new directories, the metadata file's bytes, a record of the pointer's size; " +
 			"per batch: the files and directories flushed in params.flush, then the records in one page-rounded write and one fdatasync",

@@ -138,7 +138,7 @@ func newGRPC(ctx context.Context, cfg Config) (Competitor, error) {
 		params["server"] = "external"
 		params["store"] = StoreUnknown
 		return &grpcCompetitor{
-			Base:   Base{N: "grpc", Cat: cl, P: params, CloseFn: cl.Close},
+			Base:   Base{TargetName: "grpc", Cat: cl, LineParams: params, CloseFn: cl.Close},
 			client: cl, wire: wire, timing: timing, addr: addr,
 		}, nil
 	}
@@ -179,7 +179,7 @@ func startChildGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOption
 	l := &childLoader{cfg: cfg, front: "grpc", dur: dur, ch: ch, ready: cl.Control,
 		restarted: func(pid int) { params["server_pid"] = pid }}
 	return &childGRPC{grpcCompetitor: &grpcCompetitor{
-		Base: Base{N: "grpc", Cat: cl, P: params, CloseFn: func() error {
+		Base: Base{TargetName: "grpc", Cat: cl, LineParams: params, CloseFn: func() error {
 			return errors.Join(cl.Close(), l.stop())
 		}},
 		client: cl, ephemeral: true, mode: string(dur), wire: wire, timing: timing, addr: ch.addr,
@@ -239,7 +239,7 @@ func startGRPC(ctx context.Context, cfg Config, opts grpcfront.ClientOptions, pa
 	params["dir"] = cfg.Dir
 	params["durability"] = string(dur)
 	return &grpcCompetitor{
-		Base: Base{N: "grpc", Cat: cl, P: params, CloseFn: func() error {
+		Base: Base{TargetName: "grpc", Cat: cl, LineParams: params, CloseFn: func() error {
 			return errors.Join(cl.Close(), stopServer())
 		}},
 		client:    cl,

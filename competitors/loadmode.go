@@ -46,21 +46,21 @@ func (c *restCompetitor) LoadTableMode(ctx context.Context, ident table.Identifi
 	}
 	req, err := c.newRequest(ctx, u+"?snapshots="+url.QueryEscape(mode))
 	if err != nil {
-		return ModeLoad{}, fmt.Errorf("%s load: %w", c.N, err)
+		return ModeLoad{}, fmt.Errorf("%s load: %w", c.TargetName, err)
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
-		return ModeLoad{}, fmt.Errorf("%s load %s: %w", c.N, strings.Join(ident, "."), err)
+		return ModeLoad{}, fmt.Errorf("%s load %s: %w", c.TargetName, strings.Join(ident, "."), err)
 	}
 	defer resp.Body.Close()
 	cr := &countingReader{r: resp.Body}
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(cr, 512))
-		return ModeLoad{}, fmt.Errorf("%s load %s: %s: %.200s", c.N, strings.Join(ident, "."), resp.Status, body)
+		return ModeLoad{}, fmt.Errorf("%s load %s: %s: %.200s", c.TargetName, strings.Join(ident, "."), resp.Status, body)
 	}
 	if !count {
 		if _, err := io.Copy(io.Discard, cr); err != nil {
-			return ModeLoad{}, fmt.Errorf("%s load %s: read: %w", c.N, strings.Join(ident, "."), err)
+			return ModeLoad{}, fmt.Errorf("%s load %s: read: %w", c.TargetName, strings.Join(ident, "."), err)
 		}
 		return ModeLoad{Bytes: cr.n, Snapshots: -1}, nil
 	}
@@ -70,10 +70,10 @@ func (c *restCompetitor) LoadTableMode(ctx context.Context, ident table.Identifi
 		} `json:"metadata"`
 	}
 	if err := json.NewDecoder(cr).Decode(&answer); err != nil {
-		return ModeLoad{}, fmt.Errorf("%s load %s: decode: %w", c.N, strings.Join(ident, "."), err)
+		return ModeLoad{}, fmt.Errorf("%s load %s: decode: %w", c.TargetName, strings.Join(ident, "."), err)
 	}
 	if _, err := io.Copy(io.Discard, cr); err != nil {
-		return ModeLoad{}, fmt.Errorf("%s load %s: read: %w", c.N, strings.Join(ident, "."), err)
+		return ModeLoad{}, fmt.Errorf("%s load %s: read: %w", c.TargetName, strings.Join(ident, "."), err)
 	}
 	return ModeLoad{Bytes: cr.n, Snapshots: len(answer.Metadata.Snapshots)}, nil
 }

@@ -87,31 +87,31 @@ func (c *restCompetitor) TimeSplit() TimeSplit { return c.timing.TimeSplit() }
 func (c *restCompetitor) Control(ctx context.Context) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.configURL, nil)
 	if err != nil {
-		return fmt.Errorf("%s control: %w", c.N, err)
+		return fmt.Errorf("%s control: %w", c.TargetName, err)
 	}
 	if c.auth != nil {
 		k, v, err := c.auth.AuthHeader()
 		if err != nil {
-			return fmt.Errorf("%s control: auth: %w", c.N, err)
+			return fmt.Errorf("%s control: auth: %w", c.TargetName, err)
 		}
 		req.Header.Set(k, v)
 	}
 	if c.signer != nil {
 		if err := c.signer.sign(req); err != nil {
-			return fmt.Errorf("%s control: %w", c.N, err)
+			return fmt.Errorf("%s control: %w", c.TargetName, err)
 		}
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
-		return fmt.Errorf("%s control: %w", c.N, err)
+		return fmt.Errorf("%s control: %w", c.TargetName, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return fmt.Errorf("%s control: read: %w", c.N, err)
+		return fmt.Errorf("%s control: read: %w", c.TargetName, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s control: GET %s: %s: %.200s", c.N, c.configURL, resp.Status, body)
+		return fmt.Errorf("%s control: GET %s: %s: %.200s", c.TargetName, c.configURL, resp.Status, body)
 	}
 	return nil
 }
@@ -431,14 +431,14 @@ func newOurREST(ctx context.Context, cfg Config, name string, key *sigV4Key) (Co
 		return nil, errors.Join(err, stopServer())
 	}
 	for k := range cfg.Storage.IOProps {
-		delete(c.P, "prop."+k)
+		delete(c.LineParams, "prop."+k)
 	}
 	c.ephemeral = true
 	c.mode = string(dur)
-	c.P["dir"] = cfg.Dir
-	c.P["durability"] = string(dur)
-	c.P["server"] = "in-process"
-	maps.Copy(c.P, storageParams)
+	c.LineParams["dir"] = cfg.Dir
+	c.LineParams["durability"] = string(dur)
+	c.LineParams["server"] = "in-process"
+	maps.Copy(c.LineParams, storageParams)
 	closeClient := c.CloseFn
 	c.CloseFn = func() error { return errors.Join(closeClient(), stopServer()) }
 	return c, nil
@@ -464,12 +464,12 @@ func newChildREST(ctx context.Context, cfg Config, name string, dur catalog.Dura
 	}
 	c.ephemeral = true
 	c.mode = string(dur)
-	c.P["dir"] = cfg.Dir
-	c.P["durability"] = string(dur)
-	c.P["server"] = "child"
-	c.P["server_pid"] = ch.pid()
+	c.LineParams["dir"] = cfg.Dir
+	c.LineParams["durability"] = string(dur)
+	c.LineParams["server"] = "child"
+	c.LineParams["server_pid"] = ch.pid()
 	l := &childLoader{cfg: cfg, front: "rest", dur: dur, ch: ch, auth: auth, ready: c.Control,
-		restarted: func(pid int) { c.P["server_pid"] = pid; c.client.CloseIdleConnections() }}
+		restarted: func(pid int) { c.LineParams["server_pid"] = pid; c.client.CloseIdleConnections() }}
 	closeClient := c.CloseFn
 	c.CloseFn = func() error { return errors.Join(closeClient(), l.stop()) }
 	return &childREST{restCompetitor: c, childLoader: l}, nil
@@ -530,10 +530,10 @@ func newRemoteREST(ctx context.Context, s remoteRESTServer, cfg Config) (Competi
 		}
 		return nil, err
 	}
-	c.P["store"] = s.store
+	c.LineParams["store"] = s.store
 	// The up scripts export the version of the server they started.
 	if v := cfg.Env.ServerVersion; v != "" {
-		c.P["server_version"] = v
+		c.LineParams["server_version"] = v
 	}
 	return c, nil
 }
@@ -645,7 +645,7 @@ func dialREST(ctx context.Context, name, example, base string, p, fallbacks map[
 	if wh := p["warehouse"]; wh != "" {
 		cu += "?" + url.Values{"warehouse": {wh}}.Encode()
 	}
-	c.Base = Base{N: name, Cat: cat, P: params, CloseFn: func() error {
+	c.Base = Base{TargetName: name, Cat: cat, LineParams: params, CloseFn: func() error {
 		err := cat.Close()
 		tr.CloseIdleConnections()
 		return err

@@ -64,19 +64,19 @@ func (c *restCompetitor) RevalidateTable(ctx context.Context, ident table.Identi
 	}
 	req, err := c.newRequest(ctx, u)
 	if err != nil {
-		return Revalidation{}, fmt.Errorf("%s revalidate: %w", c.N, err)
+		return Revalidation{}, fmt.Errorf("%s revalidate: %w", c.TargetName, err)
 	}
 	if etag != "" {
 		req.Header.Set("If-None-Match", etag)
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
-		return Revalidation{}, fmt.Errorf("%s revalidate %s: %w", c.N, strings.Join(ident, "."), err)
+		return Revalidation{}, fmt.Errorf("%s revalidate %s: %w", c.TargetName, strings.Join(ident, "."), err)
 	}
 	defer resp.Body.Close()
 	n, err := io.Copy(io.Discard, resp.Body)
 	if err != nil {
-		return Revalidation{}, fmt.Errorf("%s revalidate %s: read: %w", c.N, strings.Join(ident, "."), err)
+		return Revalidation{}, fmt.Errorf("%s revalidate %s: read: %w", c.TargetName, strings.Join(ident, "."), err)
 	}
 	switch resp.StatusCode {
 	case http.StatusOK:
@@ -84,7 +84,7 @@ func (c *restCompetitor) RevalidateTable(ctx context.Context, ident table.Identi
 	case http.StatusNotModified:
 		return Revalidation{NotModified: true, ETag: resp.Header.Get("ETag"), Bytes: int(n)}, nil
 	}
-	return Revalidation{}, fmt.Errorf("%s revalidate %s: %s", c.N, strings.Join(ident, "."), resp.Status)
+	return Revalidation{}, fmt.Errorf("%s revalidate %s: %s", c.TargetName, strings.Join(ident, "."), resp.Status)
 }
 
 // tableURL is the load-table URL of ident on the server, resolving the
@@ -96,7 +96,7 @@ func (c *restCompetitor) tableURL(ctx context.Context, ident table.Identifier) (
 		return "", d.pathErr
 	}
 	if len(ident) < 2 {
-		return "", fmt.Errorf("%s: %v is not a table identifier", c.N, ident)
+		return "", fmt.Errorf("%s: %v is not a table identifier", c.TargetName, ident)
 	}
 	ns := make([]string, len(ident)-1)
 	for i, level := range ident[:len(ident)-1] {
@@ -135,22 +135,22 @@ func (c *restCompetitor) newRequest(ctx context.Context, u string) (*http.Reques
 func (d *directLoad) resolve(ctx context.Context, c *restCompetitor) error {
 	req, err := c.newRequest(ctx, c.configURL)
 	if err != nil {
-		return fmt.Errorf("%s revalidate: config: %w", c.N, err)
+		return fmt.Errorf("%s revalidate: config: %w", c.TargetName, err)
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
-		return fmt.Errorf("%s revalidate: config: %w", c.N, err)
+		return fmt.Errorf("%s revalidate: config: %w", c.TargetName, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s revalidate: GET config: %s", c.N, resp.Status)
+		return fmt.Errorf("%s revalidate: GET config: %s", c.TargetName, resp.Status)
 	}
 	var cfg struct {
 		Defaults  map[string]string `json:"defaults"`
 		Overrides map[string]string `json:"overrides"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&cfg); err != nil {
-		return fmt.Errorf("%s revalidate: decode config: %w", c.N, err)
+		return fmt.Errorf("%s revalidate: decode config: %w", c.TargetName, err)
 	}
 	pick := func(key, own, def string) string {
 		if v := cfg.Overrides[key]; v != "" {

@@ -29,12 +29,12 @@ var (
 func (c *sqlCompetitor) Reopen(ctx context.Context) error {
 	if cl, ok := c.Cat.(icecatalog.Closer); ok {
 		if err := cl.Close(); err != nil {
-			return fmt.Errorf("%s: reopen: close: %w", c.N, err)
+			return fmt.Errorf("%s: reopen: close: %w", c.TargetName, err)
 		}
 	}
 	cat, err := icecatalog.Load(ctx, "katbench", c.props)
 	if err != nil {
-		return fmt.Errorf("%s: reopen: %w", c.N, err)
+		return fmt.Errorf("%s: reopen: %w", c.TargetName, err)
 	}
 	c.Cat = cat
 	return nil
@@ -104,7 +104,7 @@ func newSQL(ctx context.Context, cfg Config, name, pragmas string) (Competitor, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: open %s: %w", name, db, err)
 	}
-	c := &sqlCompetitor{Base: Base{N: name, Cat: cat, P: params}, props: props}
+	c := &sqlCompetitor{Base: Base{TargetName: name, Cat: cat, LineParams: params}, props: props}
 	c.CloseFn = func() error {
 		if cl, ok := c.Cat.(icecatalog.Closer); ok {
 			return cl.Close()

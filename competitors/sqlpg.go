@@ -70,12 +70,12 @@ func (*sqlPGCompetitor) Ephemeral() bool { return true }
 func (c *sqlPGCompetitor) Reopen(ctx context.Context) error {
 	if cl, ok := c.Cat.(icecatalog.Closer); ok {
 		if err := cl.Close(); err != nil {
-			return fmt.Errorf("%s: reopen: close: %w", c.N, err)
+			return fmt.Errorf("%s: reopen: close: %w", c.TargetName, err)
 		}
 	}
 	cat, err := sqlcat.NewCatalog(c.name, c.db, sqlcat.Postgres, c.props)
 	if err != nil {
-		return fmt.Errorf("%s: reopen: %w", c.N, err)
+		return fmt.Errorf("%s: reopen: %w", c.TargetName, err)
 	}
 	c.Cat = cat
 	return nil
@@ -226,7 +226,7 @@ func newSQLPG(ctx context.Context, cfg Config) (Competitor, error) {
 	if err != nil {
 		return fail(fmt.Errorf("open the catalog in database %q at %s: %w", t.database, t.addr, err))
 	}
-	c := &sqlPGCompetitor{Base: Base{N: name, Cat: cat, P: params}, db: db, name: catName, props: props}
+	c := &sqlPGCompetitor{Base: Base{TargetName: name, Cat: cat, LineParams: params}, db: db, name: catName, props: props}
 	c.CloseFn = func() error {
 		var errs []error
 		if cl, ok := c.Cat.(icecatalog.Closer); ok {

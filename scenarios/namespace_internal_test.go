@@ -20,7 +20,7 @@ func TestCreateNamespaceDropsWhatItMade(t *testing.T) {
 	}
 	o := Defaults(true)
 	o.CreateOps, o.Warmup = 12, 0
-	env := &Env{Competitor: &competitors.Base{N: "embedded", Cat: cat}, Dataset: d, Opts: o, Round: 3}
+	env := &Env{Competitor: &competitors.Base{TargetName: "embedded", Cat: cat}, Dataset: d, Opts: o, Round: 3}
 	out, err := runCreateNamespace(ctx, env)
 	if err != nil {
 		t.Fatal(err)

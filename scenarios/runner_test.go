@@ -190,7 +190,7 @@ func TestRefusedTablesSkipStorageScenarios(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return &competitors.Base{N: "sql-nowarehouse", Cat: cat, CloseFn: cat.(icecatalog.Closer).Close}, nil
+		return &competitors.Base{TargetName: "sql-nowarehouse", Cat: cat, CloseFn: cat.(icecatalog.Closer).Close}, nil
 	}}
 	o := tinyOptions()
 	var coll results.Collector

@@ -46,7 +46,7 @@ func init() {
 			for k, v := range c.Params() {
 				p[k] = v
 			}
-			return &competitors.Base{N: extCompetitorName, Cat: c.Catalog(), P: p, CloseFn: c.Close}, nil
+			return &competitors.Base{TargetName: extCompetitorName, Cat: c.Catalog(), LineParams: p, CloseFn: c.Close}, nil
 		},
 	})
 }
