@@ -162,7 +162,7 @@ func TestCapacityTargetFails(t *testing.T) {
 		}
 		var coll results.Collector
 		r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
-		if err := r.Execute(context.Background(), []scenarios.Target{emb}); err != nil {
+		if err := r.Execute(context.Background(), []scenarios.CompetitorSetup{emb}); err != nil {
 			t.Fatal(err)
 		}
 		rec := byKey(coll.Records)["embedded "+c.name]

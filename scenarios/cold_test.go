@@ -17,7 +17,7 @@ func TestColdLoadReopensBetweenPasses(t *testing.T) {
 	o.Select, _ = scenarios.ParseSelector("load_table.*latency", o.Threads)
 	var coll results.Collector
 	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
-	if err := r.Execute(context.Background(), []scenarios.Target{target(t, "embedded"), target(t, "sql")}); err != nil {
+	if err := r.Execute(context.Background(), []scenarios.CompetitorSetup{target(t, "embedded"), target(t, "sql")}); err != nil {
 		t.Fatal(err)
 	}
 	got := byKey(coll.Records)

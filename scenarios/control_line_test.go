@@ -24,7 +24,7 @@ func TestControlLineSaysSo(t *testing.T) {
 	}
 	var coll results.Collector
 	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
-	if err := r.Execute(context.Background(), []scenarios.Target{{Factory: emb, Config: competitors.Config{Dir: t.TempDir()}}}); err != nil {
+	if err := r.Execute(context.Background(), []scenarios.CompetitorSetup{{Factory: emb, Config: competitors.Config{Dir: t.TempDir()}}}); err != nil {
 		t.Fatal(err)
 	}
 	seen := 0

@@ -54,7 +54,7 @@ func TestControlIsMeasuredAfterSetupAndWarmup(t *testing.T) {
 	}}
 	var coll results.Collector
 	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
-	if err := r.Execute(context.Background(), []scenarios.Target{{Factory: f, Config: competitors.Config{Dir: t.TempDir()}}}); err != nil {
+	if err := r.Execute(context.Background(), []scenarios.CompetitorSetup{{Factory: f, Config: competitors.Config{Dir: t.TempDir()}}}); err != nil {
 		t.Fatal(err)
 	}
 	if w.calls.Load() == 0 || w.early.Load() != 0 {

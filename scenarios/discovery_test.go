@@ -61,7 +61,7 @@ func TestDiscoveryViewsRevalidate(t *testing.T) {
 	var coll results.Collector
 	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
 	targets := []string{"embedded", "rest", "sql", "grpc"}
-	var tgs []scenarios.Target
+	var tgs []scenarios.CompetitorSetup
 	for _, name := range targets {
 		tgs = append(tgs, target(t, name))
 	}
@@ -167,7 +167,7 @@ func TestRevalidateWithoutETags(t *testing.T) {
 	o.Select, _ = scenarios.ParseSelector("load_table.revalidate.latency", o.Threads)
 	var coll results.Collector
 	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
-	if err := r.Execute(context.Background(), []scenarios.Target{tg}); err != nil {
+	if err := r.Execute(context.Background(), []scenarios.CompetitorSetup{tg}); err != nil {
 		t.Fatal(err)
 	}
 	if len(coll.Records) != 1 {

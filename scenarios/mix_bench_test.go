@@ -45,8 +45,8 @@ func BenchmarkMixOpenLoop100k(b *testing.B) {
 			for b.Loop() {
 				var coll results.Collector
 				r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
-				tg := scenarios.Target{Factory: f, Config: competitors.Config{Dir: b.TempDir(), Durability: "none"}}
-				if err := r.Execute(context.Background(), []scenarios.Target{tg}); err != nil {
+				tg := scenarios.CompetitorSetup{Factory: f, Config: competitors.Config{Dir: b.TempDir(), Durability: "none"}}
+				if err := r.Execute(context.Background(), []scenarios.CompetitorSetup{tg}); err != nil {
 					b.Fatal(err)
 				}
 				for _, rec := range coll.Records {

@@ -30,7 +30,7 @@ func mixOptions(t *testing.T, mix string) scenarios.Options {
 func runMix(t *testing.T, o scenarios.Options, targets ...string) map[string]results.Record {
 	t.Helper()
 	var coll results.Collector
-	var ts []scenarios.Target
+	var ts []scenarios.CompetitorSetup
 	for _, name := range targets {
 		ts = append(ts, target(t, name))
 	}

@@ -19,7 +19,7 @@ func TestOpenLoopLines(t *testing.T) {
 	o.Rate, o.Duration = 2000, 200*time.Millisecond
 	var coll results.Collector
 	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
-	if err := r.Execute(context.Background(), []scenarios.Target{target(t, "embedded")}); err != nil {
+	if err := r.Execute(context.Background(), []scenarios.CompetitorSetup{target(t, "embedded")}); err != nil {
 		t.Fatal(err)
 	}
 	if len(coll.Records) != 3 {
@@ -53,7 +53,7 @@ func TestOpenLoopLines(t *testing.T) {
 	o.Rate = 0
 	coll = results.Collector{}
 	r = &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
-	if err := r.Execute(context.Background(), []scenarios.Target{target(t, "embedded")}); err != nil {
+	if err := r.Execute(context.Background(), []scenarios.CompetitorSetup{target(t, "embedded")}); err != nil {
 		t.Fatal(err)
 	}
 	if len(coll.Records) != 0 {

@@ -52,7 +52,7 @@ func TestRegisteredScenarioRunsWithItsData(t *testing.T) {
 	var coll results.Collector
 	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
 	workersSeen.Store(0)
-	if err := r.Execute(context.Background(), []scenarios.Target{target(t, "embedded")}); err != nil {
+	if err := r.Execute(context.Background(), []scenarios.CompetitorSetup{target(t, "embedded")}); err != nil {
 		t.Fatal(err)
 	}
 	if len(coll.Records) != 1 {

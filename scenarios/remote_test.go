@@ -111,7 +111,7 @@ func TestRemoteTargetsRunAndLeaveNothing(t *testing.T) {
 			tg.Config.Args = []string{c.serve(t, cat)}
 			var coll results.Collector
 			r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: tinyOptions()}
-			if err := r.Execute(context.Background(), []scenarios.Target{tg}); err != nil {
+			if err := r.Execute(context.Background(), []scenarios.CompetitorSetup{tg}); err != nil {
 				t.Fatalf("remote run failed: %v", err)
 			}
 			got := byKey(coll.Records)
@@ -197,7 +197,7 @@ func TestTransientSetupErrorsAreRetried(t *testing.T) {
 	o.Select, _ = scenarios.ParseSelector("table_exists.latency", o.Threads)
 	var coll results.Collector
 	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
-	if err := r.Execute(context.Background(), []scenarios.Target{tg}); err != nil {
+	if err := r.Execute(context.Background(), []scenarios.CompetitorSetup{tg}); err != nil {
 		t.Fatalf("run failed: %v", err)
 	}
 	if len(coll.Records) != 1 {
@@ -222,14 +222,14 @@ func TestSetupParallelIsTheCompetitorsLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	rest.SetupParallel = 1
-	tg := scenarios.Target{Factory: rest, Config: competitors.Config{Dir: t.TempDir(), Args: []string{serveREST(t, flaky)}}}
+	tg := scenarios.CompetitorSetup{Factory: rest, Config: competitors.Config{Dir: t.TempDir(), Args: []string{serveREST(t, flaky)}}}
 	o := tinyOptions()
 	o.Parallel = 8
 	o.Shape = dataset.Shape{Width: 2, Depth: 1, TablesPerLeaf: 20}
 	o.Select, _ = scenarios.ParseSelector("table_exists.latency", o.Threads)
 	var coll results.Collector
 	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
-	if err := r.Execute(context.Background(), []scenarios.Target{tg}); err != nil {
+	if err := r.Execute(context.Background(), []scenarios.CompetitorSetup{tg}); err != nil {
 		t.Fatal(err)
 	}
 	if flaky.over {
@@ -258,7 +258,7 @@ func TestFailedRunDropsWhatItCreated(t *testing.T) {
 		return nil
 	})
 	r := &scenarios.Runner{Run: results.NewRun(), Sink: sink, Opts: o}
-	if err := r.Execute(ctx, []scenarios.Target{tg}); !errors.Is(err, context.Canceled) {
+	if err := r.Execute(ctx, []scenarios.CompetitorSetup{tg}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Execute = %v, want context.Canceled", err)
 	}
 	if lines != 1 {

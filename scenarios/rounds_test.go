@@ -23,7 +23,7 @@ func TestRoundsInterleaveTargets(t *testing.T) {
 	o.Log = &log
 	var coll results.Collector
 	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
-	if err := r.Execute(context.Background(), []scenarios.Target{target(t, "embedded"), target(t, "sql")}); err != nil {
+	if err := r.Execute(context.Background(), []scenarios.CompetitorSetup{target(t, "embedded"), target(t, "sql")}); err != nil {
 		t.Fatal(err)
 	}
 	var order []string

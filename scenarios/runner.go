@@ -25,8 +25,8 @@ import (
 // even after the run's context was cancelled.
 const cleanupTimeout = 10 * time.Minute
 
-// Target is one competitor to run: its factory and the config to build it.
-type Target struct {
+// CompetitorSetup is one competitor to run: its factory and the config to build it.
+type CompetitorSetup struct {
 	Factory competitors.Factory
 	Config  competitors.Config
 }
@@ -160,7 +160,7 @@ type Runner struct {
 
 // state is one live competitor during a run.
 type state struct {
-	t        Target
+	t        CompetitorSetup
 	c        competitors.Competitor
 	d        *dataset.Dataset
 	setup    error // why the dataset could not be built
@@ -200,7 +200,7 @@ type cell struct {
 // and cleans up. A target that cannot be built fails the run before
 // anything is measured; a scenario that fails is a line with errors, never
 // an abort. Whatever the run created is dropped again, also when it fails.
-func (r *Runner) Execute(ctx context.Context, targets []Target) (err error) {
+func (r *Runner) Execute(ctx context.Context, targets []CompetitorSetup) (err error) {
 	o := r.Opts
 	if o.Rounds < 1 {
 		o.Rounds = 1

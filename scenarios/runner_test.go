@@ -43,7 +43,7 @@ func runTargets(t *testing.T, o scenarios.Options, names ...string) *results.Col
 	t.Helper()
 	var coll results.Collector
 	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
-	var tgs []scenarios.Target
+	var tgs []scenarios.CompetitorSetup
 	for _, name := range names {
 		tgs = append(tgs, target(t, name))
 	}
@@ -53,13 +53,13 @@ func runTargets(t *testing.T, o scenarios.Options, names ...string) *results.Col
 	return &coll
 }
 
-func target(t *testing.T, name string) scenarios.Target {
+func target(t *testing.T, name string) scenarios.CompetitorSetup {
 	t.Helper()
 	f, err := competitors.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return scenarios.Target{Factory: f, Config: competitors.Config{Dir: t.TempDir()}}
+	return scenarios.CompetitorSetup{Factory: f, Config: competitors.Config{Dir: t.TempDir()}}
 }
 
 func byKey(recs []results.Record) map[string]results.Record {
@@ -77,7 +77,7 @@ func TestRunnerDrivesEveryCompetitorIdentically(t *testing.T) {
 	o := tinyOptions()
 	var coll results.Collector
 	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
-	if err := r.Execute(context.Background(), []scenarios.Target{target(t, "embedded"), target(t, "sql")}); err != nil {
+	if err := r.Execute(context.Background(), []scenarios.CompetitorSetup{target(t, "embedded"), target(t, "sql")}); err != nil {
 		t.Fatal(err)
 	}
 	got := byKey(coll.Records)
@@ -156,7 +156,7 @@ func TestSelectorLimitsScenarios(t *testing.T) {
 	o.Select = sel
 	var coll results.Collector
 	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
-	if err := r.Execute(context.Background(), []scenarios.Target{target(t, "embedded")}); err != nil {
+	if err := r.Execute(context.Background(), []scenarios.CompetitorSetup{target(t, "embedded")}); err != nil {
 		t.Fatal(err)
 	}
 	var names []string
@@ -195,7 +195,7 @@ func TestRefusedTablesSkipStorageScenarios(t *testing.T) {
 	o := tinyOptions()
 	var coll results.Collector
 	r := &scenarios.Runner{Run: results.NewRun(), Sink: &coll, Opts: o}
-	if err := r.Execute(context.Background(), []scenarios.Target{{Factory: f, Config: competitors.Config{Dir: t.TempDir()}}}); err != nil {
+	if err := r.Execute(context.Background(), []scenarios.CompetitorSetup{{Factory: f, Config: competitors.Config{Dir: t.TempDir()}}}); err != nil {
 		t.Fatal(err)
 	}
 	got := byKey(coll.Records)

@@ -97,7 +97,7 @@ type Env struct {
 	Round int
 	// Target is what the competitor was built from, so a scenario can
 	// build fresh ones (the durability sweep).
-	Target Target
+	Target CompetitorSetup
 
 	created *createdSet
 }

@@ -90,8 +90,8 @@ func ParseProps(kvs []string) (map[string]string, error) {
 // config with the target's Args, Dir, Storage (st under the directory's
 // name, see competitorStorage) and Env (competitors.ReadEnv of getenv).
 func NewTargets(specs []TargetSpec, facs []competitors.Factory, dir string, base competitors.Config,
-	st workspace.Storage, getenv func(string) string) ([]Target, error) {
-	targets := make([]Target, len(specs))
+	st workspace.Storage, getenv func(string) string) ([]CompetitorSetup, error) {
+	targets := make([]CompetitorSetup, len(specs))
 	seen := map[string]int{}
 	for i, s := range specs {
 		sub := s.Name
@@ -103,7 +103,7 @@ func NewTargets(specs []TargetSpec, facs []competitors.Factory, dir string, base
 		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("create %s: %w", cfg.Dir, err)
 		}
-		targets[i] = Target{Factory: facs[i], Config: cfg}
+		targets[i] = CompetitorSetup{Factory: facs[i], Config: cfg}
 	}
 	return targets, nil
 }

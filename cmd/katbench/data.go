@@ -93,7 +93,7 @@ func init() {
 }
 
 // targets are the competitors of args (default embedded).
-func (f *dataFlags) targets(args []string) ([]dataplane.Target, error) {
+func (f *dataFlags) targets(args []string) ([]dataplane.CompetitorSetup, error) {
 	if len(args) == 0 {
 		args = []string{"embedded"}
 	}
@@ -101,14 +101,14 @@ func (f *dataFlags) targets(args []string) ([]dataplane.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	targets := make([]dataplane.Target, len(args))
+	targets := make([]dataplane.CompetitorSetup, len(args))
 	for i, a := range args {
 		spec := scenarios.ParseTargetSpec(a)
 		fac, err := competitors.Lookup(spec.Name)
 		if err != nil {
 			return nil, asUsage(err)
 		}
-		targets[i] = dataplane.Target{Factory: fac, Name: spec.Name, Args: spec.Args, Index: i, Props: props, Durability: f.durability,
+		targets[i] = dataplane.CompetitorSetup{Factory: fac, Name: spec.Name, Args: spec.Args, Index: i, Props: props, Durability: f.durability,
 			Env: competitors.ReadEnv(spec.Name, os.Getenv)}
 	}
 	return targets, nil

@@ -127,9 +127,9 @@ func TestSkippedLinesCarryTheirDims(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Nothing listens on port 1: the REST client cannot start.
-	target := Target{Factory: f, Name: "rest", Args: []string{"http://127.0.0.1:1"}}
+	target := CompetitorSetup{Factory: f, Name: "rest", Args: []string{"http://127.0.0.1:1"}}
 	var coll results.Collector
-	if err := RunAll(context.Background(), cfg, []Target{target}, []transport.Kind{transport.Baseline()}, store, t.TempDir(), &coll); err == nil {
+	if err := RunAll(context.Background(), cfg, []CompetitorSetup{target}, []transport.Kind{transport.Baseline()}, store, t.TempDir(), &coll); err == nil {
 		t.Fatal("a target that cannot start ran")
 	}
 	recs := coll.Snapshot()

@@ -16,9 +16,9 @@ import (
 	s3io "github.com/nordisk/katbench/transport/s3/icebergio"
 )
 
-// Target is one competitor of a data run, to be opened once per
+// CompetitorSetup is one competitor of a data run, to be opened once per
 // transport (see OpenLanes).
-type Target struct {
+type CompetitorSetup struct {
 	Factory competitors.Factory
 	// Name is the lines' target; Args its arguments (a URL, …).
 	Name string
@@ -44,7 +44,7 @@ type Target struct {
 // said once on log. A file:// store has no transport to compare: one lane.
 // closeAll closes every competitor opened; on error they are closed
 // already.
-func OpenLanes(ctx context.Context, t Target, kinds []transport.Kind, store *workspace.Store, dir string, log io.Writer) (lanes []Lane, closeAll func() error, err error) {
+func OpenLanes(ctx context.Context, t CompetitorSetup, kinds []transport.Kind, store *workspace.Store, dir string, log io.Writer) (lanes []Lane, closeAll func() error, err error) {
 	var opened []competitors.Competitor
 	closeOpened := func() error {
 		var errs []error
@@ -139,7 +139,7 @@ func SkippedParams(store *workspace.Store, quick bool) map[string]any {
 // transport of kinds (OpenLanes), then cfg.Baseline when set and
 // selected (RawName): one data run. A target that cannot start gets a skipped line per scenario saying
 // why, and the others still run; every error is returned, joined.
-func RunAll(ctx context.Context, cfg Config, targets []Target, kinds []transport.Kind, store *workspace.Store, dir string, sink results.Sink) error {
+func RunAll(ctx context.Context, cfg Config, targets []CompetitorSetup, kinds []transport.Kind, store *workspace.Store, dir string, sink results.Sink) error {
 	var errs []error
 	for _, t := range targets {
 		if err := ctx.Err(); err != nil {
