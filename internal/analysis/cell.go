@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// Cell identifies what a line measured, independent of when: the host
+// CellKey identifies what a line measured, independent of when: the host
 // (unless a comparison crosses hosts), the target, the scenario, the loop
 // and the parameters that define the work. Two lines of the same cell are
 // two measurements of the same thing.
-type Cell struct {
+type CellKey struct {
 	Host     string // HostKey of the line, "" when hosts are ignored
 	Target   string
 	Scenario string
@@ -19,7 +19,7 @@ type Cell struct {
 	Dims     string // canonical JSON of the line's level (results.Dims)
 }
 
-func (c Cell) String() string {
+func (c CellKey) String() string {
 	s := c.Target + " " + c.Scenario
 	if c.Loop != "" && c.Loop != "closed" {
 		s += " (" + c.Loop + ")"
@@ -72,8 +72,8 @@ func (l Line) HostLabel() string {
 
 // CellOf returns the line's cell; withHost=false drops the host from the
 // key (cross-host comparison).
-func CellOf(l Line, withHost bool) Cell {
-	c := Cell{Target: l.Target, Scenario: l.Scenario, Loop: l.Loop, Params: defining(l), Dims: dimsKey(l)}
+func CellOf(l Line, withHost bool) CellKey {
+	c := CellKey{Target: l.Target, Scenario: l.Scenario, Loop: l.Loop, Params: defining(l), Dims: dimsKey(l)}
 	if withHost {
 		c.Host = l.HostKey()
 	}

@@ -81,14 +81,14 @@ type Stat struct {
 
 // Row is the comparison of one cell on one metric.
 type Row struct {
-	Cell   Cell   `json:"-"`
-	Target string `json:"target"`
-	Scen   string `json:"scenario"`
-	Loop   string `json:"loop"`
-	Metric string `json:"metric"`
-	Unit   string `json:"unit"`
-	Old    Stat   `json:"old"`
-	New    Stat   `json:"new"`
+	Cell   CellKey `json:"-"`
+	Target string  `json:"target"`
+	Scen   string  `json:"scenario"`
+	Loop   string  `json:"loop"`
+	Metric string  `json:"metric"`
+	Unit   string  `json:"unit"`
+	Old    Stat    `json:"old"`
+	New    Stat    `json:"new"`
 	// Normalised is true when each run's value is value/control_p50 (or
 	// ops_sec×control_p50) of that run, so a machine that got slower
 	// overall does not read as a regression. Old, New and Delta are then
@@ -142,8 +142,8 @@ func (r Row) VerdictText() string {
 // Comparison is the outcome of Compare.
 type Comparison struct {
 	Rows     []Row
-	OnlyOld  []Cell // cells OLD has and NEW does not
-	OnlyNew  []Cell
+	OnlyOld  []CellKey // cells OLD has and NEW does not
+	OnlyNew  []CellKey
 	OldCells int
 	NewCells int
 	OldRuns  int // distinct run ids on each side
@@ -217,9 +217,9 @@ func (s *cellSide) all() []Line {
 	return out
 }
 
-func group(lines []Line, withHost bool) (map[Cell]*cellSide, []Cell, int) {
-	m := map[Cell]*cellSide{}
-	var order []Cell
+func group(lines []Line, withHost bool) (map[CellKey]*cellSide, []CellKey, int) {
+	m := map[CellKey]*cellSide{}
+	var order []CellKey
 	runs := map[string]bool{}
 	for _, l := range lines {
 		if !l.Measured() {
@@ -399,7 +399,7 @@ func hasControl(s *cellSide) bool {
 
 // compareCell fills a row's statistics; decide gives the verdict once
 // every row's p is known.
-func compareCell(c Cell, old, new *cellSide, m Metric, o CompareOptions) (Row, bool) {
+func compareCell(c CellKey, old, new *cellSide, m Metric, o CompareOptions) (Row, bool) {
 	th := o.Threshold
 	if th == 0 {
 		th = WallClockThreshold

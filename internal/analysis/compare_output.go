@@ -150,7 +150,7 @@ func Thousands(n int64) string {
 // differs in the fewest params) differs in the params that define the
 // work (a param one build added, a changed default), so an unpaired cell
 // comes with the reason; "" when the other side has none.
-func paramsDiff(cell Cell, others []Cell) string {
+func paramsDiff(cell CellKey, others []CellKey) string {
 	var mine map[string]any
 	if json.Unmarshal([]byte(cell.Params), &mine) != nil {
 		return ""

@@ -48,7 +48,7 @@ type MergeOptions struct {
 
 // Merged is one cell's merged line.
 type Merged struct {
-	Cell    Cell
+	Cell    CellKey
 	Sources []Line
 	Hist    *hdrhistogram.Histogram
 	// JSON is the merged result line, ready to write.
@@ -68,8 +68,8 @@ var droppedOnMerge = []string{"rounds", "round_p50_us", "round_ops_sec", "merged
 // otherwise (runs one after another) durations add up. Skipped lines are
 // ignored; a line without a histogram is an error.
 func Merge(lines []Line, o MergeOptions) ([]Merged, error) {
-	groups := map[Cell][]Line{}
-	var order []Cell
+	groups := map[CellKey][]Line{}
+	var order []CellKey
 	for _, l := range lines {
 		if l.Skipped != "" {
 			continue
@@ -103,7 +103,7 @@ func DecodeHist(l Line) (*hdrhistogram.Histogram, error) {
 	return h, nil
 }
 
-func mergeCell(c Cell, ls []Line, o MergeOptions) (Merged, error) {
+func mergeCell(c CellKey, ls []Line, o MergeOptions) (Merged, error) {
 	first := ls[0]
 	var hs histSum
 	var errs, warmErrs int64
