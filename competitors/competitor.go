@@ -134,11 +134,15 @@ type Factory struct {
 	// none.
 	Floor string
 	// Serve is the `katbench serve` subcommand that serves this
-	// competitor's catalog from a state directory of its own ("rest"):
+	// competitor's catalog from a state directory of its own ("rest",
+	// "grpc"):
 	// given no arguments, `katbench verify --kill-every` starts that
 	// server itself, kills it with SIGKILL and restarts it. Empty for
 	// none.
 	Serve string
+	// ServeArg is the argument that reaches such a server at addr
+	// (host:port); nil for a URL, http://addr.
+	ServeArg func(addr string) string
 	// Durability reports whether the factory may honour Config.Durability
 	// (`katbench list` shows it). Whether a built competitor really runs in
 	// the mode asked for is its [Durable] capability: a remote server

@@ -84,6 +84,8 @@ func init() {
 		Env:       "KATBENCH_GRPC_URL (the server's HOST:PORT when no argument is given), KATBENCH_GRPC_PROPS and BENCH_REST_PROPS (client properties k=v,…: credential, token)",
 		CheckArgs: checkGRPCArgs,
 		New:       newGRPC,
+		Serve:     "grpc",
+		ServeArg:  func(addr string) string { return addr },
 	})
 }
 

@@ -107,28 +107,32 @@ func TestVerifyNoMarkersLeavesChecksAbsent(t *testing.T) {
 	}
 }
 
-// TestVerifyKillRest: kill -9 of our REST server during the storm, restart
-// on the same state: the check runs on the recovered server and finds no
-// acknowledged commit lost.
+// TestVerifyKillRest: kill -9 of our REST server, then of our gRPC server,
+// during the storm, each restarted on the same state: the check runs on
+// the recovered server and finds no acknowledged commit lost.
 func TestVerifyKillRest(t *testing.T) {
-	code, stdout, recs := verifyLines(t, "rest", "--writers", "4", "--duration", "4s", "--kill-every", "500ms", "--seed", "11")
-	if code != 0 || len(recs) != 1 {
-		t.Fatalf("exit %d, %d lines\n%s", code, len(recs), stdout)
-	}
-	r := recs[0]
-	if kills, _ := r.Params["kills"].(float64); kills < 1 {
-		t.Fatalf("no kill happened: %v", r.Params)
-	}
-	if r.Params["kill_seed"] != float64(12) {
-		t.Errorf("kill_seed %v, want 12 (the seed plus the cell)", r.Params["kill_seed"])
-	}
-	if measure(t, r, "acked") == 0 {
-		t.Fatalf("nothing acknowledged across the kills\n%s", stdout)
-	}
-	for _, k := range []string{"lost", "duplicated", "phantom", "forked", "unreadable"} {
-		if v := measure(t, r, k); v != 0 {
-			t.Errorf("%s = %v after kill -9\n%s", k, v, stdout)
-		}
+	for _, front := range []string{"rest", "grpc"} {
+		t.Run(front, func(t *testing.T) {
+			code, stdout, recs := verifyLines(t, front, "--writers", "4", "--duration", "4s", "--kill-every", "500ms", "--seed", "11")
+			if code != 0 || len(recs) != 1 {
+				t.Fatalf("exit %d, %d lines\n%s", code, len(recs), stdout)
+			}
+			r := recs[0]
+			if kills, _ := r.Params["kills"].(float64); kills < 1 {
+				t.Fatalf("no kill happened: %v", r.Params)
+			}
+			if r.Params["kill_seed"] != float64(12) {
+				t.Errorf("kill_seed %v, want 12 (the seed plus the cell)", r.Params["kill_seed"])
+			}
+			if measure(t, r, "acked") == 0 {
+				t.Fatalf("nothing acknowledged across the kills\n%s", stdout)
+			}
+			for _, k := range []string{"lost", "duplicated", "phantom", "forked", "unreadable"} {
+				if v := measure(t, r, k); v != 0 {
+					t.Errorf("%s = %v after kill -9\n%s", k, v, stdout)
+				}
+			}
+		})
 	}
 }
 

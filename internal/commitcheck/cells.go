@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/nordisk/katbench/competitors"
@@ -69,7 +70,11 @@ func (c Cells) Run(ctx context.Context, run *results.Run, name string, fac compe
 			return 0, fmt.Errorf("start %s server: %w", name, err)
 		}
 		defer func() { err = errors.Join(err, sp.Stop()) }()
-		cfg.Args, proc = []string{sp.URL()}, sp
+		arg := sp.URL()
+		if fac.ServeArg != nil {
+			arg = fac.ServeArg(sp.Addr)
+		}
+		cfg.Args, proc = []string{arg}, sp
 	}
 	comp, err := fac.New(ctx, cfg)
 	if err != nil {
@@ -94,6 +99,15 @@ func (c Cells) Run(ctx context.Context, run *results.Run, name string, fac compe
 			if err := errors.Join(ctx.Err(), kerr); err != nil {
 				return anomalies, err
 			}
+			if proc != nil {
+				// The server was restarted: the check reads the recovered
+				// one once the client reaches it again (a gRPC channel in
+				// its reconnect backoff fails fast meanwhile, which is not
+				// an unreadable history).
+				if err := awaitCatalog(ctx, comp.Catalog(), reachTimeout); err != nil {
+					return anomalies, fmt.Errorf("%s: after the last restart: %w", name, err)
+				}
+			}
 			var rep *Report
 			if !s.NoMarkers {
 				r, cerr := Check(ctx, comp.Catalog(), s.Idents(), res.Log.Attempts())
@@ -114,6 +128,29 @@ func (c Cells) Run(ctx context.Context, run *results.Run, name string, fac compe
 		}
 	}
 	return anomalies, nil
+}
+
+// reachTimeout bounds the wait for a restarted server to answer again.
+const reachTimeout = 2 * time.Minute
+
+// awaitCatalog polls cat with a cheap call until it answers, or fails
+// after timeout with the last error.
+func awaitCatalog(ctx context.Context, cat catalog.Catalog, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		_, err := cat.ListNamespaces(ctx, nil)
+		if err == nil {
+			return nil
+		}
+		t := time.NewTimer(50 * time.Millisecond) // polling a server's return, with a deadline
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("the catalog did not answer within %v: %w", timeout, err)
+		case <-t.C:
+		}
+	}
 }
 
 // dropTables drops a cell's tables on a competitor that keeps its state

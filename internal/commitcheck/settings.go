@@ -23,7 +23,7 @@ func (f *Settings) RegisterFlags(fl *pflag.FlagSet) {
 	fl.IntVar(&f.Commits, "commits", 0, "commits to attempt per cell, instead of --duration")
 	fl.IntVar(&f.Retries, "commit-retries", DefaultRetries, "commit.retry.num-retries on the tables: how often iceberg-go refreshes and re-applies a commit that lost a race (default as Iceberg's Java client; iceberg-go's own default is 0)")
 	fl.BoolVar(&f.NoMarkers, "no-markers", false, "commit without markers and check nothing: the checker's own cost, beside a run with markers")
-	fl.DurationVar(&f.KillEvery, "kill-every", 0, "kill -9 the server at random moments about this far apart during each cell (uniform in [D/2, 3D/2), seeded by --seed) and restart it: rest (katbench runs its serve rest as a child), or the server --kill-pid-file and --restart name")
+	fl.DurationVar(&f.KillEvery, "kill-every", 0, "kill -9 the server at random moments about this far apart during each cell (uniform in [D/2, 3D/2), seeded by --seed) and restart it: rest or grpc (katbench runs its serve rest or serve grpc as a child), or the server --kill-pid-file and --restart name")
 	fl.StringVar(&f.PIDFile, "kill-pid-file", "", "with --kill-every: crash instead the server whose process id this file holds (its process group), e.g. $KATBENCH_STATE_DIR/nessie-pg/pid")
 	fl.StringVar(&f.Restart, "restart", "", "with --kill-pid-file: the shell command that starts that server again on the same state and port, e.g. 'containers/nessie_up.sh --store jdbc'")
 	fl.Uint64Var(&f.Seed, "seed", 0, "seed of the kill moments (default: from the clock; every line says its kill_seed)")
