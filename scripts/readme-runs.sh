@@ -11,7 +11,7 @@
 # data-minio open-3000 open-7500 capacity-read capacity-write capacity-read-1s
 # capacity-read-deployed capacity-read-1s-deployed history-depth history-depth-rest crawl-10k
 # crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed
-# discovery writes-quiet writes-neighbour sigv4-cost rustberg-deployed catalogs-deployed capacity-read-rustberg
+# discovery writes-quiet writes-neighbour sigv4-cost sizing-peers rustberg-deployed catalogs-deployed capacity-read-rustberg
 # history-depth-rustberg transport-floor-versitygw
 # transport-floor-minio transport-floor-rustfs transport-floor-one-p, and some that are not one run:
 # transport-rate-waits (four runs, transport-rate-wait-WAIT), s3-warehouse
@@ -89,6 +89,15 @@ fronts() { kb fronts run embedded rest grpc --rounds 3 --threads 1,8,16,32 --sce
 sigv4_cost() {
 	kb sigv4-cost run rest rest-sigv4 --tables 1000 --rounds 9 --threads 8 --ops 5000 --duration 3s --warmup 1s \
 		--scenario load_table.latency,load_table.throughput.t8
+}
+# The servers users run, grown to 100k tables beside our front, each setup
+# bounded to 9 minutes (README, docs/sizing.md).
+sizing_peers() {
+	deployed
+	kb sizing-peers run rest polaris-pg nessie-pg nessie-rocks fixture-pg sql-pg \
+		--tables 1k,10k,100k --setup-budget 9m --setup-parallel 8 \
+		--scenario load_table.latency,list_tables.first_page.latency,list_tables.latency,create_table.latency \
+		--ops 500 --create-ops 100 --allow-errors
 }
 # Rustberg on redb and on PostgreSQL beside our front (docs/catalogs.md).
 rustberg_deployed() {
@@ -461,7 +470,7 @@ syscalls_strace() {
 all=(peers fronts rest-vs-rest writes transport-versitygw transport-minio transport-rustfs transport-close transport-load
 	data-versitygw data-minio open-3000 open-7500 s3-warehouse syscalls
 	capacity-read capacity-write capacity-read-1s capacity-read-deployed capacity-read-1s-deployed
-	history-depth history-depth-rest crawl-10k crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed discovery writes-quiet writes-neighbour sigv4-cost rustberg-deployed catalogs-deployed capacity-read-rustberg history-depth-rustberg transport-c64-versitygw transport-c64-minio transport-c64-rustfs
+	history-depth history-depth-rest crawl-10k crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed discovery writes-quiet writes-neighbour sigv4-cost sizing-peers rustberg-deployed catalogs-deployed capacity-read-rustberg history-depth-rustberg transport-c64-versitygw transport-c64-minio transport-c64-rustfs
 	transport-floor-versitygw transport-floor-minio transport-floor-rustfs transport-floor-one-p transport-rate-waits floor-check cpu-clocks)
 # The tables named run (every table when none is) inside one { } that ends
 # in exit, so bash has read all of it before the first table starts:

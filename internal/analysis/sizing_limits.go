@@ -102,7 +102,7 @@ func limitRows(targets []string, run []Line, pts map[sizingKey][]sizingPoint) st
 		fmt.Fprintf(&sb, "| %s | %s | %s |\n", t, strings.Join(cells, " | "), mdEscapePipes(setup))
 	}
 	if pts != nil {
-		sb.WriteString("\n" + deployNote)
+		sb.WriteString("\n" + deployNote + "\n")
 	}
 	sb.WriteString("\nThe smallest size at which the operation's p99 first went over 100 ms in this run (one cell per size, so a single slow cell counts), or the largest size measured when it never did. Setup: where a `--setup-budget` or an error stopped the target's dataset short of the sweep's largest size.\n")
 	return sb.String()
