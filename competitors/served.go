@@ -13,6 +13,15 @@ type Served interface {
 	ServerAddr() string
 }
 
+// StoreServed is the capability of a catalog that runs in the benchmark's
+// own process on a store that is a server (iceberg-go's SQL catalog on
+// PostgreSQL) to say where that store listens, host:port: its processes
+// serving this process's connections are then measured as the catalog's
+// server cost (servercost.StoreMeter).
+type StoreServed interface {
+	StoreAddr() string
+}
+
 // hostPort returns the host:port a base URL reaches, the scheme's port
 // when it names none; "" when base is not a URL.
 func hostPort(base string) string {

@@ -49,12 +49,17 @@ type sqlPGCompetitor struct {
 	db    *sql.DB
 	name  string // catalog_name of this instance's rows
 	props iceberg.Properties
+	addr  string // PostgreSQL's host:port
 }
 
+// StoreAddr is where PostgreSQL listens (StoreServed).
+func (c *sqlPGCompetitor) StoreAddr() string { return c.addr }
+
 var (
-	_ Controller = (*sqlPGCompetitor)(nil)
-	_ Reopener   = (*sqlPGCompetitor)(nil)
-	_ Ephemeral  = (*sqlPGCompetitor)(nil)
+	_ StoreServed = (*sqlPGCompetitor)(nil)
+	_ Controller  = (*sqlPGCompetitor)(nil)
+	_ Reopener    = (*sqlPGCompetitor)(nil)
+	_ Ephemeral   = (*sqlPGCompetitor)(nil)
 )
 
 // Control is a no-op, as for the SQLite peer: the catalog is in process.
@@ -226,7 +231,7 @@ func newSQLPG(ctx context.Context, cfg Config) (Competitor, error) {
 	if err != nil {
 		return fail(fmt.Errorf("open the catalog in database %q at %s: %w", t.database, t.addr, err))
 	}
-	c := &sqlPGCompetitor{Base: Base{TargetName: name, Cat: cat, LineParams: params}, db: db, name: catName, props: props}
+	c := &sqlPGCompetitor{Base: Base{TargetName: name, Cat: cat, LineParams: params}, db: db, name: catName, props: props, addr: t.addr}
 	c.CloseFn = func() error {
 		var errs []error
 		if cl, ok := c.Cat.(icecatalog.Closer); ok {

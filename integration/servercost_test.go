@@ -167,3 +167,46 @@ func TestRESTSigV4Child(t *testing.T) {
 		t.Errorf("the run printed its SigV4 key: %q", k)
 	}
 }
+
+// TestServerCostSQLPG: iceberg-go's SQL catalog runs in katbench's own
+// process, so its server cost is its store's: the PostgreSQL backends of
+// its connections, their CPU per operation and the database's bytes; the
+// server's memory is absent, saying why, never 0.
+func TestServerCostSQLPG(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run; skipped with -short")
+	}
+	needKatbench(t)
+	pg := testenv.Postgres(t)
+	res := runKatbench(t, 10*time.Minute, pg.Service.Environ(nil), "run", "sql-pg", "--quick",
+		"--scenario", "load_table.latency,create_table.latency", "--history", "")
+	if res.err != nil {
+		t.Fatalf("katbench run failed: %v\nstderr:\n%s", res.err, tailLines(res.stderr, 40))
+	}
+	rows := byTarget(parseRecords(t, res.stdout))
+	for _, sc := range []string{"load_table.latency", "create_table.latency"} {
+		r, ok := rows["sql-pg"][sc]
+		if !ok {
+			t.Fatalf("no sql-pg %s line in\n%s", sc, res.stdout)
+		}
+		s := r.Server
+		if s == nil {
+			t.Fatalf("sql-pg %s: no server field; params %v", sc, r.Params)
+		}
+		if s.Source != "proc" || len(s.StorePIDs) == 0 || len(s.PIDs) != 0 {
+			t.Errorf("sql-pg %s: source %q pids %v store pids %v, want proc, no server pid, the backends", sc, s.Source, s.PIDs, s.StorePIDs)
+		}
+		if s.CPUUSPerOp == nil || *s.CPUUSPerOp <= 0 || s.StoreCPUUSPerOp == nil || *s.StoreCPUUSPerOp != *s.CPUUSPerOp {
+			t.Errorf("sql-pg %s: cpu %v store cpu %v, want equal and > 0 (the store is all that is measured)", sc, s.CPUUSPerOp, s.StoreCPUUSPerOp)
+		}
+		if s.StoreBytes == nil || *s.StoreBytes <= 0 {
+			t.Errorf("sql-pg %s: store_bytes %v, want the database's size", sc, s.StoreBytes)
+		}
+		if s.RSSAfterBytes != nil || s.RSSPeakBytes != nil {
+			t.Errorf("sql-pg %s: rss %v/%v, want absent (the catalog is the client's process)", sc, s.RSSPeakBytes, s.RSSAfterBytes)
+		}
+		if m, _ := r.Params["server_cost_missing"].(map[string]any); m["rss"] == nil {
+			t.Errorf("sql-pg %s: no reason for the absent rss in %v", sc, r.Params["server_cost_missing"])
+		}
+	}
+}

@@ -37,6 +37,9 @@ func (sc ServerCost) meter(c competitors.Competitor) (servercost.Meter, string) 
 	}
 	sv, ok := competitors.As[competitors.Served](c)
 	if !ok || sv.ServerAddr() == "" {
+		if st, ok := competitors.As[competitors.StoreServed](c); ok && st.StoreAddr() != "" {
+			return storeMeter(st.StoreAddr())
+		}
 		return nil, "no server: the catalog runs in the benchmark's own process"
 	}
 	if len(sc.PIDs) > 0 {
@@ -51,6 +54,20 @@ func (sc ServerCost) meter(c competitors.Competitor) (servercost.Meter, string) 
 		return nil, fmt.Sprintf("server %s is not on this host: give --server-metrics URL", host)
 	}
 	return servercost.ByPort(port), ""
+}
+
+// storeMeter is the meter of the store at addr of a catalog in the
+// benchmark's own process, or why there is none.
+func storeMeter(addr string) (servercost.Meter, string) {
+	host, p, err := net.SplitHostPort(addr)
+	port, perr := strconv.Atoi(p)
+	if err != nil || perr != nil {
+		return nil, fmt.Sprintf("store address %q has no port", addr)
+	}
+	if !onThisHost(host) {
+		return nil, fmt.Sprintf("the catalog's store %s is not on this host", host)
+	}
+	return &servercost.StoreMeter{Port: port}, ""
 }
 
 // onThisHost reports whether host names an address of this machine.

@@ -193,6 +193,12 @@ func ListenerPIDs(port int) ([]int, error) {
 // descriptors cannot be read is found by its process title, which names
 // the client's port ("postgres: user db 127.0.0.1(PORT) idle").
 func StorePIDs(server []int, exclude []int) ([]int, error) {
+	return storePIDsTo(server, exclude, 0)
+}
+
+// storePIDsTo is StorePIDs over the connections to port toPort alone (any
+// port when 0).
+func storePIDsTo(server []int, exclude []int, toPort int) ([]int, error) {
 	socks, err := readSockets()
 	if err != nil {
 		return nil, fmt.Errorf("read sockets: %w", err)
@@ -217,7 +223,7 @@ func StorePIDs(server []int, exclude []int) ([]int, error) {
 	peers := map[pair]bool{}
 	localPorts := map[int]bool{}
 	for _, s := range socks {
-		if held[s.inode] && s.state == tcpEstablished && !listens[s.local.port] {
+		if held[s.inode] && s.state == tcpEstablished && !listens[s.local.port] && (toPort == 0 || s.remote.port == toPort) {
 			peers[pair{s.remote, s.local}] = true
 			localPorts[s.local.port] = true
 		}

@@ -1,0 +1,100 @@
+package servercost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+)
+
+// StoreMeter measures the store of a catalog that runs in the benchmark's
+// own process (iceberg-go's SQL catalog on PostgreSQL): the processes at
+// the other end of this process's connections to the store's port Port on
+// this host (a PostgreSQL backend per pooled connection). The catalog's own
+// work is the client's and cannot be told apart, so a window's CPU is the
+// store's alone and the server's memory is absent, saying why. Not safe for
+// concurrent use.
+type StoreMeter struct {
+	Port int
+
+	store []int
+	cpu0  map[int]time.Duration
+}
+
+var _ Meter = (*StoreMeter)(nil)
+
+// errNoStoreConn means no connection to the store's port was open.
+var errNoStoreConn = errors.New("no connection of this process to the store's port")
+
+// Begin finds the store's processes and reads their CPU time.
+func (m *StoreMeter) Begin(context.Context) error {
+	store, err := storePIDsTo([]int{os.Getpid()}, []int{os.Getpid()}, m.Port)
+	if err != nil {
+		return err
+	}
+	m.store = store
+	m.cpu0 = map[int]time.Duration{}
+	for _, p := range store {
+		d, err := cpuTime(p)
+		if err != nil {
+			return fmt.Errorf("store process %d: %w", p, err)
+		}
+		m.cpu0[p] = d
+	}
+	return nil
+}
+
+// End reads the store's CPU time again, counting a process that appeared
+// in the window (a pool opening a connection) from its start, and finds
+// its files.
+func (m *StoreMeter) End(context.Context) (Window, error) {
+	if m.cpu0 == nil {
+		return Window{}, errors.New("servercost: End without Begin")
+	}
+	var cpu time.Duration
+	gone := 0
+	for _, p := range m.store {
+		d, err := cpuTime(p)
+		if err != nil {
+			gone++
+			continue
+		}
+		cpu += d - m.cpu0[p]
+	}
+	store := slices.Clone(m.store)
+	if later, err := storePIDsTo([]int{os.Getpid()}, []int{os.Getpid()}, m.Port); err == nil {
+		for _, p := range later {
+			if _, known := m.cpu0[p]; known {
+				continue
+			}
+			if d, err := cpuTime(p); err == nil {
+				cpu += d
+				store = append(store, p)
+			}
+		}
+		slices.Sort(store)
+	}
+	m.cpu0 = nil
+	w := Window{Source: SourceProc, StorePIDs: store}
+	if len(store) == 0 {
+		w.miss("cpu", errNoStoreConn.Error())
+		w.miss("store_cpu", errNoStoreConn.Error())
+	} else {
+		storeCPU := cpu
+		w.CPU, w.StoreCPU = &cpu, &storeCPU
+	}
+	if gone > 0 {
+		w.miss("store_cpu", fmt.Sprintf("%d store processes ended in the window; their CPU in it is not counted", gone))
+	}
+	w.miss("rss", "the catalog runs in the benchmark's own process: only its store's processes are measured")
+	if parts := storeParts(store); len(parts) == 0 {
+		w.miss("store_bytes", "no store file is open in the store's processes")
+	} else if n, err := storeBytes(parts); err != nil {
+		w.miss("store_bytes", err.Error())
+	} else {
+		w.StoreBytes = &n
+	}
+	return w, nil
+}
