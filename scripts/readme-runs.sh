@@ -11,7 +11,7 @@
 # data-minio open-3000 open-7500 capacity-read capacity-write capacity-read-1s
 # capacity-read-deployed capacity-read-1s-deployed history-depth history-depth-rest crawl-10k
 # crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed
-# discovery writes-quiet writes-neighbour sigv4-cost sizing-peers verify-reach verify-kill-grpc verify-kill-postgres-sql verify-kill-postgres-nessie rustberg-deployed catalogs-deployed capacity-read-rustberg
+# discovery writes-quiet writes-neighbour sigv4-cost sizing-peers verify-reach verify-kill-grpc verify-kill-postgres-sql verify-kill-postgres-nessie verify-nessie-pg rustberg-deployed catalogs-deployed capacity-read-rustberg
 # history-depth-rustberg transport-floor-versitygw
 # transport-floor-minio transport-floor-rustfs transport-floor-one-p, and some that are not one run:
 # transport-rate-waits (four runs, transport-rate-wait-WAIT), s3-warehouse
@@ -110,6 +110,11 @@ verify_reach() {
 	kb verify-reach verify polaris rustberg rustberg-pg rest-sigv4 --writers 1,16,64 --tables 1
 }
 verify_kill_grpc() { kb verify-kill-grpc verify grpc --writers 16 --duration 60s --kill-every 2s --seed 2; }
+verify_nessie_pg() {
+	up postgres
+	up nessie --store jdbc
+	kb verify-nessie-pg verify nessie-pg --writers 1,16,64 --tables 1
+}
 verify_kill_postgres_sql() {
 	up postgres
 	kb verify-kill-postgres-sql verify sql-pg --writers 4 --duration 60s --kill-every 5s --seed 7 \
@@ -492,7 +497,7 @@ syscalls_strace() {
 all=(peers fronts rest-vs-rest writes transport-versitygw transport-minio transport-rustfs transport-close transport-load
 	data-versitygw data-minio open-3000 open-7500 s3-warehouse syscalls
 	capacity-read capacity-write capacity-read-1s capacity-read-deployed capacity-read-1s-deployed
-	history-depth history-depth-rest crawl-10k crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed discovery writes-quiet writes-neighbour sigv4-cost sizing-peers verify-reach verify-kill-grpc verify-kill-postgres-sql verify-kill-postgres-nessie rustberg-deployed catalogs-deployed capacity-read-rustberg history-depth-rustberg transport-c64-versitygw transport-c64-minio transport-c64-rustfs
+	history-depth history-depth-rest crawl-10k crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed discovery writes-quiet writes-neighbour sigv4-cost sizing-peers verify-reach verify-kill-grpc verify-kill-postgres-sql verify-kill-postgres-nessie verify-nessie-pg rustberg-deployed catalogs-deployed capacity-read-rustberg history-depth-rustberg transport-c64-versitygw transport-c64-minio transport-c64-rustfs
 	transport-floor-versitygw transport-floor-minio transport-floor-rustfs transport-floor-one-p transport-rate-waits floor-check cpu-clocks)
 # The tables named run (every table when none is) inside one { } that ends
 # in exit, so bash has read all of it before the first table starts:

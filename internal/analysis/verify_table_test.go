@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -60,5 +61,38 @@ func TestVerifyTable(t *testing.T) {
 	}
 	if want := "| rest | 16 | 1 | 5.5 | 1.0 | 9 | 329 | — | 350 | — | — | — | — | 25 | 1/349 | 0/—/—/—/— |"; rows[2] != want {
 		t.Errorf("row = %s\nwant  %s", rows[2], want)
+	}
+}
+
+func TestVerifySummarySumsEveryRunPerTarget(t *testing.T) {
+	line := func(run, ts, target string, w int, lost, failPct float64, kills any) string {
+		params := `{"tables":1}`
+		if kills != nil {
+			params = fmt.Sprintf(`{"tables":1,"kills":%v}`, kills)
+		}
+		return fmt.Sprintf(`{"ts":%q,"run_id":%q,"target":%q,"scenario":"verify.commits","ops":10,"threads":%d,"params":%s,"measures":{"acked":{"value":10,"unit":"count"},"lost":{"value":%g,"unit":"count"},"duplicated":{"value":0,"unit":"count"},"phantom":{"value":0,"unit":"count"},"forked":{"value":0,"unit":"count"},"unreadable":{"value":0,"unit":"count"},"failed_after_retries_pct":{"value":%g,"unit":"%%"}},"host":{"hostname":"vm"},"commit":{}}`,
+			ts, run, target, w, params, lost, failPct)
+	}
+	lines := parse(t,
+		[]byte(line("a000000000000001", "2026-12-01T00:00:00Z", "rest", 16, 0, 10, nil)),
+		[]byte(line("a000000000000001", "2026-12-01T00:00:01Z", "rest", 64, 0, 60, nil)),
+		[]byte(line("a000000000000001", "2026-12-01T00:00:02Z", "nessie", 16, 3, 20, nil)),
+		// a later run: rest crashed, nessie not in it
+		[]byte(line("b000000000000002", "2026-12-02T00:00:00Z", "rest", 16, 0, 5, 7)),
+	)
+	out, err := verifySummaryTable(Block{}, lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| rest | 3 | 7 times | 0/0/0/0/0 | 10.0 | 60.0 |", // the 16-writer cell without kills
+		"| nessie | 1 | — | **3/0/0/0/0** | 20.0 | — |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := verifySummaryTable(Block{}, nil); err == nil {
+		t.Error("no lines: no error")
 	}
 }
