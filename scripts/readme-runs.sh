@@ -11,7 +11,7 @@
 # data-minio open-3000 open-7500 capacity-read capacity-write capacity-read-1s
 # capacity-read-deployed capacity-read-1s-deployed history-depth history-depth-rest crawl-10k
 # crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed
-# discovery writes-quiet writes-neighbour sigv4-cost sizing-peers verify-reach verify-kill-grpc verify-kill-postgres-sql verify-kill-postgres-nessie verify-nessie-pg rustberg-deployed catalogs-deployed capacity-read-rustberg
+# discovery writes-quiet writes-neighbour sigv4-cost sizing-peers verify-reach verify-kill-grpc verify-kill-postgres-sql verify-kill-postgres-nessie verify-nessie-pg verify-kill-fixture-pg verify-kill-polaris-pg verify-kill-nessie-rocks rustberg-deployed catalogs-deployed capacity-read-rustberg
 # history-depth-rustberg transport-floor-versitygw
 # transport-floor-minio transport-floor-rustfs transport-floor-one-p, and some that are not one run:
 # transport-rate-waits (four runs, transport-rate-wait-WAIT), s3-warehouse
@@ -114,6 +114,23 @@ verify_nessie_pg() {
 	up postgres
 	up nessie --store jdbc
 	kb verify-nessie-pg verify nessie-pg --writers 1,16,64 --tables 1
+}
+verify_kill_fixture_pg() {
+	up postgres
+	up fixture --store postgres
+	kb verify-kill-fixture-pg verify fixture-pg --writers 4 --duration 90s --kill-every 20s --seed 3 \
+		--kill-pid-file "$KATBENCH_STATE_DIR/fixture-pg/pid" --restart 'containers/fixture_up.sh --store postgres'
+}
+verify_kill_polaris_pg() {
+	up postgres
+	up polaris --store postgres
+	kb verify-kill-polaris-pg verify polaris-pg --writers 4 --duration 90s --kill-every 30s --seed 3 \
+		--kill-pid-file "$KATBENCH_STATE_DIR/polaris-pg/pid" --restart 'containers/polaris_up.sh --store postgres'
+}
+verify_kill_nessie_rocks() {
+	up nessie --store rocksdb
+	kb verify-kill-nessie-rocks verify nessie-rocks --writers 1 --duration 90s --kill-every 30s --seed 3 \
+		--kill-pid-file "$KATBENCH_STATE_DIR/nessie-rocks/pid" --restart 'containers/nessie_up.sh --store rocksdb'
 }
 verify_kill_postgres_sql() {
 	up postgres
@@ -497,7 +514,7 @@ syscalls_strace() {
 all=(peers fronts rest-vs-rest writes transport-versitygw transport-minio transport-rustfs transport-close transport-load
 	data-versitygw data-minio open-3000 open-7500 s3-warehouse syscalls
 	capacity-read capacity-write capacity-read-1s capacity-read-deployed capacity-read-1s-deployed
-	history-depth history-depth-rest crawl-10k crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed discovery writes-quiet writes-neighbour sigv4-cost sizing-peers verify-reach verify-kill-grpc verify-kill-postgres-sql verify-kill-postgres-nessie verify-nessie-pg rustberg-deployed catalogs-deployed capacity-read-rustberg history-depth-rustberg transport-c64-versitygw transport-c64-minio transport-c64-rustfs
+	history-depth history-depth-rest crawl-10k crawl-10k-deployed crawl-10k-fixture-pg crawl-2k-deployed discovery writes-quiet writes-neighbour sigv4-cost sizing-peers verify-reach verify-kill-grpc verify-kill-postgres-sql verify-kill-postgres-nessie verify-nessie-pg verify-kill-fixture-pg verify-kill-polaris-pg verify-kill-nessie-rocks rustberg-deployed catalogs-deployed capacity-read-rustberg history-depth-rustberg transport-c64-versitygw transport-c64-minio transport-c64-rustfs
 	transport-floor-versitygw transport-floor-minio transport-floor-rustfs transport-floor-one-p transport-rate-waits floor-check cpu-clocks)
 # The tables named run (every table when none is) inside one { } that ends
 # in exit, so bash has read all of it before the first table starts:
