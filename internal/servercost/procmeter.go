@@ -62,13 +62,8 @@ func (m *ProcMeter) Begin(context.Context) error {
 		return err
 	}
 	m.server, m.store = server, store
-	m.cpu0 = map[int]time.Duration{}
-	for _, p := range append(slices.Clone(server), store...) {
-		d, err := cpuTime(p)
-		if err != nil {
-			return fmt.Errorf("process %d: %w", p, err)
-		}
-		m.cpu0[p] = d
+	if m.cpu0, err = cpuTimes(append(slices.Clone(server), store...)); err != nil {
+		return err
 	}
 	m.hwm0 = -1
 	if len(server) == 1 {
@@ -105,31 +100,12 @@ func (m *ProcMeter) End(context.Context) (Window, error) {
 		}
 		serverCPU += d - m.cpu0[p]
 	}
-	gone := 0
-	for _, p := range m.store {
-		d, err := cpuTime(p)
-		if err != nil {
-			gone++
-			continue
-		}
-		storeCPU += d - m.cpu0[p]
-	}
+	storeCPU, store, gone := storeCPUSince(m.store, m.cpu0, func() ([]int, error) {
+		return StorePIDs(m.server, []int{os.Getpid()})
+	})
 	peak := m.peak.end()
 	m.peak = nil
 	w := Window{Source: SourceProc, PIDs: m.server}
-	store := slices.Clone(m.store)
-	if later, err := StorePIDs(m.server, []int{os.Getpid()}); err == nil {
-		for _, p := range later {
-			if _, known := m.cpu0[p]; known {
-				continue
-			}
-			if d, err := cpuTime(p); err == nil {
-				storeCPU += d // opened in the window: all of its CPU is the window's
-				store = append(store, p)
-			}
-		}
-		slices.Sort(store)
-	}
 	w.StorePIDs = store
 	total := serverCPU + storeCPU
 	w.CPU = &total
@@ -162,6 +138,49 @@ func (m *ProcMeter) End(context.Context) (Window, error) {
 		w.StoreBytes = &n
 	}
 	return w, nil
+}
+
+// cpuTimes reads the CPU time of each of pids.
+func cpuTimes(pids []int) (map[int]time.Duration, error) {
+	out := make(map[int]time.Duration, len(pids))
+	for _, p := range pids {
+		d, err := cpuTime(p)
+		if err != nil {
+			return nil, fmt.Errorf("process %d: %w", p, err)
+		}
+		out[p] = d
+	}
+	return out, nil
+}
+
+// storeCPUSince is the CPU the store's processes used since cpu0: each of
+// known that still runs (one that ended is counted in gone, its CPU in the
+// window lost), and each that find returns now and cpu0 does not know
+// (opened in the window: all of its CPU is the window's). store is every
+// one counted, sorted.
+func storeCPUSince(known []int, cpu0 map[int]time.Duration, find func() ([]int, error)) (cpu time.Duration, store []int, gone int) {
+	for _, p := range known {
+		d, err := cpuTime(p)
+		if err != nil {
+			gone++
+			continue
+		}
+		cpu += d - cpu0[p]
+	}
+	store = slices.Clone(known)
+	if later, err := find(); err == nil {
+		for _, p := range later {
+			if _, seen := cpu0[p]; seen {
+				continue
+			}
+			if d, err := cpuTime(p); err == nil {
+				cpu += d
+				store = append(store, p)
+			}
+		}
+		slices.Sort(store)
+	}
+	return cpu, store, gone
 }
 
 // sumRSS sums the resident sets of pids.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 )
 
@@ -25,25 +24,25 @@ type StoreMeter struct {
 
 var _ Meter = (*StoreMeter)(nil)
 
-// errNoStoreConn means no connection to the store's port was open.
-var errNoStoreConn = errors.New("no connection of this process to the store's port")
+// noStoreConn is why a window has no CPU: no connection to the store's
+// port was open.
+const noStoreConn = "no connection of this process to the store's port"
+
+// find returns the processes at the other end of this process's
+// connections to the store's port.
+func (m *StoreMeter) find() ([]int, error) {
+	return storePIDsTo([]int{os.Getpid()}, []int{os.Getpid()}, m.Port)
+}
 
 // Begin finds the store's processes and reads their CPU time.
 func (m *StoreMeter) Begin(context.Context) error {
-	store, err := storePIDsTo([]int{os.Getpid()}, []int{os.Getpid()}, m.Port)
+	store, err := m.find()
 	if err != nil {
 		return err
 	}
 	m.store = store
-	m.cpu0 = map[int]time.Duration{}
-	for _, p := range store {
-		d, err := cpuTime(p)
-		if err != nil {
-			return fmt.Errorf("store process %d: %w", p, err)
-		}
-		m.cpu0[p] = d
-	}
-	return nil
+	m.cpu0, err = cpuTimes(store)
+	return err
 }
 
 // End reads the store's CPU time again, counting a process that appeared
@@ -53,34 +52,12 @@ func (m *StoreMeter) End(context.Context) (Window, error) {
 	if m.cpu0 == nil {
 		return Window{}, errors.New("servercost: End without Begin")
 	}
-	var cpu time.Duration
-	gone := 0
-	for _, p := range m.store {
-		d, err := cpuTime(p)
-		if err != nil {
-			gone++
-			continue
-		}
-		cpu += d - m.cpu0[p]
-	}
-	store := slices.Clone(m.store)
-	if later, err := storePIDsTo([]int{os.Getpid()}, []int{os.Getpid()}, m.Port); err == nil {
-		for _, p := range later {
-			if _, known := m.cpu0[p]; known {
-				continue
-			}
-			if d, err := cpuTime(p); err == nil {
-				cpu += d
-				store = append(store, p)
-			}
-		}
-		slices.Sort(store)
-	}
+	cpu, store, gone := storeCPUSince(m.store, m.cpu0, m.find)
 	m.cpu0 = nil
 	w := Window{Source: SourceProc, StorePIDs: store}
 	if len(store) == 0 {
-		w.miss("cpu", errNoStoreConn.Error())
-		w.miss("store_cpu", errNoStoreConn.Error())
+		w.miss("cpu", noStoreConn)
+		w.miss("store_cpu", noStoreConn)
 	} else {
 		storeCPU := cpu
 		w.CPU, w.StoreCPU = &cpu, &storeCPU
