@@ -9,10 +9,6 @@ import (
 // TestImportsStayBelowScenarios: the dataset is built for the scenarios,
 // never from them, as doc.go says.
 func TestImportsStayBelowScenarios(t *testing.T) {
-	for _, d := range testenv.Deps(t) {
-		switch d {
-		case "github.com/nordisk/katbench/scenarios", "github.com/nordisk/katbench/workload", "github.com/nordisk/katbench/cmd/katbench":
-			t.Errorf("dataset depends on %s", d)
-		}
-	}
+	testenv.CheckNotImported(t, "github.com/nordisk/katbench/scenarios", "github.com/nordisk/katbench/workload",
+		"github.com/nordisk/katbench/cmd/katbench")
 }

@@ -12,8 +12,6 @@ import (
 	"github.com/nordisk/katbench/catalog"
 )
 
-import ()
-
 // openScratch opens an embedded catalog in a fresh directory, closed when
 // the test ends.
 func openScratch(t *testing.T) *catalog.Catalog {

@@ -81,7 +81,7 @@ func (m Mix) validate() error {
 	var total float64
 	seen := map[string]bool{}
 	for _, w := range m.Weights {
-		if _, ok := ops[w.Op]; !ok {
+		if _, ok := opDocs[w.Op]; !ok {
 			return fmt.Errorf("%w: unknown operation %q (operations: %s)", ErrBadMix, w.Op, strings.Join(MixOps(), ", "))
 		}
 		if seen[w.Op] {
@@ -186,32 +186,30 @@ type Op struct {
 	Doc      string
 }
 
-// ops are the operations a mix can weigh, by name.
-var ops = map[string]Op{
-	"load_table": {Name: "load_table", Scenario: "load_table.latency",
-		Doc: "load the key's table"},
-	"table_exists": {Name: "table_exists", Scenario: "table_exists.latency",
-		Doc: "check the key's table exists (every other check a miss); a wrong answer is an error"},
-	"commit_table": {Name: "commit_table", Scenario: "commit_table.latency",
-		Doc: "reload the key's table and move its branch (main where the catalog keeps no other), guarded by the branch's snapshot: a lost race retries with backoff and counts as a conflict"},
-	"create_table": {Name: "create_table", Scenario: "create_table.latency",
-		Doc: "create a table in the work namespace"},
-	"list_tables": {Name: "list_tables", Scenario: "list_tables.latency",
-		Doc: "list every table of the key's namespace"},
-	"list_namespaces": {Name: "list_namespaces", Scenario: "list_namespaces.latency",
-		Doc: "list the namespaces beside the key's namespace (its parent's children)"},
+// opDocs are the operations a mix can weigh, by name, with what each does;
+// each names its lines after the single-operation scenario NAME.latency.
+var opDocs = map[string]string{
+	"load_table":      "load the key's table",
+	"table_exists":    "check the key's table exists (every other check a miss); a wrong answer is an error",
+	"commit_table":    "reload the key's table and move its branch (main where the catalog keeps no other), guarded by the branch's snapshot: a lost race retries with backoff and counts as a conflict",
+	"create_table":    "create a table in the work namespace",
+	"list_tables":     "list every table of the key's namespace",
+	"list_namespaces": "list the namespaces beside the key's namespace (its parent's children)",
 }
 
 // LookupOp returns the operation a mix calls name.
 func LookupOp(name string) (Op, bool) {
-	op, ok := ops[name]
-	return op, ok
+	doc, ok := opDocs[name]
+	if !ok {
+		return Op{}, false
+	}
+	return Op{Name: name, Scenario: name + ".latency", Doc: doc}, true
 }
 
 // MixOps lists the operations a mix can weigh.
 func MixOps() []string {
-	out := make([]string, 0, len(ops))
-	for name := range ops {
+	out := make([]string, 0, len(opDocs))
+	for name := range opDocs {
 		out = append(out, name)
 	}
 	sort.Strings(out)

@@ -85,7 +85,7 @@ func ParseSLO(s string) (SLO, error) {
 		}
 		var o Objective
 		if op, p, ok := strings.Cut(lhs, ":"); ok {
-			if _, known := ops[op]; !known {
+			if _, known := opDocs[op]; !known {
 				return SLO{}, fmt.Errorf("%w: %q: unknown operation %q (operations: %s)", ErrBadSLO, part, op, strings.Join(MixOps(), ", "))
 			}
 			o.Op, lhs = op, p

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -29,19 +27,7 @@ func katbenchExt(t *testing.T, dir string, env []string, args ...string) (string
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, args...)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), asKatbench+"=1", "BENCH_QUICK=", "BENCH_DURABILITY="), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return runExe(t, exe, dir, append([]string{asKatbench + "=1"}, env...), args...)
 }
 
 // extList is `katbench list` with the extensions registered.

@@ -41,7 +41,15 @@ func katbench(t *testing.T, dir string, args ...string) (string, string, int) {
 // katbenchEnv runs the binary in dir with env overriding the environment.
 func katbenchEnv(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	return runExe(t, bin, dir, env, args...)
+}
+
+// runExe runs exe with args in dir, the environment's BENCH_QUICK and
+// BENCH_DURABILITY cleared and env added; it returns stdout, stderr and
+// the exit code.
+func runExe(t *testing.T, exe, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(exe, args...)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "BENCH_QUICK=", "BENCH_DURABILITY="), env...)
 	var out, errb bytes.Buffer

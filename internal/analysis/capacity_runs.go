@@ -55,18 +55,11 @@ func capacityRunsTable(b Block, lines []Line) (string, error) {
 			}
 		}
 	}
-	type ratio struct{ num, den string }
-	var ratios []ratio
-	if r := b.Attrs["ratios"]; r != "" {
-		for _, x := range strings.Split(r, ",") {
-			n, d, ok := strings.Cut(x, "/")
-			if !ok {
-				return "", fmt.Errorf("%w: ratios %q: want B/A", ErrBadMarker, x)
-			}
-			ratios = append(ratios, ratio{n, d})
-		}
+	ratios, err := parseRatios(b.Attrs["ratios"])
+	if err != nil {
+		return "", err
 	}
-	for _, t := range append(append([]string{}, targets...), ratioTargets(b.Attrs["ratios"])...) {
+	for _, t := range append(append([]string{}, targets...), ratioTargets(ratios)...) {
 		found := false
 		for _, ri := range runs {
 			_, ok := byRun[ri.ID][t]
@@ -134,15 +127,11 @@ func capacityRunsTable(b Block, lines []Line) (string, error) {
 	return sb.String(), nil
 }
 
-// ratioTargets lists the targets a ratios=B/A,… attribute names.
-func ratioTargets(spec string) []string {
+// ratioTargets lists the targets ratios name, each once.
+func ratioTargets(ratios []ratioSpec) []string {
 	var out []string
-	if spec == "" {
-		return nil
-	}
-	for _, x := range strings.Split(spec, ",") {
-		n, d, _ := strings.Cut(x, "/")
-		for _, t := range []string{n, d} {
+	for _, r := range ratios {
+		for _, t := range []string{r.num, r.den} {
 			if t != "" && !contains(out, t) {
 				out = append(out, t)
 			}

@@ -90,13 +90,14 @@ func capacityTable(b Block, run []Line, info RunInfo) (string, error) {
 		}
 		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s | %s | %s | %d (%d) |\n", t, store, rate, at, broke, sched, keptText, len(steps), unsettled)
 	}
-	if r := b.Attrs["ratios"]; r != "" {
+	ratios, err := parseRatios(b.Attrs["ratios"])
+	if err != nil {
+		return "", err
+	}
+	if len(ratios) > 0 {
 		sb.WriteString("\n| max_rate ratio | value |\n|---|---|\n")
-		for _, x := range strings.Split(r, ",") {
-			num, den, ok := strings.Cut(x, "/")
-			if !ok {
-				return "", fmt.Errorf("%w: ratios %q: want B/A", ErrBadMarker, x)
-			}
+		for _, r := range ratios {
+			num, den := r.num, r.den
 			a, okA := byTarget[den].Measure("max_rate")
 			bb, okB := byTarget[num].Measure("max_rate")
 			v := "— (a side has no max_rate)"

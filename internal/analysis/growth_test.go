@@ -36,7 +36,10 @@ func TestFitGrowth(t *testing.T) {
 	}
 }
 
-func TestSizingTable(t *testing.T) {
+// restSweep is rest's load_table at 1k and 10k tables: p50 200 µs, p99
+// p99(size), server CPU 100 µs per load, 80 MiB peak RSS, 1 KiB of memory
+// and 512 bytes of disk per table.
+func restSweep(p99 func(size float64) float64) []Line {
 	f := func(v float64) *float64 { return &v }
 	i := func(v int64) *int64 { return &v }
 	var run []Line
@@ -46,9 +49,14 @@ func TestSizingTable(t *testing.T) {
 			Params: map[string]any{"tables": size},
 			Server: &results.ServerCost{CPUUSPerOp: f(100), RSSPeakBytes: i(80 << 20), RSSAfterBytes: i(int64(size) * 1024),
 				StoreBytes: i(int64(size) * 512), Source: "proc"}}}
-		l.P50US, l.P99US = f(200), f(size/10)
+		l.P50US, l.P99US = f(200), f(p99(size))
 		run = append(run, l)
 	}
+	return run
+}
+
+func TestSizingTable(t *testing.T) {
+	run := restSweep(func(size float64) float64 { return size / 10 })
 	out, err := sizingTable(Block{}, run, RunInfo{ID: "r", Targets: []string{"rest"}})
 	if err != nil {
 		t.Fatal(err)
@@ -111,18 +119,7 @@ func TestSizingLimitsFindTheFirstSlowSize(t *testing.T) {
 }
 
 func TestSizingReadmeRowsJoinDeploymentAndLimits(t *testing.T) {
-	f := func(v float64) *float64 { return &v }
-	i := func(v int64) *int64 { return &v }
-	var run []Line
-	for _, size := range []float64{1000, 10000} {
-		l := Line{Record: results.Record{Target: "rest", Scenario: "load_table.latency", Ops: 100,
-			Dims:   results.Dims{results.DimTables: size},
-			Params: map[string]any{"tables": size},
-			Server: &results.ServerCost{CPUUSPerOp: f(100), RSSAfterBytes: i(int64(size) * 1024),
-				StoreBytes: i(int64(size) * 512), Source: "proc"}}}
-		l.P50US, l.P99US = f(200), f(size*20) // 20 ms at 1k, 200 ms at 10k
-		run = append(run, l)
-	}
+	run := restSweep(func(size float64) float64 { return size * 20 }) // 20 ms at 1k, 200 ms at 10k
 	out, err := sizingTable(Block{Attrs: map[string]string{"rows": "readme"}}, run, RunInfo{ID: "r", Targets: []string{"rest"}})
 	if err != nil {
 		t.Fatal(err)

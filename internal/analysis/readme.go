@@ -345,6 +345,25 @@ func splitQuoted(s string) ([]string, error) {
 	return out, nil
 }
 
+// ratioSpec is one B/A of a ratios= attribute: num's value over den's.
+type ratioSpec struct{ num, den string }
+
+// parseRatios reads ratios=B/A,… ("" is none).
+func parseRatios(spec string) ([]ratioSpec, error) {
+	if spec == "" {
+		return nil, nil
+	}
+	var out []ratioSpec
+	for _, x := range strings.Split(spec, ",") {
+		n, d, ok := strings.Cut(x, "/")
+		if !ok {
+			return nil, fmt.Errorf("%w: ratios %q: want B/A", ErrBadMarker, x)
+		}
+		out = append(out, ratioSpec{n, d})
+	}
+	return out, nil
+}
+
 // renderBlock builds the markdown of one block: a provenance line and the
 // table.
 func renderBlock(b Block, src Sources) (string, error) {
@@ -525,16 +544,9 @@ func targetsTable(b Block, run []Line, info RunInfo) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	type ratio struct{ num, den string }
-	var ratios []ratio
-	if r := b.Attrs["ratios"]; r != "" {
-		for _, x := range strings.Split(r, ",") {
-			n, d, ok := strings.Cut(x, "/")
-			if !ok {
-				return "", fmt.Errorf("%w: ratios %q: want B/A", ErrBadMarker, x)
-			}
-			ratios = append(ratios, ratio{n, d})
-		}
+	ratios, err := parseRatios(b.Attrs["ratios"])
+	if err != nil {
+		return "", err
 	}
 	cell := map[[2]string]Line{}
 	for _, l := range run {

@@ -11,6 +11,29 @@ import (
 // S3 clients, iceberg-go and Arrow.
 var Heavy = []string{"jackc/pgx", "sqlite", "google.golang.org/grpc", "bbolt", "aws-sdk", "minio", "apache/iceberg-go", "apache/arrow"}
 
+// ResultsDeps are the packages outside the standard library that
+// katbench's light result types (internal/results) bring with them: a
+// light package that records results may import these.
+var ResultsDeps = []string{
+	"github.com/nordisk/katbench/internal/results",
+	"github.com/nordisk/katbench/internal/pacer",
+	"github.com/nordisk/katbench/internal/phold",
+	"github.com/HdrHistogram/hdrhistogram-go",
+	"github.com/spf13/pflag", // internal/results: its --label flag
+	"golang.org/x/sys/unix",  // internal/results: hardware counters
+}
+
+// CheckNotImported fails t for each of forbidden (import paths) that the
+// package in the test's directory depends on (go list -deps).
+func CheckNotImported(t testing.TB, forbidden ...string) {
+	t.Helper()
+	for _, d := range Deps(t) {
+		if slices.Contains(forbidden, d) {
+			t.Errorf("depends on %s, which its doc.go rules out", d)
+		}
+	}
+}
+
 // CheckImports fails t for every package outside the standard library
 // that the package in the test's directory depends on (go list -deps) and
 // that allowed does not name, and for any among them from Heavy.
