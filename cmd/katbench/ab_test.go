@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nordisk/katbench/scenarios"
 )
 
 func TestABBadInputExitsTwo(t *testing.T) {
@@ -50,7 +52,7 @@ func TestABFindsAnInjectedSlowdown(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "ab.jsonl")
 	stdout, stderr, code := katbench(t, dir, "ab", "--old", bin, "--new", bin, "--runs", "6", "--cooldown", "0s", "--max-load", "0",
-		"--out", out, "--new-env", envTestDelay+"=embedded:200",
+		"--out", out, "--new-env", scenarios.EnvTestDelay+"=embedded:200",
 		"--", "run", "embedded", "--quick", "--tables", "20", "--ops", "200", "--scenario", "control.latency,load_table.latency")
 	if code != 1 || !strings.Contains(stdout, "REGRESSION") {
 		t.Fatalf("exit %d, want 1 with a regression:\n%s\n%s", code, stdout, stderr)
@@ -102,12 +104,12 @@ func TestABFindsAnInjectedSlowdown(t *testing.T) {
 func TestBadTestDelayIsAUsageError(t *testing.T) {
 	for _, v := range []string{"fast", "rest:-3", "rest:"} {
 		dir := t.TempDir()
-		_, errOut, code := katbenchEnv(t, dir, []string{envTestDelay + "=" + v}, "run", "embedded", "--quick", "--dir", filepath.Join(dir, "work"))
-		if code != 2 || !strings.Contains(errOut, envTestDelay) {
-			t.Fatalf("%s=%q: exit %d, stderr %q; want exit 2 naming the variable", envTestDelay, v, code, errOut)
+		_, errOut, code := katbenchEnv(t, dir, []string{scenarios.EnvTestDelay + "=" + v}, "run", "embedded", "--quick", "--dir", filepath.Join(dir, "work"))
+		if code != 2 || !strings.Contains(errOut, scenarios.EnvTestDelay) {
+			t.Fatalf("%s=%q: exit %d, stderr %q; want exit 2 naming the variable", scenarios.EnvTestDelay, v, code, errOut)
 		}
 		if _, err := os.Stat(filepath.Join(dir, "work")); err == nil {
-			t.Fatalf("%s=%q: the run created its directory before refusing", envTestDelay, v)
+			t.Fatalf("%s=%q: the run created its directory before refusing", scenarios.EnvTestDelay, v)
 		}
 	}
 }

@@ -1,13 +1,15 @@
 package main
 
 import (
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/scenarios"
 )
 
 func init() {
-	var f benchFlags
+	var f scenarios.Command
 	var cf scenarios.CapacitySettings
 	cmd := &cobra.Command{
 		Use:   "capacity TARGET [TARGET...]",
@@ -28,11 +30,11 @@ a line saying so and the run exit 1.`,
   katbench capacity embedded --mix 'load_table=90,commit_table=10' --keys zipf:1.2 --slo 'p99<=5ms,errors<=0.001'`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f.s.Mix.Capacity = &cf
+			f.Mix.Capacity = &cf
 			return runBench(cmd, &f, parseTargets(args))
 		},
 	}
-	f.register(cmd)
+	f.RegisterFlags(cmd.Flags(), os.Getenv)
 	cf.RegisterFlags(cmd.Flags())
 	// The search chooses the rates and runs the mix, not the scenarios:
 	// these flags of a run do not shape it (they are refused), so its

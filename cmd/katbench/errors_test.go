@@ -16,6 +16,7 @@ import (
 
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/scenarios"
 )
 
 // liar is the embedded catalog answering "exists" to every table: a wrong
@@ -48,9 +49,9 @@ func init() {
 // runInProcess runs runBench as `katbench run` would, in this process.
 func runInProcess(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	var f benchFlags
+	var f scenarios.Command
 	cmd := &cobra.Command{}
-	f.register(cmd)
+	f.RegisterFlags(cmd.Flags(), os.Getenv)
 	if err := cmd.Flags().Parse(args); err != nil {
 		t.Fatal(err)
 	}

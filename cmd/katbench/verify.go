@@ -1,53 +1,13 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"os"
-	"strings"
-	"time"
-
 	"github.com/spf13/cobra"
 
-	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/commitcheck"
-	"github.com/nordisk/katbench/internal/lifecycle"
-	"github.com/nordisk/katbench/internal/results"
-	"github.com/nordisk/katbench/internal/workspace"
-	"github.com/nordisk/katbench/scenarios"
 )
 
-// errAnomalies: a checked history had an anomaly (exit 1; the lines are
-// written first).
-var errAnomalies = errors.New("commit anomalies found")
-
-// verifyFlags are `katbench verify`'s flags.
-type verifyFlags struct {
-	cells                    commitcheck.Settings
-	out, dir, history, label string
-}
-
-// killable reports the `katbench serve` subcommand of a competitor
-// --kill-every can crash: one of ours, served by a child `katbench serve`
-// on a fixed address and state directory (competitors.Factory.Serve).
-func killable(name string) (serve string, ok bool) {
-	fac, err := competitors.Lookup(name)
-	return fac.Serve, err == nil && fac.Serve != ""
-}
-
-// killableNames lists the competitors --kill-every can crash.
-func killableNames() string {
-	var names []string
-	for _, fac := range competitors.All() {
-		if fac.Serve != "" {
-			names = append(names, fac.Name)
-		}
-	}
-	return strings.Join(names, ", ")
-}
-
 func init() {
-	var f verifyFlags
+	var f commitcheck.Command
 	cmd := &cobra.Command{
 		Use:   "verify COMPETITOR...",
 		Short: "Check that a catalog keeps every acknowledged commit, exactly once, on a linear history",
@@ -73,89 +33,10 @@ still written); docs/verify.md explains every check.`,
   katbench verify embedded --no-markers --writers 16   # the markers' own cost
   katbench verify rest --writers 16 --duration 60s --kill-every 2s   # kill -9 our server meanwhile`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runVerify(cmd, &f, args) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return f.Run(cmd.Context(), process(cmd), args, cmd.Flags().Changed)
+		},
 	}
-	fl := cmd.Flags()
-	f.cells.RegisterFlags(fl)
-	fl.StringVar(&f.out, "out", "", "append the result lines to this file (default: stdout, after each cell's summary)")
-	fl.StringVar(&f.history, "history", "", "also append the result lines to this file (none by default; docs/verify.md's tables are generated from runs recorded with --history bench_history.jsonl --label NAME)")
-	results.RegisterLabelFlag(fl, &f.label)
-	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
+	f.RegisterFlags(cmd.Flags())
 	rootCmd.AddCommand(cmd)
-}
-
-func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
-	cells, err := f.cells.Check(cmd.Flags().Changed)
-	if err != nil {
-		return err
-	}
-	specs, facs, err := scenarios.LookupTargets(parseTargets(args), scenarios.Options{})
-	if err != nil {
-		return err
-	}
-	if cells.KillEvery < 0 {
-		return usagef("--kill-every %s: want a positive duration like 2s", cells.KillEvery)
-	}
-	if (cells.PIDFile == "") != (cells.Restart == "") || (cells.PIDFile != "" && cells.KillEvery == 0) {
-		return usagef("--kill-pid-file and --restart go together, with --kill-every")
-	}
-	if cells.KillEvery > 0 && cells.PIDFile != "" {
-		if len(specs) != 1 {
-			return usagef("--kill-pid-file crashes one server: name one competitor, not %d", len(specs))
-		}
-		if _, err := os.Stat(cells.PIDFile); err != nil {
-			return usagef("--kill-pid-file: %v", err)
-		}
-		if !cmd.Flags().Changed("seed") {
-			cells.Seed = uint64(time.Now().UnixNano())
-		}
-	} else if cells.KillEvery > 0 {
-		for _, sp := range specs {
-			if _, ok := killable(sp.Name); !ok || len(sp.Args) > 0 {
-				return usagef("--kill-every crashes a server katbench starts itself, %s (no URL), or the one --kill-pid-file and --restart name; not %s", killableNames(), strings.Join(append([]string{sp.Name}, sp.Args...), " "))
-			}
-		}
-		if serveChild() == nil {
-			return errors.New("--kill-every needs the katbench executable to serve from (this process is not one)")
-		}
-		if !cmd.Flags().Changed("seed") {
-			cells.Seed = uint64(time.Now().UnixNano())
-		}
-	}
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	// Every line goes out as JSONL; the exit rule is the anomalies (a line
-	// counts the attempts that were neither acknowledged nor refused).
-	b, err := lifecycle.New(lifecycle.Settings{Command: commandLine(), Format: "jsonl", Out: f.out, History: f.history, Label: f.label,
-		Tables: lifecycle.NoTables, Verdict: func([]results.Record) error { return nil }}, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	defer func() { err = b.Finish(err) }()
-	if err := b.Open(cmd.Context()); err != nil {
-		return asUsage(err)
-	}
-	dir, err := b.WorkDir(f.dir)
-	if err != nil {
-		return err
-	}
-	base := competitors.Config{Log: stderr, ServeChild: serveChild()}
-	targets, err := scenarios.NewTargets(specs, facs, dir, base, workspace.Storage{}, os.Getenv)
-	if err != nil {
-		return err
-	}
-	anomalies := 0
-	for i, tg := range targets {
-		if cells.KillEvery > 0 && cells.PIDFile == "" {
-			cells.ServeArgv = append(serveChild(), "serve", tg.Factory.Serve)
-		}
-		n, terr := cells.Run(b.Ctx, b.Run, specs[i].Name, tg.Factory, tg.Config, stdout, stderr, b.Sink)
-		anomalies += n
-		if terr != nil {
-			return terr
-		}
-	}
-	if anomalies > 0 {
-		return fmt.Errorf("%w: %d (see above)", errAnomalies, anomalies)
-	}
-	return nil
 }

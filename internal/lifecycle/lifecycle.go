@@ -28,11 +28,9 @@ import (
 
 // Settings shape one command's lifecycle. A value: safe to copy.
 type Settings struct {
+	Output               // --format, --history, --label
 	Command     []string // the command line every line records
 	AllowErrors bool     // --allow-errors: failed operations do not fail the command
-	Format      string   // --format: auto, jsonl or table
-	History     string   // --history file the lines are appended to ("" for none)
-	Label       string   // --label on every line
 	// Out, when set, is a file the JSONL lines are appended to instead
 	// of stdout (verify's --out).
 	Out string

@@ -22,7 +22,7 @@ func line(errs int64) results.Record {
 // before any file exists.
 func TestBadFormatCreatesNothing(t *testing.T) {
 	hist := filepath.Join(t.TempDir(), "h.jsonl")
-	_, err := New(Settings{Format: "xml", History: hist}, io.Discard, io.Discard)
+	_, err := New(Settings{Output: Output{Format: "xml", History: hist}}, io.Discard, io.Discard)
 	if !errors.Is(err, output.ErrFormat) {
 		t.Fatalf("New: %v, want ErrFormat", err)
 	}
@@ -38,7 +38,7 @@ func TestLinesGoOutAndFailedOpsFail(t *testing.T) {
 	for _, allow := range []bool{false, true} {
 		hist := filepath.Join(t.TempDir(), "h.jsonl")
 		var stdout, stderr bytes.Buffer
-		b, err := New(Settings{Format: "jsonl", History: hist, Label: "lbl", AllowErrors: allow}, &stdout, &stderr)
+		b, err := New(Settings{Output: Output{Format: "jsonl", History: hist, Label: "lbl"}, AllowErrors: allow}, &stdout, &stderr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestOwnTablesAndVerdict(t *testing.T) {
 		_, err := io.WriteString(w, "TABLE\n")
 		return err
 	}
-	b, err := New(Settings{Format: "table", Tables: tables, Verdict: func([]results.Record) error { return nil }}, &stdout, io.Discard)
+	b, err := New(Settings{Output: Output{Format: "table"}, Tables: tables, Verdict: func([]results.Record) error { return nil }}, &stdout, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestOwnTablesAndVerdict(t *testing.T) {
 // with its own error, no table and no file.
 func TestFinishBeforeOpen(t *testing.T) {
 	var stdout bytes.Buffer
-	b, err := New(Settings{Format: "table", Tables: func(w io.Writer, _ []results.Record) error { _, err := io.WriteString(w, "T"); return err }}, &stdout, io.Discard)
+	b, err := New(Settings{Output: Output{Format: "table"}, Tables: func(w io.Writer, _ []results.Record) error { _, err := io.WriteString(w, "T"); return err }}, &stdout, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestOutAppends(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout bytes.Buffer
-	b, err := New(Settings{Format: "jsonl", Out: out, Tables: NoTables}, &stdout, io.Discard)
+	b, err := New(Settings{Output: Output{Format: "jsonl"}, Out: out, Tables: NoTables}, &stdout, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

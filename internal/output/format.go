@@ -10,8 +10,9 @@ import (
 // none of the known ones; always the user's input.
 var ErrFormat = errors.New("bad format")
 
-// FormatHelp is the --format flag's help text.
-const FormatHelp = "stdout format: auto (a table on a terminal, JSONL otherwise), jsonl or table"
+// Formats are the values of a results command's --format, as its help
+// names them (results.RegisterFormatFlag).
+const Formats = "auto (a table on a terminal, JSONL otherwise), jsonl or table"
 
 // CheckFormat is the one check of a results command's --format: "auto",
 // "jsonl" or "table"; anything else is an error wrapping ErrFormat.

@@ -3,8 +3,6 @@ package results
 import (
 	"fmt"
 	"regexp"
-
-	"github.com/spf13/pflag"
 )
 
 // labelPattern is what a run label may look like: the name a README table
@@ -45,24 +43,4 @@ func CommandLine(program string, args []string) []string {
 		out = append(out, ShellQuote(a))
 	}
 	return out
-}
-
-// labelFlag is the --label flag: checked when the flag is parsed
-// (CheckLabel), so a bad label is a usage error before anything runs.
-type labelFlag string
-
-func (v *labelFlag) String() string { return string(*v) }
-func (v *labelFlag) Type() string   { return "NAME" }
-func (v *labelFlag) Set(s string) error {
-	if err := CheckLabel(s); err != nil {
-		return err
-	}
-	*v = labelFlag(s)
-	return nil
-}
-
-// RegisterLabelFlag adds --label, filling p, to a command that writes
-// result lines.
-func RegisterLabelFlag(fl *pflag.FlagSet, p *string) {
-	fl.Var((*labelFlag)(p), "label", "record this label on every line: a README table named NAME (katbench readme) shows the newest run labelled NAME")
 }

@@ -227,7 +227,7 @@ func (c Config) warmup(conc int) int {
 func CheckFloor(ops []Op) error {
 	for _, op := range ops {
 		if spec(op).prepare != nil {
-			return fmt.Errorf("%w: the floor answers HEAD, GET, ranged GET and PUT, not %s: leave %s out of --ops or run without --floor", ErrBadConfig, op, op)
+			return fmt.Errorf("%w: the floor answers HEAD, GET, ranged GET and PUT, not %s: leave %s out of --s3-ops or run without --floor", ErrBadConfig, op, op)
 		}
 	}
 	return nil

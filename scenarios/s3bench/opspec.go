@@ -79,7 +79,7 @@ func (c cell) level() bench.Level {
 	return bench.Level{bench.DimSize: float64(c.size), bench.DimConcurrency: float64(c.conc)}
 }
 
-// OpsDoc lists the registered operations with their docs, for --ops.
+// OpsDoc lists the registered operations with their docs, for --s3-ops.
 func OpsDoc() string {
 	var w []string
 	for _, n := range opNames {

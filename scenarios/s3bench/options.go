@@ -36,7 +36,7 @@ func (o Options) Config() (Config, error) {
 	var c Config
 	var err error
 	if c.Ops, err = ParseOps(o.Ops); err != nil {
-		return c, bench.OptionErr("ops", err)
+		return c, bench.OptionErr(OpsFlag, err)
 	}
 	if c.Sizes, err = ParseSizes(o.Sizes); err != nil {
 		return c, bench.OptionErr("sizes", err)

@@ -23,7 +23,7 @@ func TestOptionsConfig(t *testing.T) {
 		t.Errorf("config %+v", c)
 	}
 	for opt, mod := range map[string]func(o *Options){
-		"ops":         func(o *Options) { o.Ops = "copy" },
+		OpsFlag:       func(o *Options) { o.Ops = "copy" },
 		"sizes":       func(o *Options) { o.Sizes = "4XB" },
 		"concurrency": func(o *Options) { o.Concurrency = "300" },
 		"transports":  func(o *Options) { o.Transports = "pigeon" },

@@ -15,10 +15,10 @@ import (
 // the scenario s3.<Name> as it does the built-in operations (head, get,
 // put, range, list).
 type Operation struct {
-	// Name is the operation's name on --ops and, after "s3.", its
+	// Name is the operation's name on --s3-ops and, after "s3.", its
 	// scenario's. It must be lower case and not registered yet.
 	Name Op
-	// Doc is one line for `katbench list` and --ops's help.
+	// Doc is one line for `katbench list` and --s3-ops's help.
 	Doc string
 	// Size, when not 0, is the operation's one cell size, the object it
 	// reads (its lines' names carry it, as s3.range's do, and their dims
