@@ -1,22 +1,16 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
-	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/internal/cluster"
-	"github.com/nordisk/katbench/internal/lifecycle"
-	"github.com/nordisk/katbench/scenarios"
 )
 
 func init() {
-	var o cluster.Options
-	var dryRun bool
+	var c cluster.Command
+	var releaseFile, releaseAt string
 	clusterCmd := &cobra.Command{
 		Use:   "cluster",
 		Short: "Run katbench as N workers on a Kubernetes cluster (cluster run)",
@@ -47,42 +41,19 @@ release a barrier, its workers start at --start-at, --setup after now.`,
   katbench cluster run --workers 2 --dry-run -- rest http://catalog:8181 > job.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sel, err := o.Check(args)
-			if err != nil {
-				return err
-			}
-			name := "katbench-" + strconv.FormatInt(time.Now().UnixNano()%1e10, 36)
-			if dryRun {
-				start := time.Now().Add(o.Setup).UTC().Truncate(time.Second).Add(time.Second)
-				b, _ := json.MarshalIndent(cluster.Job(o, name, sel, start, args), "", "  ")
-				_, err := fmt.Fprintf(cmd.OutOrStdout(), "%s\n", b)
-				return err
-			}
-			ctx, stop := lifecycle.Interruptible(cmd.Context())
-			defer stop()
-			return cluster.Run(ctx, o, name, cluster.Job(o, name, sel, time.Time{}, args), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return c.Run(cmd.Context(), args, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	f := run.Flags()
-	o.RegisterFlags(f, os.Getenv)
-	f.BoolVar(&dryRun, "dry-run", false, "print the Job (JSON, kubectl apply -f takes it) and create nothing")
+	c.RegisterFlags(run.Flags(), os.Getenv)
 	release := &cobra.Command{
 		Use:    "release --file PATH --at TIME",
 		Short:  "Write a start instant to a worker's --start-file (cluster run execs it in each pod)",
 		Hidden: true,
 		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			at, err := time.Parse(time.RFC3339Nano, releaseAt)
-			if err != nil || releaseFile == "" {
-				return usagef("--file %q --at %q: want a path and an RFC 3339 time", releaseFile, releaseAt)
-			}
-			return scenarios.WriteStartFile(releaseFile, at)
-		},
+		RunE:   func(*cobra.Command, []string) error { return cluster.Release(releaseFile, releaseAt) },
 	}
 	release.Flags().StringVar(&releaseFile, "file", "", "the worker's --start-file")
 	release.Flags().StringVar(&releaseAt, "at", "", "the start instant (RFC 3339)")
 	clusterCmd.AddCommand(run, release)
 	rootCmd.AddCommand(clusterCmd)
 }
-
-var releaseFile, releaseAt string

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/internal/analysis"
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // compareFlags are the flags compare and ab share.
@@ -58,25 +59,16 @@ threshold, 0 otherwise (also when cells need more runs), 2 on bad input
 			if err != nil {
 				return err
 			}
-			var old, nw []analysis.Line
-			if abFile != "" {
-				if old, nw, err = analysis.LoadAB(abFile); err != nil {
-					return usagef("--ab: %v", err)
-				}
-			} else {
-				if old, err = analysis.LoadRefs(args[0], history); err != nil {
-					return usagef("OLD: %v", err)
-				}
-				if nw, err = analysis.LoadRefs(args[1], history); err != nil {
-					return usagef("NEW: %v", err)
-				}
+			old, nw, err := analysis.LoadSides(args, history, abFile)
+			if err != nil {
+				return err
 			}
 			return f.Report(cmd.OutOrStdout(), old, nw, o)
 		},
 	}
 	f.RegisterFlags(cmd.Flags())
 	fl := cmd.Flags()
-	fl.StringVar(&history, "history", "bench_history.jsonl", "history file where run ids and commits are looked up")
+	results.RegisterHistoryFlag(fl, &history, results.DefaultHistory, "where run ids and commits are looked up")
 	fl.StringVar(&abFile, "ab", "", "compare the two sides of a 'katbench ab' output file")
 	rootCmd.AddCommand(cmd)
 }

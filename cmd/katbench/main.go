@@ -49,7 +49,7 @@ scenario with HdrHistogram percentiles and host provenance.`,
 // any command runs and passed down as options.
 var transportSettings transport.Settings
 
-// serveCmd is the parent of `katbench serve rest|grpc`.
+// serveCmd is the parent of `katbench serve rest|grpc` (internal/serve).
 var serveCmd = &cobra.Command{
 	Use:   "serve",
 	Short: "Serve the embedded catalog over a network front (rest, grpc)",
@@ -73,7 +73,7 @@ func usagef(format string, args ...any) error {
 
 // usageErrs are the errors of the packages cmd calls that are always the
 // user's input (exit 2 wherever they come from).
-var usageErrs = []error{bench.ErrSettings, cluster.ErrSettings, commitcheck.ErrSettings, lifecycle.ErrSettings, servercost.ErrSettings, output.ErrFormat, workspace.ErrSettings, serve.ErrSettings, analysis.ErrNoCommonCells, ab.ErrBadOptions}
+var usageErrs = []error{bench.ErrSettings, cluster.ErrSettings, commitcheck.ErrSettings, lifecycle.ErrSettings, servercost.ErrSettings, output.ErrFormat, workspace.ErrSettings, serve.ErrSettings, analysis.ErrNoCommonCells, analysis.ErrInput, ab.ErrBadOptions}
 
 // isUsage reports whether err is a usage error (exit 2).
 func isUsage(err error) bool {

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
-
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/internal/analysis"
-	"github.com/nordisk/katbench/internal/results"
 )
 
 func init() {
@@ -28,27 +25,7 @@ sources carry skew_start_ms and skew_end_ms: how far apart their measured
 windows began and ended. A cross-host cell whose sources measured together
 for less than 90 % of the merged span is refused unless --force.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lines, err := analysis.LoadAll(args, cmd.InOrStdin())
-			if err != nil {
-				return asUsage(err)
-			}
-			ms, err := analysis.Merge(lines, analysis.MergeOptions{CrossHost: crossHost, Force: force})
-			if err != nil {
-				return asUsage(err)
-			}
-			if len(ms) == 0 {
-				return usagef("nothing to merge: no measured lines in the input")
-			}
-			var buf bytes.Buffer
-			for _, m := range ms {
-				buf.Write(m.JSON)
-				buf.WriteByte('\n')
-			}
-			if out == "" {
-				_, err = cmd.OutOrStdout().Write(buf.Bytes())
-				return err
-			}
-			return results.WriteFileAtomic(out, buf.Bytes())
+			return analysis.MergeFiles(args, cmd.InOrStdin(), cmd.OutOrStdout(), out, analysis.MergeOptions{CrossHost: crossHost, Force: force})
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the merged lines to this file (default stdout)")

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/internal/analysis"
+	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/listing"
 )
 
@@ -43,7 +44,7 @@ labels or runs exit 2.`,
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVar(&files, "file", []string{"README.md", "docs/results.md", "docs/scenarios.md", "docs/writes.md", "docs/history.md", "docs/transport.md", "docs/workloads.md", "docs/sizing.md", "docs/discovery.md", "docs/verify.md", "docs/security.md", "docs/catalogs.md", "containers/k8s/README.md"}, "a file whose blocks to regenerate (repeatable)")
-	fl.StringVar(&history, "history", "bench_history.jsonl", "history file holding the labelled runs")
+	results.RegisterHistoryFlag(fl, &history, results.DefaultHistory, "where the labelled runs are read from")
 	fl.StringVar(&labels, "labels", "docs/labels.tsv", "LABEL<TAB>RUN_ID lines naming runs recorded before lines carried labels")
 	fl.BoolVar(&check, "check", false, "change nothing; exit 1 when a block differs from the history or the registries")
 	rootCmd.AddCommand(cmd)

@@ -1,14 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
-	"path/filepath"
-
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/internal/analysis"
-	"github.com/nordisk/katbench/internal/results"
 )
 
 func init() {
@@ -25,33 +20,7 @@ target overlaid (from the encoded histograms), throughput against threads,
 A/B ratios with their spread, and each run's host, commit and command.
 Inline SVG and CSS only: nothing is fetched when the page opens.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				args = []string{"bench_history.jsonl"}
-			}
-			lines, err := analysis.LoadAll(args, nil)
-			if err != nil {
-				return asUsage(err)
-			}
-			if len(lines) == 0 {
-				return usagef("no result lines in %v", args)
-			}
-			var buf bytes.Buffer
-			if err := analysis.WriteReport(&buf, lines, analysis.ReportOptions{Title: title, Sources: args}); err != nil {
-				return err
-			}
-			if out == "-" {
-				_, err := cmd.OutOrStdout().Write(buf.Bytes())
-				return err
-			}
-			if err := results.WriteFileAtomic(out, buf.Bytes()); err != nil {
-				return err
-			}
-			abs, err := filepath.Abs(out)
-			if err != nil {
-				abs = out
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (%d lines, %d KiB)\n", abs, len(lines), (buf.Len()+1023)/1024)
-			return nil
+			return analysis.ReportFiles(args, out, analysis.ReportOptions{Title: title}, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "report.html", "HTML file to write ('-' for stdout)")

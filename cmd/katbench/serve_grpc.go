@@ -1,23 +1,17 @@
 package main
 
 import (
+	"os"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
-	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/catalog/grpcfront"
 	"github.com/nordisk/katbench/internal/serve"
 )
 
-// serveGRPCFlags are the flags of `katbench serve grpc`.
-type serveGRPCFlags struct {
-	frontFlags
-	grpc serve.GRPCSettings
-}
-
 func init() {
-	var f serveGRPCFlags
+	var f serve.GRPCCommand
 	cmd := &cobra.Command{
 		Use:   "grpc",
 		Short: "Serve the embedded catalog over gRPC (katbench.catalog.v1.CatalogService)",
@@ -38,33 +32,9 @@ calls are in flight.
 ` + serve.ExposedHelp,
 		Example: `  katbench serve grpc --addr 127.0.0.1:50051
   katbench serve grpc --dir /tmp/cat --durability eventual --credential bench:s3cr3t`,
-		Args: noArgs("grpc"),
-		RunE: func(cmd *cobra.Command, _ []string) error { return serveGRPC(cmd, f) },
+		Args: func(_ *cobra.Command, args []string) error { return serve.CheckNoArgs("grpc", args) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return f.Run(cmd.Context(), process(cmd)) },
 	}
-	fl := cmd.Flags()
-	f.register(fl, "127.0.0.1:50051")
-	f.grpc.RegisterFlags(fl)
+	f.RegisterFlags(cmd.Flags(), os.Getenv)
 	serveCmd.AddCommand(cmd)
-}
-
-// serveGRPC validates every flag before creating anything, then serves.
-func serveGRPC(cmd *cobra.Command, f serveGRPCFlags) error {
-	dur, err := f.Check()
-	if err != nil {
-		return err
-	}
-	opts, err := f.grpc.Options()
-	if err != nil {
-		return err
-	}
-	return serveFront(cmd, &f.frontFlags, dur, serve.Spec{
-		Name: "grpc", Banner: "serving gRPC at %s", Auth: len(opts.Credentials) > 0,
-		Server: func(cat *catalog.Catalog) (serve.Server, error) {
-			srv, err := grpcfront.NewServer(cat, opts)
-			if err != nil {
-				return nil, usagef("%v", err)
-			}
-			return srv, nil
-		},
-	})
 }

@@ -6,20 +6,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/catalog/restserver"
 	"github.com/nordisk/katbench/internal/serve"
-	"github.com/nordisk/katbench/internal/workspace"
 )
 
-// serveRestFlags are the flags of `katbench serve rest`.
-type serveRestFlags struct {
-	frontFlags
-	rest serve.RESTSettings
-}
-
 func init() {
-	var f serveRestFlags
+	var f serve.RESTCommand
 	cmd := &cobra.Command{
 		Use:   "rest",
 		Short: "Serve the embedded catalog over the Iceberg REST protocol",
@@ -49,33 +41,9 @@ to ` + restserver.DefaultBodyBudgetWait.String() + `, then gets 503 with Retry-A
   katbench serve rest --dir /tmp/cat --durability eventual --credential bench:s3cr3t
   katbench serve rest --credential bench:s3cr3t --token-ttl 5s
   KATBENCH_SIGV4=AKIDEXAMPLE:SECRET katbench serve rest --sigv4-region eu-north-1 --sigv4-service glue`,
-		Args: noArgs("rest"),
-		RunE: func(cmd *cobra.Command, _ []string) error { return serveRest(cmd, f) },
+		Args: func(_ *cobra.Command, args []string) error { return serve.CheckNoArgs("rest", args) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return f.Run(cmd.Context(), process(cmd)) },
 	}
-	fl := cmd.Flags()
-	f.register(fl, "127.0.0.1:8181")
-	f.rest.RegisterFlags(fl)
+	f.RegisterFlags(cmd.Flags(), os.Getenv)
 	serveCmd.AddCommand(cmd)
-}
-
-// serveRest validates every flag before creating anything, then serves.
-func serveRest(cmd *cobra.Command, f serveRestFlags) error {
-	dur, err := f.Check()
-	if err != nil {
-		return err
-	}
-	opts, authKind, err := f.rest.Options(os.Getenv, workspace.IsS3(f.storage.Warehouse))
-	if err != nil {
-		return err
-	}
-	return serveFront(cmd, &f.frontFlags, dur, serve.Spec{
-		Name: "rest", Banner: "serving Iceberg REST at http://%s", Auth: f.rest.Credential != "" || opts.SigV4 != nil, AuthKind: authKind,
-		Prepare: func(st workspace.Storage) {
-			opts.Warehouse = st.Warehouse // a client naming a warehouse must name this one
-			if f.rest.Vend {
-				opts.StorageConfig = st.VendedConfig()
-			}
-		},
-		Server: func(cat *catalog.Catalog) (serve.Server, error) { return restserver.New(cat, opts) },
-	})
 }

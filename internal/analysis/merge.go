@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/usage"
 )
 
 // Errors of Merge.
@@ -398,4 +400,32 @@ func orderedJSON(m map[string]json.RawMessage) []byte {
 	write("hist")
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// MergeFiles merges the lines of paths (stdin when none: LoadAll) and
+// writes the merged lines to the file out, or to stdout when out is "".
+// Unreadable input, lines Merge refuses and input without a measured line
+// are ErrInput; nothing is written then.
+func MergeFiles(paths []string, stdin io.Reader, stdout io.Writer, out string, o MergeOptions) error {
+	lines, err := LoadAll(paths, stdin)
+	if err != nil {
+		return usage.Wrap(ErrInput, err)
+	}
+	ms, err := Merge(lines, o)
+	if err != nil {
+		return usage.Wrap(ErrInput, err)
+	}
+	if len(ms) == 0 {
+		return usage.Errorf(ErrInput, "nothing to merge: no measured lines in the input")
+	}
+	var buf bytes.Buffer
+	for _, m := range ms {
+		buf.Write(m.JSON)
+		buf.WriteByte('\n')
+	}
+	if out == "" {
+		_, err = stdout.Write(buf.Bytes())
+		return err
+	}
+	return results.WriteFileAtomic(out, buf.Bytes())
 }

@@ -1,10 +1,13 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/nordisk/katbench/internal/usage"
 )
 
 // LoadAll reads the lines of every file in paths, in order, or of stdin
@@ -76,4 +79,31 @@ func LoadAB(path string) (old, new []Line, err error) {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return old, new, nil
+}
+
+// ErrInput is wrapped by the errors of the files and refs a reading
+// command was given (LoadSides, MergeFiles, ReportFiles): the user's input.
+var ErrInput = errors.New("bad input")
+
+// LoadSides reads compare's two sides: both from the `katbench ab`
+// session file abFile when it is given, else refs[0] (OLD) and refs[1]
+// (NEW), each looked up in history (LoadRefs). Every error is ErrInput
+// and names the side.
+func LoadSides(refs []string, history, abFile string) (old, nw []Line, err error) {
+	if abFile != "" {
+		if old, nw, err = LoadAB(abFile); err != nil {
+			return nil, nil, usage.Errorf(ErrInput, "--ab: %v", err)
+		}
+		return old, nw, nil
+	}
+	if len(refs) != 2 {
+		return nil, nil, usage.Errorf(ErrInput, "want OLD and NEW, got %d refs", len(refs))
+	}
+	if old, err = LoadRefs(refs[0], history); err != nil {
+		return nil, nil, usage.Errorf(ErrInput, "OLD: %v", err)
+	}
+	if nw, err = LoadRefs(refs[1], history); err != nil {
+		return nil, nil, usage.Errorf(ErrInput, "NEW: %v", err)
+	}
+	return old, nw, nil
 }

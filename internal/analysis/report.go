@@ -1,15 +1,18 @@
 package analysis
 
 import (
+	"bytes"
 	"fmt"
 	"html/template"
 	"io"
 	"math"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/usage"
 )
 
 // ReportOptions shape a report.
@@ -651,3 +654,38 @@ nav.toc{font-size:13px;line-height:1.6;border:1px solid #ddd;padding:6px 12px;ba
 {{end}}
 </body></html>
 `))
+
+// ReportFiles renders the lines of paths (results.DefaultHistory when
+// none) as WriteReport's page into the file out ("-": stdout), and says
+// on log what it wrote. Unreadable input and input without lines are
+// ErrInput; nothing is written then.
+func ReportFiles(paths []string, out string, o ReportOptions, stdout, log io.Writer) error {
+	if len(paths) == 0 {
+		paths = []string{results.DefaultHistory}
+	}
+	lines, err := LoadAll(paths, nil)
+	if err != nil {
+		return usage.Wrap(ErrInput, err)
+	}
+	if len(lines) == 0 {
+		return usage.Errorf(ErrInput, "no result lines in %v", paths)
+	}
+	o.Sources = paths
+	var buf bytes.Buffer
+	if err := WriteReport(&buf, lines, o); err != nil {
+		return err
+	}
+	if out == "-" {
+		_, err := stdout.Write(buf.Bytes())
+		return err
+	}
+	if err := results.WriteFileAtomic(out, buf.Bytes()); err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		abs = out
+	}
+	fmt.Fprintf(log, "wrote %s (%d lines, %d KiB)\n", abs, len(lines), (buf.Len()+1023)/1024)
+	return nil
+}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // CompareSettings are compare's settings as a command line gives them
@@ -27,7 +29,7 @@ func (s *CompareSettings) RegisterFlags(fl *pflag.FlagSet) {
 	fl.Float64Var(&s.Threshold, "threshold", 0, "slowdown in percent a significant change must exceed to fail (default 25 for wall-clock metrics, 10 for deterministic counters)")
 	fl.StringVar(&s.Margin, "margin", "", "equivalence margin, e.g. 5%: a cell whose delta interval lies inside ±5 % reads 'same within ±5 %'")
 	fl.BoolVar(&s.CrossHost, "cross-host", false, "match cells measured on different hosts (every row says so)")
-	fl.StringVar(&s.Format, "format", "text", "output: text or jsonl")
+	results.RegisterFormatFlag(fl, &s.Format, "text", "text or jsonl")
 }
 
 // ErrRegression is wrapped by Report's error when a cell is

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/nordisk/katbench/internal/output"
+	"github.com/nordisk/katbench/internal/results"
 	"github.com/nordisk/katbench/internal/usage"
 )
 
@@ -65,9 +66,9 @@ func (o *Options) RegisterFlags(fl *pflag.FlagSet, getenv func(string) string) {
 	fl.IntVar(&o.MetricsPort, "metrics-port", 9464, "each worker serves Prometheus metrics on this port (--metrics-addr), and its pod carries the prometheus.io/scrape annotations; 0: none")
 	fl.DurationVar(&o.Timeout, "timeout", 30*time.Minute, "give up (and delete the Job) after this long")
 	fl.BoolVar(&o.Force, "force", false, "merge cells whose workers' windows overlap less than 90 % (as merge --force; the line still says its skew)")
-	fl.StringVar(&o.Format, "format", "auto", "stdout format of the merged lines: auto (a table on a terminal, JSONL otherwise), jsonl or table")
+	results.RegisterFormatFlag(fl, &o.Format, "auto", output.Formats)
 	fl.StringVarP(&o.Out, "output", "o", "", "also write the merged lines to this file")
-	fl.StringVar(&o.History, "history", "", "also append the merged lines to this file")
+	results.RegisterHistoryFlag(fl, &o.History, "", "also append the merged lines to it (none by default)")
 	fl.StringVar(&o.WorkerLines, "worker-lines", "", "also write every worker's own lines (host = its node) to this file")
 }
 
