@@ -21,7 +21,10 @@
 //   - running a workload.Workload on competitors: the mix operations
 //     (mixops.go), closed and open loop (mixrun.go), and the capacity
 //     search's steps (capacityrun.go);
-//   - a run's [Settings] (flags and environment) turned into [Options].
+//   - a run's [Settings] (flags and environment) turned into [Options];
+//   - the [Command] of `katbench run`, capacity and every competitor's own
+//     command: its flags and its run through internal/lifecycle (cmd only
+//     wires it).
 //
 // What it runs on lives elsewhere: the dataset and table history in
 // package dataset, the mixes, keys, objectives and capacity search in

@@ -184,23 +184,23 @@ writes() {
 }
 transport_versitygw() {
 	up versitygw --port 17457
-	kb transport-versitygw transport "$KATBENCH_S3_ENDPOINT" --ops head,get,put --sizes 4KiB,1MiB --concurrency 1,8 --iterations 4000
+	kb transport-versitygw transport "$KATBENCH_S3_ENDPOINT" --s3-ops head,get,put --sizes 4KiB,1MiB --concurrency 1,8 --iterations 4000
 	down versitygw
 }
 transport_minio() {
 	up minio --port 9100
-	kb transport-minio transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head,get,put --sizes 4KiB,1MiB --concurrency 1,8 --iterations 4000
+	kb transport-minio transport "$KATBENCH_S3_ENDPOINT" --control=false --s3-ops head,get,put --sizes 4KiB,1MiB --concurrency 1,8 --iterations 4000
 	down minio
 }
 transport_rustfs() {
 	up rustfs --port 19200
-	kb transport-rustfs transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head,get,put --sizes 4KiB,1MiB --concurrency 1,8 --iterations 1000
+	kb transport-rustfs transport "$KATBENCH_S3_ENDPOINT" --control=false --s3-ops head,get,put --sizes 4KiB,1MiB --concurrency 1,8 --iterations 1000
 	down rustfs
 }
-transport_close() { kb transport-close transport --keep-alive=false --ops head,get --sizes 4KiB --concurrency 1,8 --iterations 3000; }
+transport_close() { kb transport-close transport --keep-alive=false --s3-ops head,get --sizes 4KiB --concurrency 1,8 --iterations 3000; }
 transport_load() {
 	up versitygw --port 17457
-	kb transport-load transport "$KATBENCH_S3_ENDPOINT" --background-load --ops head,get --sizes 4KiB --concurrency 1,8 --iterations 3000
+	kb transport-load transport "$KATBENCH_S3_ENDPOINT" --background-load --s3-ops head,get --sizes 4KiB --concurrency 1,8 --iterations 3000
 	down versitygw
 }
 data_store() {
@@ -348,9 +348,9 @@ transport_many() {
 		label=transport-c64-$store
 		[ "$w" = hold ] && label+=-hold
 		KATBENCH_URING_WAIT=$w kb "$label" transport "$KATBENCH_S3_ENDPOINT" --control=false \
-			--ops head,get --sizes 4KiB --concurrency 64,256 --iterations 6000 --rounds 10
+			--s3-ops head,get --sizes 4KiB --concurrency 64,256 --iterations 6000 --rounds 10
 		KATBENCH_URING_WAIT=$w kb "${label/c64/rate}" transport "$KATBENCH_S3_ENDPOINT" --control=false \
-			--ops head,get --sizes 4KiB --concurrency 64 --iterations 4000 --rounds 5 --rate 50%,75% --duration 10s
+			--s3-ops head,get --sizes 4KiB --concurrency 64 --iterations 4000 --rounds 5 --rate 50%,75% --duration 10s
 	done
 	down "$store"
 }
@@ -364,7 +364,7 @@ transport_floor() {
 	local store=$1 port=$2
 	only_store "$store" "$port"
 	kb "transport-floor-$store" transport "$KATBENCH_S3_ENDPOINT" --control=false --floor \
-		--ops head,get --sizes 4KiB --concurrency 64 --iterations 4000 --rounds 5 --rate 50%,75% --duration 10s
+		--s3-ops head,get --sizes 4KiB --concurrency 64 --iterations 4000 --rounds 5 --rate 50%,75% --duration 10s
 	down "$store"
 }
 # transport-rate-waits: docs/transport.md, HEAD at c64 and a fixed rate on
@@ -375,7 +375,7 @@ transport_rate_waits() {
 	only_store versitygw 17171
 	for w in hold block adaptive poll; do
 		KATBENCH_URING_WAIT=$w kb "transport-rate-wait-$w" transport "$KATBENCH_S3_ENDPOINT" --control=false --floor \
-			--ops head --concurrency 64 --iterations 4000 --rounds 5 --rate 50%,75% --duration 10s
+			--s3-ops head --concurrency 64 --iterations 4000 --rounds 5 --rate 50%,75% --duration 10s
 	done
 	down versitygw
 }
@@ -388,7 +388,7 @@ transport_floor_rustfs() { transport_floor rustfs 19200; }
 transport_floor_one_p() {
 	only_store versitygw 17171
 	GOMAXPROCS=1 kb transport-floor-one-p transport "$KATBENCH_S3_ENDPOINT" --control=false --floor \
-		--ops head,get --sizes 4KiB --concurrency 64 --iterations 4000 --rounds 5 --rate 50%,75% --duration 10s
+		--s3-ops head,get --sizes 4KiB --concurrency 64 --iterations 4000 --rounds 5 --rate 50%,75% --duration 10s
 	down versitygw
 }
 
@@ -415,7 +415,7 @@ syscalls() {
 		for c in 1 8 64; do
 			declare -A sum=()
 			for n in 200 2200; do
-				sum[$n]=$(KATBENCH_URING_WAIT=$w "$count" "$bin" transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head \
+				sum[$n]=$(KATBENCH_URING_WAIT=$w "$count" "$bin" transport "$KATBENCH_S3_ENDPOINT" --control=false --s3-ops head \
 					--concurrency "$c" --iterations "$n" --rounds 1 --transports "$t" --format jsonl)
 			done
 			printf ' %s |' "$(awk -v a="${sum[200]}" -v b="${sum[2200]}" 'BEGIN { printf "%.2f", (b - a) / 2000 }')"
@@ -435,7 +435,7 @@ floor_check() {
 	need_perf floor-check || return 1
 	up versitygw --port 17457
 	local i a b n own
-	local args=(transport "$KATBENCH_S3_ENDPOINT" --control=false --ops head --concurrency 64 --iterations 200 --rounds 1
+	local args=(transport "$KATBENCH_S3_ENDPOINT" --control=false --s3-ops head --concurrency 64 --iterations 200 --rounds 1
 		--rate 3500 --duration 10s --format jsonl)
 	printf '| pair | task-clock ms: without floor | with floor | floor requests | floor µs/request: task-clock difference | floor µs/request: its open-loop line |\n|---|---|---|---|---|---|\n'
 	for i in 1 2 3; do

@@ -53,7 +53,7 @@ func TestExtS3Op(t *testing.T) {
 	if list := extList(t); !strings.Contains(list, scenario+" ") || !strings.Contains(list, "first 100 bytes") {
 		t.Errorf("list does not show %s with its description:\n%s", scenario, list)
 	}
-	stdout, stderr, code := katbenchExt(t, t.TempDir(), nil, "transport", "--quick", "--ops", string(extOpName), "--sizes", "4KiB", "--concurrency", "1,2", "--transports", "http", "--history", "")
+	stdout, stderr, code := katbenchExt(t, t.TempDir(), nil, "transport", "--quick", "--s3-ops", string(extOpName), "--sizes", "4KiB", "--concurrency", "1,2", "--transports", "http", "--history", "")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -79,6 +79,6 @@ func TestExtS3Op(t *testing.T) {
 	}
 
 	t.Run("misspelt", func(t *testing.T) {
-		wantExtUsageError(t, nil, []string{"transport", "--quick", "--ops", "head10"}, "head10", string(extOpName))
+		wantExtUsageError(t, nil, []string{"transport", "--quick", "--s3-ops", "head10"}, "head10", string(extOpName))
 	})
 }

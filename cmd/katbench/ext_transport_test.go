@@ -57,7 +57,7 @@ func (c *countedTransport) Describe(string) map[string]any {
 
 func TestExtTransport(t *testing.T) {
 	stdout, stderr, code := katbenchExt(t, t.TempDir(), []string{extTransportEnv + "=blue"},
-		"transport", "--quick", "--ops", "head", "--concurrency", "1", "--transports", "http,"+string(extTransportName), "--history", "")
+		"transport", "--quick", "--s3-ops", "head", "--concurrency", "1", "--transports", "http,"+string(extTransportName), "--history", "")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

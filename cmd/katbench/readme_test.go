@@ -95,7 +95,7 @@ func TestLabelledRunFillsTables(t *testing.T) {
 func TestLabelOnEveryLineWriter(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{
-		{"transport", "--ops", "head", "--concurrency", "1", "--iterations", "20", "--rounds", "1", "--transports", "http"},
+		{"transport", "--s3-ops", "head", "--concurrency", "1", "--iterations", "20", "--rounds", "1", "--transports", "http"},
 		{"data", "--quick", "--rows", "1000", "--rounds", "1", "--transports", "http", "--scenario", "data.commit.latency", "--commit-ops", "2", "--raw=false"},
 	} {
 		out, errOut, code := katbench(t, dir, append(args, "--format", "jsonl", "--label", "lab-"+args[0])...)

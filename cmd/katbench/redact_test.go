@@ -150,7 +150,7 @@ func TestNoSecretReachesAnyOutput(t *testing.T) {
 			want:   []string{"credential=REDACTED", "s3.secret-access-key=REDACTED"},
 			params: []string{"prop.s3.secret-access-key"}},
 		{name: "transport", args: []string{"transport", "--access-key", "AKSECRET", "--secret-key=SKSECRET", "--iterations", "4", "--rounds", "1",
-			"--sizes", "1KiB", "--concurrency", "1", "--transports", "http", "--ops", "head,get", "--history", hist},
+			"--sizes", "1KiB", "--concurrency", "1", "--transports", "http", "--s3-ops", "head,get", "--history", hist},
 			want: []string{"--access-key REDACTED", "--secret-key=REDACTED"}},
 		{name: "data", env: []string{"KATBENCH_S3_ENDPOINT=", "AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY="},
 			args: append([]string{"data", "rest", "--rows", "2k", "--batch-rows", "1000", "--rounds", "1", "--commit-ops", "1",

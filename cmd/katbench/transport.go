@@ -39,7 +39,7 @@ docs/transport.md: "The hold wait", "Kernel-side submission", "Hundreds of
 connections: shared rings").`,
 	Args: cobra.MaximumNArgs(1),
 	RunE: func(cmd *cobra.Command, args []string) error {
-		return transportOpts.Run(cmd.Context(), process(cmd), args)
+		return transportOpts.Run(cmd.Context(), process(cmd), args, cmd.Flags().Changed)
 	},
 }
 

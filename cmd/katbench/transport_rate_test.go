@@ -52,7 +52,7 @@ func TestTransportRateBadInput(t *testing.T) {
 // operation and the resource facts on it.
 func TestTransportOpenLoop(t *testing.T) {
 	stdout, stderr, code := katbench(t, t.TempDir(), "transport", "--iterations", "20", "--rounds", "2",
-		"--ops", "head", "--concurrency", "2", "--transports", "http", "--rate", "100,50%", "--duration", "400ms", "--history", "")
+		"--s3-ops", "head", "--concurrency", "2", "--transports", "http", "--rate", "100,50%", "--duration", "400ms", "--history", "")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}

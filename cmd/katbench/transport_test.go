@@ -64,7 +64,9 @@ func TestTransportBadInput(t *testing.T) {
 		{"bad scheme", []string{"ftp://127.0.0.1:7070"}, "scheme"},
 		{"nothing to run", []string{"--control=false"}, "nothing to measure"},
 		{"bad size", []string{"--sizes", "4XB"}, "--sizes"},
-		{"bad op", []string{"--ops", "head,copy"}, "--ops"},
+		{"bad op", []string{"--s3-ops", "head,copy"}, "--s3-ops"},
+		{"bad op, old flag", []string{"--ops", "head,copy"}, "--s3-ops"},
+		{"old and new flag", []string{"--ops", "head", "--s3-ops", "get"}, "give one of them"},
 		{"bad concurrency", []string{"--concurrency", "0"}, "--concurrency"},
 		{"bad transport", []string{"--transports", "pigeon"}, "--transports"},
 		{"bad format", []string{"--format", "xml"}, "--format"},
@@ -88,12 +90,42 @@ func TestTransportBadInput(t *testing.T) {
 	}
 }
 
+// TestTransportOldOpsFlag: the transport's old --ops (now --s3-ops, as
+// --ops of run is a count) still measures the operations it names, and
+// says once on stderr that the flag is --s3-ops; the lines record the
+// command as typed.
+func TestTransportOldOpsFlag(t *testing.T) {
+	stdout, stderr, code := katbench(t, t.TempDir(), "transport", "--iterations", "4", "--rounds", "1",
+		"--ops", "head", "--concurrency", "1", "--transports", "http", "--history", "")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if n := strings.Count(stderr, "--ops is now --s3-ops"); n != 1 {
+		t.Errorf("%d notices naming --s3-ops, want 1:\n%s", n, stderr)
+	}
+	var scen []string
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	for sc.Scan() {
+		var r results.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Ops != 4 || r.Errors != 0 {
+			t.Errorf("%s: ops %d errors %d, want 4 measured", r.Scenario, r.Ops, r.Errors)
+		}
+		scen = append(scen, r.Scenario)
+	}
+	if !slices.Equal(scen, []string{"s3.head.c1"}) {
+		t.Errorf("scenarios %v, want only s3.head.c1", scen)
+	}
+}
+
 // TestTransportFallbackWarnsOnce: with io_uring forced off, the run warns
 // once and every line says it ran over http because uring fell back.
 func TestTransportFallbackWarnsOnce(t *testing.T) {
 	t.Setenv("KATBENCH_URING_FORCE_FAIL", "1")
 	stdout, stderr, code := katbench(t, t.TempDir(), "transport", "--iterations", "4", "--rounds", "2",
-		"--ops", "head,get", "--sizes", "1KiB", "--concurrency", "1", "--history", "")
+		"--s3-ops", "head,get", "--sizes", "1KiB", "--concurrency", "1", "--history", "")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}

@@ -4,7 +4,8 @@
 // dataset, hands them one start instant, watches the pods (failing at
 // once, with the pod's reason, when one cannot succeed), prints their
 // merged live progress, then reads every worker's result lines from its
-// log and merges their histograms exactly ([Run]). kubectl finds the
+// log and merges their histograms exactly ([Run]; [Command] is the
+// command around it, [Release] the start instant a worker is handed). kubectl finds the
 // cluster as it always does (KUBECONFIG, ~/.kube/config, in-cluster).
 //
 // Concurrency: a Run is one goroutine's; Options is a value.

@@ -26,6 +26,10 @@
 //   - unreadable: a table, metadata-log file or manifest list that cannot
 //     be read.
 //
+// [Command] is `katbench verify` around them: its flags, the crash
+// settings checked against the competitors, one [Cells.Run] per
+// competitor, the lines through internal/lifecycle.
+//
 // Concurrency: a Log is safe for concurrent use; Check reads a catalog
 // nobody writes to any more.
 package commitcheck

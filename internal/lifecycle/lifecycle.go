@@ -8,7 +8,9 @@
 //
 // A command calls New (checks --format; creates nothing), makes its own
 // checks, Open (the history file, the signals) once it is about to
-// measure, and Finish on every return after New.
+// measure, and Finish on every return after New. What it takes from the
+// process — the command line, stdout and stderr, the environment — comes
+// in a [Process] from cmd; its output flags are an [Output].
 package lifecycle
 
 import (

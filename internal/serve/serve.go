@@ -1,8 +1,9 @@
 // Package serve is the one lifecycle of katbench's catalog fronts
 // (catalog/restserver and catalog/grpcfront): open the catalog they serve,
 // listen, serve in the background, and stop gracefully within a grace
-// period. `katbench serve rest|grpc` and the in-process `rest` and `grpc`
-// competitors all run a front through it.
+// period. `katbench serve rest|grpc` ([RESTCommand], [GRPCCommand]: their
+// flags and checks) and the in-process `rest` and `grpc` competitors all
+// run a front through it.
 package serve
 
 import (

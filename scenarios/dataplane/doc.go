@@ -16,6 +16,8 @@
 //   - bench.go: the measured scenarios (data.append.<rows>, data.scan,
 //     data.commit.latency) over one lane per transport, interleaved round by
 //     round, writing one result line per (lane, scenario).
+//   - command.go: `katbench data` — its flags, checked before anything is
+//     created, the warehouse's store, and the run through internal/lifecycle.
 //
 // The benchmark knows a catalog only as an iceberg-go catalog.Catalog (through
 // package competitors); which S3 transport carries the bytes is decided by

@@ -29,6 +29,7 @@ type Command struct {
 	Control, KeepAlive                   bool
 	Background                           bool // two CPU-bound busy processes beside the bench
 	AllowErrors                          bool
+	oldOps                               string // --ops, the old --s3-ops; "" when not given
 }
 
 // RegisterFlags adds the command's flags to fl, each filling its field;
@@ -48,7 +49,7 @@ func (c *Command) RegisterFlags(fl *pflag.FlagSet, getenv func(string) string) {
 	fl.StringVar(&c.Sizes, "sizes", "4KiB,64KiB,1MiB", "object sizes for GET and PUT, comma-separated")
 	fl.StringVar(&c.Concurrency, "concurrency", "1,8", "concurrency levels, comma-separated: 1..256, up to 1024 with --allow-high-concurrency")
 	fl.StringVar(&c.Ops, OpsFlag, "head,get,put", "S3 operations to measure, comma-separated: "+OpsDoc())
-	fl.Var(renamedOps{}, "ops", "renamed "+OpsFlag)
+	fl.Var(oldOps{&c.oldOps}, "ops", "the old name of --"+OpsFlag)
 	_ = fl.MarkHidden("ops") // registered above: never an error
 	fl.StringVar(&c.Transports, "transports", transport.NamesList(), "transports to compare, comma-separated")
 	fl.StringVar(&c.Baseline, "baseline", string(transport.Baseline()), "transport the table's ratios are taken over (their denominator)")
@@ -65,19 +66,18 @@ func (c *Command) RegisterFlags(fl *pflag.FlagSet, getenv func(string) string) {
 }
 
 // OpsFlag is the flag naming the S3 operations to measure. It was --ops,
-// which on `katbench run` is a count of operations; the old name is
-// refused with a message naming this one.
+// which on `katbench run` is a count of operations; the old name still
+// works (the commands recorded on older lines stay runnable) and says
+// once on stderr that it is now this one.
 const OpsFlag = "s3-ops"
 
-// renamedOps is the old --ops of the transport bench: any value is an
-// error that names --s3-ops (a usage error: exit 2, nothing measured).
-type renamedOps struct{}
+// oldOps is the transport bench's old --ops: it fills Command.oldOps,
+// which Run takes as --s3-ops with a notice.
+type oldOps struct{ p *string }
 
-func (renamedOps) String() string { return "" }
-func (renamedOps) Type() string   { return "string" }
-func (renamedOps) Set(v string) error {
-	return fmt.Errorf("transport's --ops is now --%s (the S3 operations to measure; --ops of run is a count): use --%s %s", OpsFlag, OpsFlag, v)
-}
+func (v oldOps) String() string     { return *v.p }
+func (v oldOps) Type() string       { return "string" }
+func (v oldOps) Set(s string) error { *v.p = s; return nil }
 
 func commandf(format string, args ...any) error {
 	return usage.Errorf(bench.ErrSettings, format, args...)
@@ -86,8 +86,15 @@ func commandf(format string, args ...any) error {
 // config turns the settings and args (at most one ENDPOINT) into the
 // bench's config and endpoints, rejecting bad values before anything
 // starts.
-func (c *Command) config(args []string, p lifecycle.Process) (Config, Endpoints, error) {
+func (c *Command) config(args []string, p lifecycle.Process, changed func(string) bool) (Config, Endpoints, error) {
 	eps := Endpoints{Control: c.Control, KeepAlive: c.KeepAlive}
+	if c.oldOps != "" {
+		if changed(OpsFlag) {
+			return Config{}, eps, commandf("--ops is the old name of --%s: give one of them", OpsFlag)
+		}
+		fmt.Fprintf(p.Stderr, "katbench transport: --ops is now --%s (the S3 operations to measure; --ops of run is a count): measuring --%s %s\n", OpsFlag, OpsFlag, c.oldOps)
+		c.Ops = c.oldOps
+	}
 	if len(args) == 0 && !c.Control {
 		return Config{}, eps, commandf("nothing to measure: give an ENDPOINT or keep --control")
 	}
@@ -119,11 +126,11 @@ func (c *Command) config(args []string, p lifecycle.Process) (Config, Endpoints,
 }
 
 // Run measures every transport against the stores args and the settings
-// name (RunEndpoints), in the process p; bad input is an error before
-// anything starts. The lines go out through the command's lifecycle, with
+// name (RunEndpoints), in the process p; changed reports whether the user
+// gave a flag. Bad input is an error before anything starts. The lines go out through the command's lifecycle, with
 // a table per endpoint (WriteTables).
-func (c *Command) Run(ctx context.Context, p lifecycle.Process, args []string) (err error) {
-	cfg, eps, err := c.config(args, p)
+func (c *Command) Run(ctx context.Context, p lifecycle.Process, args []string, changed func(string) bool) (err error) {
+	cfg, eps, err := c.config(args, p, changed)
 	if err != nil {
 		return err
 	}
