@@ -48,6 +48,9 @@ type Storm struct {
 	// Retries is commit.retry.num-retries on the storm's tables: how many
 	// times iceberg-go refreshes and re-applies a commit that lost a race.
 	Retries int
+	// Backoff is iceberg-go's wait between retries (commit.retry.min-wait-ms
+	// and max-wait-ms on the tables); the zero value is DefaultBackoff.
+	Backoff Backoff
 	// NoMarkers commits without a marker (to measure the marker's own
 	// cost); such a storm's log cannot be checked.
 	NoMarkers bool
@@ -84,7 +87,10 @@ func (s Storm) Setup(ctx context.Context) error {
 	if err := s.Catalog.CreateNamespace(ctx, s.Namespace, nil); err != nil && !errors.Is(err, icecatalog.ErrNamespaceAlreadyExists) {
 		return fmt.Errorf("create namespace %v: %w", s.Namespace, err)
 	}
-	props := iceberg.Properties{table.CommitNumRetriesKey: strconv.Itoa(s.Retries)}
+	b := s.Backoff.orDefault()
+	props := iceberg.Properties{table.CommitNumRetriesKey: strconv.Itoa(s.Retries),
+		table.CommitMinRetryWaitMsKey: strconv.FormatInt(b.Min.Milliseconds(), 10),
+		table.CommitMaxRetryWaitMsKey: strconv.FormatInt(b.Max.Milliseconds(), 10)}
 	for _, id := range s.Idents() {
 		if _, err := s.Catalog.CreateTable(ctx, id, Schema, icecatalog.WithProperties(props)); err != nil {
 			return fmt.Errorf("create table %v: %w", id, err)
@@ -170,6 +176,7 @@ func (s Storm) commit(ctx context.Context, cat counted, id table.Identifier, w i
 	}
 	a.Latency = time.Since(start)
 	a.Tries, a.Conflicts, a.Calls = n.commits, n.conflicts, n.loads+n.commits
+	a.Spent = n.spent
 	a.Outcome = Classify(err)
 	if err != nil && n.commits == 0 {
 		a.Outcome = Refused // never sent: it cannot be in the history
