@@ -57,6 +57,13 @@ type Storm struct {
 	// CommitTimeout bounds one commit, retries included; 0 means
 	// DefaultCommitTimeout.
 	CommitTimeout time.Duration
+	// Markers starts every marker instead of Prefix when set: the writers
+	// of one process of several on the same tables (ChildWriters).
+	Markers string
+	// Observe, when set, is called by each writer before it commits (done
+	// false: the attempt's marker, table and writer) and after (done true:
+	// the whole attempt, as logged). Writers call it concurrently.
+	Observe func(a Attempt, done bool)
 }
 
 // Result is what a storm did.
@@ -139,6 +146,9 @@ func (s Storm) Run(ctx context.Context) Result {
 					recs[w].Error()
 				}
 				log.Add(a)
+				if s.Observe != nil {
+					s.Observe(a, true)
+				}
 				if a.Tries == 0 && a.Outcome != Acked {
 					// Never sent (the server is down or restarting):
 					// wait before the next, as a client backs off a
@@ -159,8 +169,15 @@ func (s Storm) Run(ctx context.Context) Result {
 // file with the marker, iceberg-go's commit and retries — and says how it
 // ended.
 func (s Storm) commit(ctx context.Context, cat counted, id table.Identifier, w int, i int64, timeout time.Duration) Attempt {
-	marker := fmt.Sprintf("%s-w%d-c%d", s.Prefix, w, i)
+	prefix := s.Prefix
+	if s.Markers != "" {
+		prefix = s.Markers
+	}
+	marker := fmt.Sprintf("%s-w%d-c%d", prefix, w, i)
 	a := Attempt{Marker: marker, Table: strings.Join(id, "."), Writer: w}
+	if s.Observe != nil {
+		s.Observe(a, false)
+	}
 	n := &calls{}
 	cctx, cancel := context.WithTimeout(context.WithValue(ctx, callsKey{}, n), timeout)
 	defer cancel()

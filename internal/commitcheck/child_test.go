@@ -1,0 +1,152 @@
+package commitcheck_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/nordisk/katbench/competitors"
+	"github.com/nordisk/katbench/internal/commitcheck"
+)
+
+// childEnv makes the test binary a storm's writers (RunChild on the spec
+// in its last argument) instead of running the tests.
+const childEnv = "KATBENCH_TEST_COMMITCHECK_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		spec, err := commitcheck.ParseChildSpec(os.Args[len(os.Args)-1])
+		if err == nil {
+			err = commitcheck.RunChild(context.Background(), spec, os.Stdout)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// lockedBuffer is a bytes.Buffer safe for the child's stderr copier and
+// the test to share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestOnDiskCatalogSurvivesKilledWriterProcess: the embedded catalog on
+// disk, with and without its commit log, committed to by a child process
+// that reports each acknowledgement after it; the child is killed with
+// SIGKILL after a random number of reported events (several times,
+// restarted on the same files each time), then the test opens the
+// catalog itself: nothing acknowledged is lost, and no other anomaly.
+func TestOnDiskCatalogSurvivesKilledWriterProcess(t *testing.T) {
+	const kills, lastCommits = 5, 40
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(childEnv, "1")
+	for i, name := range []string{"embedded", "embedded-log"} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			dir := t.TempDir()
+			fac, err := competitors.Lookup(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			open := func() competitors.Competitor {
+				t.Helper()
+				comp, err := fac.New(ctx, competitors.Config{Dir: dir})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return comp
+			}
+			s := commitcheck.Storm{Namespace: table.Identifier{"verify"}, Prefix: "crash", Tables: 2, Writers: 8, Commits: 1, Retries: 50}
+			comp := open()
+			s.Catalog = comp.Catalog()
+			if err := s.Setup(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := comp.Close(); err != nil {
+				t.Fatal(err)
+			}
+
+			spec := commitcheck.ChildSpec{Competitor: name, Dir: dir, Namespace: s.Namespace, Prefix: s.Prefix,
+				Tables: s.Tables, Writers: s.Writers, Commits: 1 << 20, Retries: s.Retries,
+				Backoff: commitcheck.Backoff{Min: time.Millisecond, Max: 50 * time.Millisecond}}
+			events := make(chan bool, 1<<16) // done or begun, in the order read
+			var stderr lockedBuffer
+			cw := &commitcheck.ChildWriters{Stderr: &stderr,
+				Argv: func(g int) []string {
+					sp := spec
+					sp.Markers = fmt.Sprintf("crash-g%d", g)
+					if g == kills {
+						sp.Commits = lastCommits // the last generation ends by itself
+					}
+					return commitcheck.ChildArgv([]string{exe}, sp)
+				},
+				OnEvent: func(a commitcheck.Attempt, done bool) { events <- done }}
+			if err := cw.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(uint64(i), 7))
+			for k := range kills {
+				// Kill after a random number of events: right after a
+				// commit began as well as right after an answer.
+				for n := 1 + rng.IntN(80); n > 0; n-- {
+					select {
+					case <-events:
+					case <-cw.Done():
+						t.Fatalf("generation %d exited before its kill:\n%s", k, stderr.String())
+					}
+				}
+				if err := cw.Kill(); err != nil {
+					t.Fatal(err)
+				}
+				if err := cw.Restart(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := cw.Wait(); err != nil {
+				t.Fatalf("last generation: %v\n%s", err, stderr.String())
+			}
+
+			comp = open()
+			t.Cleanup(func() { _ = comp.Close() })
+			rep, err := commitcheck.Check(ctx, comp.Catalog(), s.Idents(), cw.Attempts())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range rep.Anomalies {
+				t.Errorf("%s", a)
+			}
+			if cw.Generations() != kills+1 || rep.Acked < lastCommits/2 {
+				t.Errorf("%d generations, %d acknowledged; want %d generations and the last one's commits acknowledged", cw.Generations(), rep.Acked, kills+1)
+			}
+			t.Logf("%s: %d kills, acknowledged %d, refused %d, indeterminate %d (present %d, absent %d)", name, kills,
+				rep.Acked, rep.Refused, rep.Indeterminate, rep.IndeterminatePresent, rep.IndeterminateAbsent)
+		})
+	}
+}
