@@ -27,19 +27,21 @@ type verifyFlags struct {
 	out, dir, history, label string
 }
 
-// killable reports the `katbench serve` subcommand of a competitor
-// --kill-every can crash: one of ours, served by a child `katbench serve`
-// on a fixed address and state directory (competitors.Factory.Serve).
-func killable(name string) (serve string, ok bool) {
+// killable reports whether --kill-every can crash a competitor: one of
+// ours, served by a child `katbench serve` on a fixed address and state
+// directory (competitors.Factory.Serve), or one whose state is its
+// directory, written by a child `katbench verify-writers`
+// (competitors.Factory.DirState).
+func killable(name string) bool {
 	fac, err := competitors.Lookup(name)
-	return fac.Serve, err == nil && fac.Serve != ""
+	return err == nil && (fac.Serve != "" || fac.DirState)
 }
 
 // killableNames lists the competitors --kill-every can crash.
 func killableNames() string {
 	var names []string
 	for _, fac := range competitors.All() {
-		if fac.Serve != "" {
+		if fac.Serve != "" || fac.DirState {
 			names = append(names, fac.Name)
 		}
 	}
@@ -71,7 +73,9 @@ still written); docs/verify.md explains every check.`,
 		Example: `  katbench verify embedded rest --writers 1,16,64 --tables 1
   katbench verify nessie --writers 16 --commits 500 --out verify.jsonl
   katbench verify embedded --no-markers --writers 16   # the markers' own cost
-  katbench verify rest --writers 16 --duration 60s --kill-every 2s   # kill -9 our server meanwhile`,
+  katbench verify rest --writers 16 --duration 60s --kill-every 2s   # kill -9 our server meanwhile
+  katbench verify embedded --writers 16 --duration 30s --kill-every 1s   # kill -9 the writers' process on the catalog's files
+  katbench verify embedded rest grpc --writers 64 --commit-retries 4,8,16,32,64 --commit-backoff 10ms:1s`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runVerify(cmd, &f, args) },
 	}
@@ -82,6 +86,19 @@ still written); docs/verify.md explains every check.`,
 	results.RegisterLabelFlag(fl, &f.label)
 	fl.StringVar(&f.dir, "dir", "", "keep catalogs and warehouses under this directory (default: a temp dir removed after the run)")
 	rootCmd.AddCommand(cmd)
+	rootCmd.AddCommand(&cobra.Command{
+		Use:    "verify-writers SPEC",
+		Short:  "Run the writers of a verify cell on a catalog directory, reporting each attempt on stdout (verify --kill-every runs and kills it)",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := commitcheck.ParseChildSpec(args[0])
+			if err != nil {
+				return usagef("%v", err)
+			}
+			return commitcheck.RunChild(cmd.Context(), spec, os.Stdout)
+		},
+	})
 }
 
 func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
@@ -111,7 +128,10 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
 		}
 	} else if cells.KillEvery > 0 {
 		for _, sp := range specs {
-			if _, ok := killable(sp.Name); !ok || len(sp.Args) > 0 {
+			if fac, _ := competitors.Lookup(sp.Name); fac.DirState && (cells.Commits > 0 || cells.NoMarkers) {
+				return usagef("--kill-every on %s kills its writers: each cell runs for --duration, with markers (not --commits or --no-markers)", sp.Name)
+			}
+			if !killable(sp.Name) || len(sp.Args) > 0 {
 				return usagef("--kill-every crashes a server katbench starts itself, %s (no URL), or the one --kill-pid-file and --restart name; not %s", killableNames(), strings.Join(append([]string{sp.Name}, sp.Args...), " "))
 			}
 		}
@@ -147,6 +167,7 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, args []string) (err error) {
 	for i, tg := range targets {
 		if cells.KillEvery > 0 && cells.PIDFile == "" {
 			cells.ServeArgv = append(serveChild(), "serve", tg.Factory.Serve)
+			cells.WritersArgv = append(serveChild(), "verify-writers")
 		}
 		n, terr := cells.Run(b.Ctx, b.Run, specs[i].Name, tg.Factory, tg.Config, stdout, stderr, b.Sink)
 		anomalies += n

@@ -57,6 +57,11 @@ type Cells struct {
 	Seed             uint64
 	PIDFile, Restart string
 	ServeArgv        []string
+	// WritersArgv is the command that runs a ChildSpec (its JSON appended)
+	// as a child process: with KillEvery on a competitor whose state is its
+	// directory (competitors.Factory.DirState), the writers are the process
+	// killed (runWriterKills).
+	WritersArgv []string
 }
 
 // Run starts the competitor name (fac with cfg), runs every cell on it
@@ -64,6 +69,9 @@ type Cells struct {
 // the servers' logs to log. It returns how many anomalies its cells had.
 func (c Cells) Run(ctx context.Context, run *results.Run, name string, fac competitors.Factory, cfg competitors.Config,
 	summary, log io.Writer, lines results.Sink) (anomalies int, err error) {
+	if c.KillEvery > 0 && c.PIDFile == "" && fac.DirState {
+		return c.runWriterKills(ctx, run, name, fac, cfg, summary, log, lines)
+	}
 	var proc Crasher
 	if c.PIDFile != "" {
 		proc = &ScriptServer{PIDFile: c.PIDFile, Command: c.Restart, Log: log}
