@@ -14,6 +14,7 @@ import (
 
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/commitcheck"
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // childEnv makes the test binary a storm's writers (RunChild on the spec
@@ -148,5 +149,68 @@ func TestOnDiskCatalogSurvivesKilledWriterProcess(t *testing.T) {
 			t.Logf("%s: %d kills, acknowledged %d, refused %d, indeterminate %d (present %d, absent %d)", name, kills,
 				rep.Acked, rep.Refused, rep.Indeterminate, rep.IndeterminatePresent, rep.IndeterminateAbsent)
 		})
+	}
+}
+
+// TestParseChildSpecRejectsBadInput: a spec that is not JSON, has an
+// unknown field or lacks what a child needs is an error, never a start.
+func TestParseChildSpecRejectsBadInput(t *testing.T) {
+	good := commitcheck.ChildArgv(nil, commitcheck.ChildSpec{Competitor: "embedded", Dir: "/d", Namespace: []string{"n"}, Prefix: "p",
+		Markers: "p-g0", Tables: 1, Writers: 2, Commits: 3, Retries: 4, Backoff: commitcheck.Backoff{Min: time.Millisecond, Max: time.Second}})[0]
+	spec, err := commitcheck.ParseChildSpec(good)
+	if err != nil || spec.Writers != 2 || spec.Backoff.Max != time.Second || spec.Markers != "p-g0" {
+		t.Fatalf("round trip: %+v, %v", spec, err)
+	}
+	for _, bad := range []string{"", "{", "[]", `{"competitor":"embedded"}`, `{"competitor":"embedded","dir":"/d","tables":1,"writers":1}`,
+		`{"competitor":"embedded","dir":"/d","tables":1,"writers":1,"commits":1,"extra":1}`, `{"competitor":"embedded","dir":"/d","tables":0,"writers":1,"commits":1}`} {
+		if _, err := commitcheck.ParseChildSpec(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func FuzzParseChildSpec(f *testing.F) {
+	f.Add(`{"competitor":"embedded","dir":"/d","tables":1,"writers":1,"commits":1}`)
+	f.Add(`{"until":"2026-01-01T00:00:00Z"}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		spec, err := commitcheck.ParseChildSpec(s)
+		if err == nil && (spec.Competitor == "" || spec.Tables < 1 || spec.Writers < 1) {
+			t.Errorf("%q accepted as %+v", s, spec)
+		}
+	})
+}
+
+// TestLineSplitsTryTime: a storm's line says where a try's time went, and
+// the parts the client waited on fit in the attempts' time.
+func TestLineSplitsTryTime(t *testing.T) {
+	ctx := context.Background()
+	cat := openEmbedded(t, t.TempDir())
+	t.Cleanup(func() { _ = cat.Close() })
+	s := commitcheck.Storm{Catalog: cat, Namespace: table.Identifier{"verify"}, Prefix: "split", Tables: 1, Writers: 4, Commits: 40,
+		Retries: 50, Backoff: commitcheck.Backoff{Min: time.Millisecond, Max: 5 * time.Millisecond}}
+	if err := s.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res := s.Run(ctx)
+	var spent, total time.Duration
+	for _, a := range res.Log.Attempts() {
+		p := a.Spent
+		if p.Load < 0 || p.Write < 0 || p.Commit <= 0 || p.Backoff < 0 || (a.Conflicts > 0 && p.Backoff == 0) {
+			t.Errorf("%s: split %+v with %d conflicts", a.Marker, p, a.Conflicts)
+		}
+		spent += p.Load + p.Write + p.Commit + p.Backoff
+		total += a.Latency
+	}
+	if spent > total {
+		t.Errorf("the parts (%v) exceed the attempts' time (%v)", spent, total)
+	}
+	line := s.Line(results.NewRun(), "embedded", res, nil, nil)
+	for _, m := range []string{"load_ms", "write_ms", "commit_call_ms", "backoff_pct"} {
+		if _, ok := line.MeasureValue(m); !ok {
+			t.Errorf("line has no %s: %v", m, line.Measures)
+		}
+	}
+	if line.Params["commit_backoff"] != "1ms:5ms" {
+		t.Errorf("commit_backoff = %v", line.Params["commit_backoff"])
 	}
 }
