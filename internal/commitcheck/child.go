@@ -121,6 +121,8 @@ type ChildWriters struct {
 	cmd     *exec.Cmd
 	done    chan struct{} // closed when the current child exited and its report is read
 	exitErr error         // the current child's exit, once done
+	// badLines are the report lines that did not parse, once done.
+	badLines error
 }
 
 var _ Crasher = (*ChildWriters)(nil)
@@ -153,7 +155,7 @@ func (c *ChildWriters) Start(ctx context.Context) error {
 			}
 			c.record(ev)
 		}
-		c.exitErr = errors.Join(bad, cmd.Wait())
+		c.badLines, c.exitErr = bad, cmd.Wait()
 	}()
 	return nil
 }
@@ -185,17 +187,37 @@ func (c *ChildWriters) Kill() error {
 	if c.cmd == nil {
 		return errors.New("writers not running")
 	}
-	// A child that already exited cannot be signalled; that is not a
-	// failure to kill it.
-	_ = c.cmd.Process.Signal(syscall.SIGKILL)
+	select {
+	case <-c.done:
+		// It ended by itself before the kill: only a clean end (its
+		// duration passed) is not a failure.
+		c.cmd = nil
+		c.settle("the writers exited before the answer")
+		if err := errors.Join(c.badLines, c.exitErr); err != nil {
+			return fmt.Errorf("writers (generation %d) ended by themselves: %w", c.gen, err)
+		}
+		return nil
+	default:
+	}
+	_ = c.cmd.Process.Signal(syscall.SIGKILL) // it may end meanwhile: not a failure to kill it
 	<-c.done
 	var ee *exec.ExitError
-	if err := c.exitErr; err != nil && !errors.As(err, &ee) {
+	if err := c.exitErr; err != nil && !(errors.As(err, &ee) && killedBySignal(ee)) {
 		return fmt.Errorf("writers (generation %d): %w", c.gen, err)
+	}
+	if c.badLines != nil {
+		return fmt.Errorf("writers (generation %d): %w", c.gen, c.badLines)
 	}
 	c.cmd = nil
 	c.settle("killed with SIGKILL before the answer")
 	return nil
+}
+
+// killedBySignal reports whether the process ended by a signal (ours),
+// not by an exit status of its own.
+func killedBySignal(ee *exec.ExitError) bool {
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled()
 }
 
 // Restart starts the next generation on the same files.
@@ -213,8 +235,8 @@ func (c *ChildWriters) Wait() error {
 	<-c.done
 	c.cmd = nil
 	c.settle("the writers exited before the answer")
-	if c.exitErr != nil {
-		return fmt.Errorf("writers (generation %d): %w", c.gen, c.exitErr)
+	if err := errors.Join(c.badLines, c.exitErr); err != nil {
+		return fmt.Errorf("writers (generation %d): %w", c.gen, err)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -212,5 +213,33 @@ func TestLineSplitsTryTime(t *testing.T) {
 	}
 	if line.Params["commit_backoff"] != "1ms:5ms" {
 		t.Errorf("commit_backoff = %v", line.Params["commit_backoff"])
+	}
+}
+
+// TestChildWritersReportAChildThatFails: writers that end by themselves
+// with an error (here: a competitor that does not exist) fail the kill and
+// the wait, so a run whose children never committed cannot pass as a
+// clean check.
+func TestChildWritersReportAChildThatFails(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(childEnv, "1")
+	spec := commitcheck.ChildSpec{Competitor: "nosuch", Dir: t.TempDir(), Namespace: []string{"n"}, Prefix: "p", Tables: 1, Writers: 1, Commits: 1}
+	var stderr lockedBuffer
+	cw := &commitcheck.ChildWriters{Stderr: &stderr, Argv: func(int) []string { return commitcheck.ChildArgv([]string{exe}, spec) }}
+	if err := cw.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-cw.Done()
+	if err := cw.Kill(); err == nil || !strings.Contains(err.Error(), "ended by themselves") {
+		t.Errorf("Kill after the child failed: %v (stderr %s)", err, stderr.String())
+	}
+	if err := cw.Restart(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.Wait(); err == nil {
+		t.Errorf("Wait on a failing child: no error (stderr %s)", stderr.String())
 	}
 }
