@@ -143,6 +143,13 @@ type Factory struct {
 	// ServeArg is the argument that reaches such a server at addr
 	// (host:port); nil for a URL, http://addr.
 	ServeArg func(addr string) string
+	// DirState reports that the competitor's whole state is Config.Dir,
+	// which another process can open after this one closed it or died
+	// (a catalog on disk, in-process). `katbench verify --kill-every` then
+	// runs the writers in a child process on that directory, kills the
+	// child with SIGKILL, starts another on the same files, and checks
+	// the catalog from a fresh open.
+	DirState bool
 	// Durability reports whether the factory may honour Config.Durability
 	// (`katbench list` shows it). Whether a built competitor really runs in
 	// the mode asked for is its [Durable] capability: a remote server

@@ -64,6 +64,7 @@ func init() {
 		Storage:     true,
 		Peer:        "sql",
 		Floor:       FloorName,
+		DirState:    true,
 		Example: `  katbench embedded --quick
   katbench embedded --quick --durability eventual
   eval "$(containers/versitygw_up.sh)"; katbench embedded --quick --warehouse s3://katbench/wh`,

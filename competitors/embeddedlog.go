@@ -12,6 +12,7 @@ func init() {
 		Storage:    true,
 		Peer:       "embedded",
 		Floor:      FloorName,
+		DirState:   true,
 		Example: `  katbench run embedded embedded-log fs-floor --scenario 'create_table.throughput.*' --threads 1,8,32,128
   katbench embedded-log --quick`,
 		New: newEmbeddedLog,

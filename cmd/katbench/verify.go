@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"github.com/nordisk/katbench/internal/commitcheck"
@@ -31,7 +33,9 @@ still written); docs/verify.md explains every check.`,
 		Example: `  katbench verify embedded rest --writers 1,16,64 --tables 1
   katbench verify nessie --writers 16 --commits 500 --out verify.jsonl
   katbench verify embedded --no-markers --writers 16   # the markers' own cost
-  katbench verify rest --writers 16 --duration 60s --kill-every 2s   # kill -9 our server meanwhile`,
+  katbench verify rest --writers 16 --duration 60s --kill-every 2s   # kill -9 our server meanwhile
+  katbench verify embedded --writers 16 --duration 30s --kill-every 1s   # kill -9 the writers' process on the catalog's files
+  katbench verify embedded rest grpc --writers 64 --commit-retries 4,8,16,32,64 --commit-backoff 10ms:1s`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return f.Run(cmd.Context(), process(cmd), args, cmd.Flags().Changed)
@@ -39,4 +43,17 @@ still written); docs/verify.md explains every check.`,
 	}
 	f.RegisterFlags(cmd.Flags())
 	rootCmd.AddCommand(cmd)
+	rootCmd.AddCommand(&cobra.Command{
+		Use:    "verify-writers SPEC",
+		Short:  "Run the writers of a verify cell on a catalog directory, reporting each attempt on stdout (verify --kill-every runs and kills it)",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := commitcheck.ParseChildSpec(args[0])
+			if err != nil {
+				return usagef("%v", err)
+			}
+			return commitcheck.RunChild(cmd.Context(), spec, os.Stdout)
+		},
+	})
 }

@@ -40,7 +40,9 @@ import (
 // by=transport for a data-plane run), layout=writes (the catalog against
 // its file-system floor per flush mode, see writesTable; layout=writes-summary
 // its short form, quiet beside neighbour=LABEL, see writesSummary), layout=verify
-// (a `katbench verify` run's cells, see verifyTable), layout=workers (the
+// (a `katbench verify` run's cells, see verifyTable; layout=verify-retries
+// the same by retry budget, with where a try's time went, see
+// verifyRetriesTable), layout=workers (the
 // merged lines of every run with the label, by worker count, see
 // workersTable), layout=capacity-runs (every capacity run with the
 // label, one row each, see capacityRunsTable), layout=verify-summary (one
@@ -454,6 +456,8 @@ func renderBlock(b Block, src Sources) (string, error) {
 		body, err = writesSummary(b, run, src)
 	case "verify":
 		body, err = verifyTable(b, run)
+	case "verify-retries":
+		body, err = verifyRetriesTable(b, run)
 	case "history":
 		body, err = historyTable(narrow(b, run))
 	case "capacity":

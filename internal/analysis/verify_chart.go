@@ -18,12 +18,24 @@ var verifyCurves = []struct{ name, measure, unit string }{
 
 // verifyCharts draws the contention curves of the verify lines among
 // lines (scenario verify.commits): each curve against the writers (log2),
-// one series per target and tables per writer (K), and per run when there
-// are several (multiRun), so the same target at another K or in another
-// run is its own line. A cell
+// one series per target and tables per writer (K), per retry budget and
+// backoff when they vary, and per run when there are several (multiRun),
+// so the same target at another K, budget or run is its own line. A cell
 // without the measure (nothing acknowledged) is left out, never drawn as
 // 0; a chart with fewer than two writer levels is not drawn.
 func verifyCharts(lines []Line, multiRun bool) []familyView {
+	// Lines with several retry budgets or backoffs (--commit-retries
+	// 4,8,…) make one series per budget, not one zigzag.
+	varies := map[string]bool{}
+	for _, p := range []string{"commit_retries", "commit_backoff"} {
+		seen := map[string]bool{}
+		for _, l := range lines {
+			if v, ok := l.Params[p]; ok && l.Scenario == "verify.commits" {
+				seen[fmt.Sprint(v)] = true
+			}
+		}
+		varies[p] = len(seen) > 1
+	}
 	var order []string
 	by := map[string][]Line{}
 	for _, l := range lines {
@@ -36,6 +48,12 @@ func verifyCharts(lines []Line, multiRun bool) []familyView {
 		}
 		if k, ok := l.Params["tables"]; ok {
 			name += fmt.Sprintf(" · K=%v", k)
+		}
+		if r, ok := l.Params["commit_retries"]; ok && varies["commit_retries"] {
+			name += fmt.Sprintf(" · R=%v", r)
+		}
+		if b, ok := l.Params["commit_backoff"]; ok && varies["commit_backoff"] {
+			name += fmt.Sprintf(" · backoff %v", b)
 		}
 		if _, ok := by[name]; !ok {
 			order = append(order, name)

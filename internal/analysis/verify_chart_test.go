@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,4 +87,33 @@ func seriesPoints(t *testing.T, svg string) map[string]int {
 		out[m[1]] = len(strings.Fields(m[2]))
 	}
 	return out
+}
+
+// TestVerifyChartsSplitByBudget: a run with several retry budgets draws a
+// series per budget; one budget adds nothing to the names.
+func TestVerifyChartsSplitByBudget(t *testing.T) {
+	line := func(w, r int) []byte {
+		return []byte(fmt.Sprintf(`{"schema":4,"ts":"2026-12-04T05:50:00Z","run_id":"r1","target":"rest","scenario":"verify.commits","threads":%d,"dims":{"threads":%d},`+
+			`"ops":100,"ops_sec":10,"p50_us":1000,"p99_us":9000,"params":{"tables":1,"commit_retries":%d,"commit_backoff":"100ms:1m0s"},`+
+			`"measures":{"failed_after_retries_pct":{"value":1,"unit":"%%"},"conflicts_per_commit":{"value":2,"unit":"ratio"}},"host":{"hostname":"vm"},"commit":{}}`, w, w, r))
+	}
+	names := func(ls []Line) []string {
+		var out []string
+		for _, f := range verifyCharts(ls, false) {
+			for _, n := range regexp.MustCompile(`rest · K=1[^<"]*`).FindAllString(string(f.Chart), -1) {
+				if !slices.Contains(out, n) {
+					out = append(out, n)
+				}
+			}
+		}
+		return out
+	}
+	two := parse(t, line(16, 4), line(64, 4), line(16, 16), line(64, 16))
+	if got := names(two); !slices.Contains(got, "rest · K=1 · R=4") || !slices.Contains(got, "rest · K=1 · R=16") {
+		t.Errorf("two budgets: series %q", got)
+	}
+	one := parse(t, line(16, 4), line(64, 4))
+	if got := names(one); !slices.Equal(got, []string{"rest · K=1"}) {
+		t.Errorf("one budget: series %q", got)
+	}
 }

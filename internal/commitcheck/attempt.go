@@ -46,11 +46,24 @@ type Attempt struct {
 	// ErrCommitFailed; Calls how many catalog calls (loads and commits)
 	// the attempt made.
 	Tries, Conflicts, Calls int
+	// Spent is where the attempt's time went, as seen around the catalog
+	// calls.
+	Spent Spent
 	// Ack is what an acknowledged commit's answer said it made: the
 	// snapshot carrying the marker, its parent and the metadata file.
 	// Nil when not acknowledged, or when the answer's main head did not
 	// carry the marker.
 	Ack *Ack
+}
+
+// Spent splits one attempt's time by what the client waited on: the
+// catalog's LoadTable calls, its CommitTable calls, the client's own work
+// between a load's answer and the next commit (the manifest and manifest
+// list it writes, its validation), and the backoff between a conflict and
+// the next load. The conflict window of a try is its Write and Commit
+// time: from the head it read to the moment the catalog compares it.
+type Spent struct {
+	Load, Write, Commit, Backoff time.Duration
 }
 
 // Ack is the snapshot an acknowledged commit's answer reported.

@@ -43,7 +43,10 @@ type Cells struct {
 	Writers, Tables []int
 	Commits         int           // per cell; 0: Duration ends a cell
 	Duration        time.Duration // per cell, when Commits is 0
-	Retries         int
+	// Retries are the commit.retry.num-retries of the cells, one cell
+	// each (innermost); Backoff is the wait between them for all.
+	Retries         []int
+	Backoff         Backoff
 	NoMarkers, Keep bool
 	Show            int // anomalies printed with their evidence per cell
 	// KillEvery > 0 crashes the server about this often during each cell
@@ -54,6 +57,11 @@ type Cells struct {
 	Seed             uint64
 	PIDFile, Restart string
 	ServeArgv        []string
+	// WritersArgv is the command that runs a ChildSpec (its JSON appended)
+	// as a child process: with KillEvery on a competitor whose state is its
+	// directory (competitors.Factory.DirState), the writers are the process
+	// killed (runWriterKills).
+	WritersArgv []string
 }
 
 // Run starts the competitor name (fac with cfg), runs every cell on it
@@ -61,6 +69,9 @@ type Cells struct {
 // the servers' logs to log. It returns how many anomalies its cells had.
 func (c Cells) Run(ctx context.Context, run *results.Run, name string, fac competitors.Factory, cfg competitors.Config,
 	summary, log io.Writer, lines results.Sink) (anomalies int, err error) {
+	if c.KillEvery > 0 && c.PIDFile == "" && fac.DirState {
+		return c.runWriterKills(ctx, run, name, fac, cfg, summary, log, lines)
+	}
 	var proc Crasher
 	if c.PIDFile != "" {
 		proc = &ScriptServer{PIDFile: c.PIDFile, Command: c.Restart, Log: log}
@@ -84,48 +95,65 @@ func (c Cells) Run(ctx context.Context, run *results.Run, name string, fac compe
 	cell := uint64(0)
 	for _, k := range c.Tables {
 		for _, w := range c.Writers {
-			cell++
-			s := Storm{Catalog: comp.Catalog(), Namespace: table.Identifier{"katbench_verify"},
-				Prefix: fmt.Sprintf("v%s_w%d_k%d", run.ID[:8], w, k), Tables: k, Writers: w,
-				Commits: c.Commits, Duration: c.Duration, Retries: c.Retries, NoMarkers: c.NoMarkers}
-			if c.Commits > 0 {
-				s.Duration = 0
-			}
-			if err := s.Setup(ctx); err != nil {
-				return anomalies, fmt.Errorf("%s: %w", name, err)
-			}
-			params := maps.Clone(comp.Params())
-			res, kerr := runStorm(ctx, s, proc, c.KillEvery, c.Seed+cell, params)
-			if err := errors.Join(ctx.Err(), kerr); err != nil {
-				return anomalies, err
-			}
-			if proc != nil {
-				// The server was restarted: the check reads the recovered
-				// one once the client reaches it again (a gRPC channel in
-				// its reconnect backoff fails fast meanwhile, which is not
-				// an unreadable history).
-				if err := awaitCatalog(ctx, comp.Catalog(), reachTimeout); err != nil {
-					return anomalies, fmt.Errorf("%s: after the last restart: %w", name, err)
+			for _, r := range c.Retries {
+				cell++
+				prefix := fmt.Sprintf("v%s_w%d_k%d", run.ID[:8], w, k)
+				if len(c.Retries) > 1 {
+					prefix += fmt.Sprintf("_r%d", r)
 				}
-			}
-			var rep *Report
-			if !s.NoMarkers {
-				r, cerr := Check(ctx, comp.Catalog(), s.Idents(), res.Log.Attempts())
-				if cerr != nil {
-					return anomalies, cerr
+				s := Storm{Catalog: comp.Catalog(), Namespace: table.Identifier{"katbench_verify"},
+					Prefix: prefix, Tables: k, Writers: w,
+					Commits: c.Commits, Duration: c.Duration, Retries: r, Backoff: c.Backoff, NoMarkers: c.NoMarkers}
+				n, err := c.cell(ctx, run, name, comp, proc, s, cell, summary, lines)
+				anomalies += n
+				if err != nil {
+					return anomalies, err
 				}
-				rep = &r
-				anomalies += r.Errors()
-			}
-			line := s.Line(run, name, res, rep, params)
-			Summary(summary, name, s, line, rep, c.Show)
-			if err := lines.Write(line); err != nil {
-				return anomalies, err
-			}
-			if !c.Keep {
-				dropTables(ctx, comp, s.Idents())
 			}
 		}
+	}
+	return anomalies, nil
+}
+
+// cell runs and checks one storm and writes its line.
+func (c Cells) cell(ctx context.Context, run *results.Run, name string, comp competitors.Competitor, proc Crasher, s Storm, cell uint64,
+	summary io.Writer, lines results.Sink) (anomalies int, err error) {
+	if c.Commits > 0 {
+		s.Duration = 0
+	}
+	if err := s.Setup(ctx); err != nil {
+		return anomalies, fmt.Errorf("%s: %w", name, err)
+	}
+	params := maps.Clone(comp.Params())
+	res, kerr := runStorm(ctx, s, proc, c.KillEvery, c.Seed+cell, params)
+	if err := errors.Join(ctx.Err(), kerr); err != nil {
+		return anomalies, err
+	}
+	if proc != nil {
+		// The server was restarted: the check reads the recovered
+		// one once the client reaches it again (a gRPC channel in
+		// its reconnect backoff fails fast meanwhile, which is not
+		// an unreadable history).
+		if err := awaitCatalog(ctx, comp.Catalog(), reachTimeout); err != nil {
+			return anomalies, fmt.Errorf("%s: after the last restart: %w", name, err)
+		}
+	}
+	var rep *Report
+	if !s.NoMarkers {
+		r, cerr := Check(ctx, comp.Catalog(), s.Idents(), res.Log.Attempts())
+		if cerr != nil {
+			return anomalies, cerr
+		}
+		rep = &r
+		anomalies = r.Errors()
+	}
+	line := s.Line(run, name, res, rep, params)
+	Summary(summary, name, s, line, rep, c.Show)
+	if err := lines.Write(line); err != nil {
+		return anomalies, err
+	}
+	if !c.Keep {
+		dropTables(ctx, comp, s.Idents())
 	}
 	return anomalies, nil
 }

@@ -41,19 +41,21 @@ func (c *Command) RegisterFlags(fl *pflag.FlagSet) {
 
 func settingsf(format string, args ...any) error { return usage.Errorf(ErrSettings, format, args...) }
 
-// killable reports the `katbench serve` subcommand of the competitor name
-// that --kill-every can crash: one of ours, served by a child `katbench
-// serve` on a fixed address and state directory (competitors.Factory.Serve).
-func killable(name string) (serve string, ok bool) {
+// killable reports whether --kill-every can crash a competitor: one of
+// ours, served by a child `katbench serve` on a fixed address and state
+// directory (competitors.Factory.Serve), or one whose state is its
+// directory, written by a child `katbench verify-writers`
+// (competitors.Factory.DirState).
+func killable(name string) bool {
 	fac, err := competitors.Lookup(name)
-	return fac.Serve, err == nil && fac.Serve != ""
+	return err == nil && (fac.Serve != "" || fac.DirState)
 }
 
 // killableNames lists the competitors --kill-every can crash.
 func killableNames() string {
 	var names []string
 	for _, fac := range competitors.All() {
-		if fac.Serve != "" {
+		if fac.Serve != "" || fac.DirState {
 			names = append(names, fac.Name)
 		}
 	}
@@ -82,7 +84,10 @@ func checkKills(cells *Cells, specs []scenarios.TargetSpec, changed func(string)
 		}
 	} else {
 		for _, sp := range specs {
-			if _, ok := killable(sp.Name); !ok || len(sp.Args) > 0 {
+			if fac, _ := competitors.Lookup(sp.Name); fac.DirState && (cells.Commits > 0 || cells.NoMarkers) {
+				return settingsf("--kill-every on %s kills its writers: each cell runs for --duration, with markers (not --commits or --no-markers)", sp.Name)
+			}
+			if !killable(sp.Name) || len(sp.Args) > 0 {
 				return settingsf("--kill-every crashes a server katbench starts itself, %s (no URL), or the one --kill-pid-file and --restart name; not %s", killableNames(), strings.Join(append([]string{sp.Name}, sp.Args...), " "))
 			}
 		}
@@ -141,6 +146,7 @@ func (c *Command) Run(ctx context.Context, p lifecycle.Process, args []string, c
 	for i, tg := range targets {
 		if cells.KillEvery > 0 && cells.PIDFile == "" {
 			cells.ServeArgv = append(append([]string{}, p.ServeChild...), "serve", tg.Factory.Serve)
+			cells.WritersArgv = append(append([]string{}, p.ServeChild...), "verify-writers")
 		}
 		n, terr := cells.Run(b.Ctx, b.Run, specs[i].Name, tg.Factory, tg.Config, p.Stdout, p.Stderr, b.Sink)
 		anomalies += n

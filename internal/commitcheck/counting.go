@@ -3,6 +3,7 @@ package commitcheck
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/apache/iceberg-go/table"
 )
@@ -11,6 +12,27 @@ import (
 // it; it is not safe for concurrent use.
 type calls struct {
 	loads, commits, conflicts int
+	spent                     Spent
+	// last is when the previous call answered; conflicted says whether
+	// it was a commit the catalog refused (the time to the next load is
+	// then iceberg-go's backoff).
+	last       time.Time
+	conflicted bool
+}
+
+// begin accounts the time since the previous call's answer as backoff
+// (after a conflict) or, before a commit, as the client's own work, and
+// returns the call's start.
+func (n *calls) begin(commit bool) time.Time {
+	now := time.Now()
+	switch {
+	case n.last.IsZero():
+	case n.conflicted:
+		n.spent.Backoff += now.Sub(n.last)
+	case commit:
+		n.spent.Write += now.Sub(n.last)
+	}
+	return now
 }
 
 type callsKey struct{}
@@ -22,10 +44,17 @@ type callsKey struct{}
 type counted struct{ inner table.CatalogIO }
 
 func (c counted) LoadTable(ctx context.Context, id table.Identifier) (*table.Table, error) {
-	if n, ok := ctx.Value(callsKey{}).(*calls); ok {
+	n, ok := ctx.Value(callsKey{}).(*calls)
+	var start time.Time
+	if ok {
 		n.loads++
+		start = n.begin(false)
 	}
 	tbl, err := c.inner.LoadTable(ctx, id)
+	if ok {
+		n.last, n.conflicted = time.Now(), false
+		n.spent.Load += n.last.Sub(start)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -34,12 +63,19 @@ func (c counted) LoadTable(ctx context.Context, id table.Identifier) (*table.Tab
 
 func (c counted) CommitTable(ctx context.Context, id table.Identifier, reqs []table.Requirement, ups []table.Update) (table.Metadata, string, error) {
 	n, ok := ctx.Value(callsKey{}).(*calls)
+	var start time.Time
 	if ok {
 		n.commits++
+		start = n.begin(true)
 	}
 	meta, loc, err := c.inner.CommitTable(ctx, id, reqs, ups)
-	if ok && err != nil && (errors.Is(err, table.ErrCommitFailed) || Classify(err) == Refused) {
-		n.conflicts++
+	if ok {
+		n.last = time.Now()
+		n.spent.Commit += n.last.Sub(start)
+		n.conflicted = err != nil && (errors.Is(err, table.ErrCommitFailed) || Classify(err) == Refused)
+		if n.conflicted {
+			n.conflicts++
+		}
 	}
 	return meta, loc, err
 }

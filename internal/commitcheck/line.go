@@ -3,6 +3,7 @@ package commitcheck
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/nordisk/katbench/internal/results"
 )
@@ -17,7 +18,7 @@ const Scenario = "verify.commits"
 // without markers, whose anomalies were not checked: those measures are
 // then absent, never 0. params are the competitor's and the command's.
 func (s Storm) Line(run *results.Run, target string, res Result, rep *Report, params map[string]any) results.Record {
-	p := map[string]any{"tables": s.Tables, "writers": s.Writers, "commit_retries": s.Retries, "markers": !s.NoMarkers}
+	p := map[string]any{"tables": s.Tables, "writers": s.Writers, "commit_retries": s.Retries, "commit_backoff": s.Backoff.orDefault().String(), "markers": !s.NoMarkers}
 	if s.Commits > 0 {
 		p["commits"] = s.Commits
 	} else {
@@ -32,10 +33,21 @@ func (s Storm) Line(run *results.Run, target string, res Result, rep *Report, pa
 	attempts := res.Log.Attempts()
 	var acked, sentRefused, exhausted, retries, conflicts, calls int
 	var failed int64
+	var loads int
+	var spent Spent
+	var sentTime time.Duration
 	firstErr := ""
 	for _, a := range attempts {
 		conflicts += a.Conflicts
 		calls += a.Calls
+		if a.Tries > 0 {
+			loads += a.Calls - a.Tries
+			spent.Load += a.Spent.Load
+			spent.Write += a.Spent.Write
+			spent.Commit += a.Spent.Commit
+			spent.Backoff += a.Spent.Backoff
+			sentTime += a.Latency
+		}
 		switch {
 		case a.Outcome == Acked:
 			acked++
@@ -71,6 +83,17 @@ func (s Storm) Line(run *results.Run, target string, res Result, rep *Report, pa
 		r.SetMeasure("retries_per_commit", float64(retries)/float64(acked), results.UnitRatio, results.Lower)
 		r.SetMeasure("round_trips_per_commit", float64(calls)/float64(acked), results.UnitRatio, results.Lower)
 	}
+	// Where a try's time went: per load, per commit call, the client's
+	// work per try, and the share of the sent attempts' time in backoff.
+	ms := func(d time.Duration, n int) float64 { return float64(d) / float64(time.Millisecond) / float64(n) }
+	if loads > 0 {
+		r.SetMeasure("load_ms", ms(spent.Load, loads), "ms", results.Lower)
+	}
+	if tries := calls - loads; tries > 0 && sentTime > 0 {
+		r.SetMeasure("write_ms", ms(spent.Write, tries), "ms", results.Lower)
+		r.SetMeasure("commit_call_ms", ms(spent.Commit, tries), "ms", results.Lower)
+		r.SetMeasure("backoff_pct", 100*float64(spent.Backoff)/float64(sentTime), "%", "")
+	}
 	if len(attempts) > 0 {
 		r.SetMeasure("failed_after_retries_pct", 100*float64(exhausted)/float64(len(attempts)), "%", results.Lower)
 	}
@@ -90,9 +113,11 @@ func Summary(w io.Writer, target string, s Storm, line results.Record, rep *Repo
 		}
 		return fmt.Sprintf("%.3g", v)
 	}
-	fmt.Fprintf(w, "%-10s W=%-3d K=%-2d %8.1f commits/s  p50 %7.0f µs  p99 %8.0f µs  acked %s refused %s indeterminate %s  conflicts/commit %s retries/commit %s failed-after-retries %s%%  round trips/commit %s\n",
-		target, s.Writers, s.Tables, line.OpsSec, line.P50US, line.P99US, m("acked"), m("refused"), m("indeterminate"),
+	fmt.Fprintf(w, "%-10s W=%-3d K=%-2d R=%-3d %8.1f commits/s  p50 %7.0f µs  p99 %8.0f µs  acked %s refused %s indeterminate %s  conflicts/commit %s retries/commit %s failed-after-retries %s%%  round trips/commit %s\n",
+		target, s.Writers, s.Tables, s.Retries, line.OpsSec, line.P50US, line.P99US, m("acked"), m("refused"), m("indeterminate"),
 		m("conflicts_per_commit"), m("retries_per_commit"), m("failed_after_retries_pct"), m("round_trips_per_commit"))
+	fmt.Fprintf(w, "%-10s   per try: load %s ms, client writes %s ms, commit call %s ms; backoff %s%% of the time\n", "",
+		m("load_ms"), m("write_ms"), m("commit_call_ms"), m("backoff_pct"))
 	if rep == nil {
 		fmt.Fprintf(w, "%-10s   (no markers: history not checked)\n", "")
 		return

@@ -48,12 +48,22 @@ type Storm struct {
 	// Retries is commit.retry.num-retries on the storm's tables: how many
 	// times iceberg-go refreshes and re-applies a commit that lost a race.
 	Retries int
+	// Backoff is iceberg-go's wait between retries (commit.retry.min-wait-ms
+	// and max-wait-ms on the tables); the zero value is DefaultBackoff.
+	Backoff Backoff
 	// NoMarkers commits without a marker (to measure the marker's own
 	// cost); such a storm's log cannot be checked.
 	NoMarkers bool
 	// CommitTimeout bounds one commit, retries included; 0 means
 	// DefaultCommitTimeout.
 	CommitTimeout time.Duration
+	// Markers starts every marker instead of Prefix when set: the writers
+	// of one process of several on the same tables (ChildWriters).
+	Markers string
+	// Observe, when set, is called by each writer before it commits (done
+	// false: the attempt's marker, table and writer) and after (done true:
+	// the whole attempt, as logged). Writers call it concurrently.
+	Observe func(a Attempt, done bool)
 }
 
 // Result is what a storm did.
@@ -84,7 +94,10 @@ func (s Storm) Setup(ctx context.Context) error {
 	if err := s.Catalog.CreateNamespace(ctx, s.Namespace, nil); err != nil && !errors.Is(err, icecatalog.ErrNamespaceAlreadyExists) {
 		return fmt.Errorf("create namespace %v: %w", s.Namespace, err)
 	}
-	props := iceberg.Properties{table.CommitNumRetriesKey: strconv.Itoa(s.Retries)}
+	b := s.Backoff.orDefault()
+	props := iceberg.Properties{table.CommitNumRetriesKey: strconv.Itoa(s.Retries),
+		table.CommitMinRetryWaitMsKey: strconv.FormatInt(b.Min.Milliseconds(), 10),
+		table.CommitMaxRetryWaitMsKey: strconv.FormatInt(b.Max.Milliseconds(), 10)}
 	for _, id := range s.Idents() {
 		if _, err := s.Catalog.CreateTable(ctx, id, Schema, icecatalog.WithProperties(props)); err != nil {
 			return fmt.Errorf("create table %v: %w", id, err)
@@ -133,6 +146,9 @@ func (s Storm) Run(ctx context.Context) Result {
 					recs[w].Error()
 				}
 				log.Add(a)
+				if s.Observe != nil {
+					s.Observe(a, true)
+				}
 				if a.Tries == 0 && a.Outcome != Acked {
 					// Never sent (the server is down or restarting):
 					// wait before the next, as a client backs off a
@@ -153,8 +169,15 @@ func (s Storm) Run(ctx context.Context) Result {
 // file with the marker, iceberg-go's commit and retries — and says how it
 // ended.
 func (s Storm) commit(ctx context.Context, cat counted, id table.Identifier, w int, i int64, timeout time.Duration) Attempt {
-	marker := fmt.Sprintf("%s-w%d-c%d", s.Prefix, w, i)
+	prefix := s.Prefix
+	if s.Markers != "" {
+		prefix = s.Markers
+	}
+	marker := fmt.Sprintf("%s-w%d-c%d", prefix, w, i)
 	a := Attempt{Marker: marker, Table: strings.Join(id, "."), Writer: w}
+	if s.Observe != nil {
+		s.Observe(a, false)
+	}
 	n := &calls{}
 	cctx, cancel := context.WithTimeout(context.WithValue(ctx, callsKey{}, n), timeout)
 	defer cancel()
@@ -170,6 +193,7 @@ func (s Storm) commit(ctx context.Context, cat counted, id table.Identifier, w i
 	}
 	a.Latency = time.Since(start)
 	a.Tries, a.Conflicts, a.Calls = n.commits, n.conflicts, n.loads+n.commits
+	a.Spent = n.spent
 	a.Outcome = Classify(err)
 	if err != nil && n.commits == 0 {
 		a.Outcome = Refused // never sent: it cannot be in the history
