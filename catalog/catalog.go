@@ -148,13 +148,19 @@ type Catalog struct {
 	ltxBytes        uint64
 	ckptBytes       uint64 // checkpointBytes, at Open
 	rec             *[]walChange
-	walErr          error
-	walBuf          []byte
-	stepMu          sync.Mutex
-	ckpt            *checkpointer
-	checkpoints     atomic.Uint64
-	checkpointNS    atomic.Int64
-	recovery        Recovery
+	// nsLogged is set when an op of a logged group changed the namespaces
+	// bucket since the last checkpoint (set under wmu before the change
+	// reaches ltx, cleared by the checkpoint that commits it): while it is
+	// clear, the bbolt file's last commit holds every namespace as ltx
+	// does, and readNamespaces reads it without the writer lock.
+	nsLogged     atomic.Bool
+	walErr       error
+	walBuf       []byte
+	stepMu       sync.Mutex
+	ckpt         *checkpointer
+	checkpoints  atomic.Uint64
+	checkpointNS atomic.Int64
+	recovery     Recovery
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -408,6 +414,23 @@ func (c *Catalog) commitSerial(op *writeOp) error {
 		op.publish()
 	}
 	return err
+}
+
+// readNamespaces runs fn, which reads the namespaces bucket only, in a
+// bbolt read transaction. With the commit log it takes the writer lock
+// (see readLog) only when a namespace changed since the last checkpoint:
+// otherwise the bbolt file's last commit, which holds only logged and
+// acknowledged groups, has every namespace as the open transaction has
+// it, and a create does not queue behind commit steps and checkpoints
+// for its namespace's properties.
+func (c *Catalog) readNamespaces(fn func(tx *bolt.Tx) error) error {
+	if c.closed.Load() {
+		return ErrClosed
+	}
+	if c.wal != nil && !c.nsLogged.Load() {
+		return c.db.View(fn)
+	}
+	return c.read(fn)
 }
 
 // read runs fn in a bbolt read transaction.

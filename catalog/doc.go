@@ -79,7 +79,10 @@
 // so after a crash the file is exactly its last checkpoint. Readers of
 // bbolt (namespaces, listings, views) read the open transaction under the
 // writer lock; table pointers are read from the in-memory mirror, which
-// is published after the log flush, as before.
+// is published after the log flush, as before. A create reads its
+// namespace's properties from the bbolt file's last commit instead, with
+// no lock, while no namespace changed since the last checkpoint (a
+// checkpoint holds only acknowledged groups, so nothing newer exists).
 //
 // A batch's changes are checked and applied in the open transaction, in
 // batch order, then taken back out before the log append (so no reader

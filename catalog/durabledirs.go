@@ -63,29 +63,45 @@ type dirPlan struct {
 // plan walks up from dir, the directory of a file about to be written,
 // registers the directories that do not exist yet as created by the
 // caller, and stops at the first directory that exists and is not pending.
+//
+// A directory neither pending nor known is stat'ed without t.mu held, so
+// that concurrent writers do not queue behind one another's stat calls;
+// what the stat found is used only after the directory is looked up again
+// under t.mu. That is safe because a writer registers a directory as
+// pending before it creates it: a directory that exists and is still not
+// pending was made durable before, and one registered meanwhile is seen
+// as pending.
 func (t *dirTracker) plan(dir string) *dirPlan {
 	p := &dirPlan{t: t, sync: []string{dir}}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for d := dir; ; {
 		if _, ok := t.pending[d]; !ok {
-			if k, ok := t.known[d]; ok {
-				p.dev, p.devOK = k.dev, k.devOK
+			if t.stopAtKnown(p, d) {
 				return p
 			}
+			t.mu.Unlock()
 			fi, err := os.Stat(d)
-			if !errors.Is(err, fs.ErrNotExist) {
+			t.mu.Lock()
+			_, pending := t.pending[d]
+			switch {
+			case pending:
+				// Created by a concurrent writer since: new for this one too.
+			case t.stopAtKnown(p, d):
+				return p
+			case !errors.Is(err, fs.ErrNotExist):
 				if err == nil {
 					p.dev, p.devOK = statDev(fi)
 					t.remember(d, knownDir{p.dev, p.devOK})
 				}
 				return p
+			default:
+				if t.pending == nil {
+					t.pending = make(map[string]*dirPlan)
+				}
+				t.pending[d] = p
+				p.created = append(p.created, d)
 			}
-			if t.pending == nil {
-				t.pending = make(map[string]*dirPlan)
-			}
-			t.pending[d] = p
-			p.created = append(p.created, d)
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -94,6 +110,16 @@ func (t *dirTracker) plan(dir string) *dirPlan {
 		p.sync = append(p.sync, parent)
 		d = parent
 	}
+}
+
+// stopAtKnown reports whether d is a known durable directory, where a
+// plan stops, and if so gives p its device; t.mu is held.
+func (t *dirTracker) stopAtKnown(p *dirPlan, d string) bool {
+	k, ok := t.known[d]
+	if ok {
+		p.dev, p.devOK = k.dev, k.devOK
+	}
+	return ok
 }
 
 // release ends the plan. durable says whether the sync step covering the

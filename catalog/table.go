@@ -156,7 +156,7 @@ func (c *Catalog) CreateTable(ctx context.Context, ident table.Identifier, sc *i
 	ns := ident[:len(ident)-1]
 
 	var nsProps iceberg.Properties
-	if err := c.read(func(tx *bolt.Tx) (err error) {
+	if err := c.readNamespaces(func(tx *bolt.Tx) (err error) {
 		nsProps, err = namespaceProps(tx, ns)
 		return err
 	}); err != nil {

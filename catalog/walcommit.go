@@ -43,6 +43,7 @@ func (c *Catalog) put(tx *bolt.Tx, name, key, val []byte) error {
 	if c.rec == nil {
 		return b.Put(key, val)
 	}
+	c.noteNamespaces(name)
 	ch := walChange{bucket: name, key: bytes.Clone(key), val: bytes.Clone(val), old: bytes.Clone(b.Get(key))}
 	if ch.val == nil {
 		ch.val = []byte{}
@@ -52,6 +53,15 @@ func (c *Catalog) put(tx *bolt.Tx, name, key, val []byte) error {
 	}
 	*c.rec = append(*c.rec, ch)
 	return nil
+}
+
+// noteNamespaces marks a logged change to bucket name, when it is the
+// namespaces bucket, before the change reaches the open transaction (see
+// Catalog.nsLogged). Under wmu.
+func (c *Catalog) noteNamespaces(name []byte) {
+	if bytes.Equal(name, bucketNamespaces) {
+		c.nsLogged.Store(true)
+	}
 }
 
 // del deletes key from bucket name of a write transaction, recording the
@@ -64,6 +74,7 @@ func (c *Catalog) del(tx *bolt.Tx, name, key []byte) error {
 	if c.rec == nil {
 		return b.Delete(key)
 	}
+	c.noteNamespaces(name)
 	old := b.Get(key)
 	if old == nil {
 		return nil
@@ -246,6 +257,9 @@ func (c *Catalog) checkpointLocked() (uint64, error) {
 	}
 	c.checkpoints.Add(1)
 	c.ckptSeq, c.ltxGroups, c.ltxBytes = seq, 0, 0
+	// The bbolt file now holds every change applied so far, namespaces
+	// included; a later change sets the flag again under wmu first.
+	c.nsLogged.Store(false)
 	if c.ltx, err = c.db.Begin(true); err != nil {
 		c.failLog(fmt.Errorf("begin after checkpoint: %w", err))
 		return 0, c.walErr

@@ -313,3 +313,67 @@ func TestCommitLogRefusesGap(t *testing.T) {
 		t.Fatalf("after the refused open: %d segments (%v), want %d", len(left), err, len(segs)-1)
 	}
 }
+
+// TestCommitLogCreateSeesNamespaceProperties: with the commit log, a
+// create reads its namespace's properties without the writer lock while
+// no namespace changed since the last checkpoint; every create must
+// still place its table by the namespace's properties as last
+// acknowledged, before and after a checkpoint, and a namespace created
+// since the checkpoint must be found.
+func TestCommitLogCreateSeesNamespaceProperties(t *testing.T) {
+	withLogSizes(t, 1<<20, 1<<30) // no checkpoint but the test's own
+	dir := t.TempDir()
+	c := openLog(t, dir)
+	ctx := context.Background()
+	ns := table.Identifier{"ns"}
+	locOf := func(name string) string { return "file://" + filepath.Join(dir, "warehouse", name) }
+	create := func(name, wantBase string) {
+		t.Helper()
+		tbl, err := c.CreateTable(ctx, table.Identifier{"ns", name}, iceberg.NewSchema(0, iceberg.NestedField{ID: 1, Name: "x", Type: iceberg.PrimitiveTypes.Int64}))
+		if err != nil {
+			t.Fatalf("create %s: %v", name, err)
+		}
+		if want := wantBase + "/" + name; tbl.Location() != want {
+			t.Errorf("create %s: location %s, want %s", name, tbl.Location(), want)
+		}
+	}
+	setLoc := func(name string) {
+		t.Helper()
+		if _, err := c.UpdateNamespaceProperties(ctx, ns, nil, iceberg.Properties{"location": locOf(name)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkpoint := func() {
+		t.Helper()
+		if err := c.checkpoint(); err != nil {
+			t.Fatal(err)
+		}
+		if c.nsLogged.Load() {
+			t.Fatal("a checkpoint left the namespaces marked as changed")
+		}
+	}
+
+	if err := c.CreateNamespace(ctx, ns, iceberg.Properties{"location": locOf("one")}); err != nil {
+		t.Fatal(err)
+	}
+	if !c.nsLogged.Load() {
+		t.Fatal("a logged namespace create did not mark the namespaces as changed")
+	}
+	create("a", locOf("one")) // the namespace exists only in the log
+	setLoc("two")
+	create("b", locOf("two"))
+	checkpoint()
+	create("c", locOf("two")) // read from the bbolt file, without the lock
+	setLoc("three")
+	create("d", locOf("three"))
+	checkpoint()
+	setLoc("four")
+	create("e", locOf("four"))
+	if err := c.DropNamespace(ctx, table.Identifier{"gone"}); err == nil {
+		t.Fatal("dropping a missing namespace succeeded")
+	}
+	checkpoint()
+	if _, err := c.CreateTable(ctx, table.Identifier{"gone", "x"}, iceberg.NewSchema(0, iceberg.NestedField{ID: 1, Name: "x", Type: iceberg.PrimitiveTypes.Int64})); !errors.Is(err, icecatalog.ErrNoSuchNamespace) {
+		t.Fatalf("create in a missing namespace after a checkpoint: %v, want ErrNoSuchNamespace", err)
+	}
+}
