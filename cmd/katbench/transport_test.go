@@ -104,12 +104,7 @@ func TestTransportOldOpsFlag(t *testing.T) {
 		t.Errorf("%d notices naming --s3-ops, want 1:\n%s", n, stderr)
 	}
 	var scen []string
-	sc := bufio.NewScanner(strings.NewReader(stdout))
-	for sc.Scan() {
-		var r results.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
+	for _, r := range parseLines(t, stdout) {
 		if r.Ops != 4 || r.Errors != 0 {
 			t.Errorf("%s: ops %d errors %d, want 4 measured", r.Scenario, r.Ops, r.Errors)
 		}

@@ -92,6 +92,20 @@ func (c Cells) Run(ctx context.Context, run *results.Run, name string, fac compe
 		return 0, fmt.Errorf("start %s: %w", name, err)
 	}
 	defer func() { err = errors.Join(err, comp.Close()) }()
+	err = c.eachStorm(run, func(s Storm, cell uint64) error {
+		s.Catalog = comp.Catalog()
+		n, err := c.cell(ctx, run, name, comp, proc, s, cell, summary, lines)
+		anomalies += n
+		return err
+	})
+	return anomalies, err
+}
+
+// eachStorm calls fn with the storm of every cell (tables × writers ×
+// retry budgets, in that order; its catalog not set) and the cell's
+// number from 1, which seeds its kill moments; it stops at fn's first
+// error.
+func (c Cells) eachStorm(run *results.Run, fn func(s Storm, cell uint64) error) error {
 	cell := uint64(0)
 	for _, k := range c.Tables {
 		for _, w := range c.Writers {
@@ -101,18 +115,15 @@ func (c Cells) Run(ctx context.Context, run *results.Run, name string, fac compe
 				if len(c.Retries) > 1 {
 					prefix += fmt.Sprintf("_r%d", r)
 				}
-				s := Storm{Catalog: comp.Catalog(), Namespace: table.Identifier{"katbench_verify"},
-					Prefix: prefix, Tables: k, Writers: w,
+				s := Storm{Namespace: table.Identifier{"katbench_verify"}, Prefix: prefix, Tables: k, Writers: w,
 					Commits: c.Commits, Duration: c.Duration, Retries: r, Backoff: c.Backoff, NoMarkers: c.NoMarkers}
-				n, err := c.cell(ctx, run, name, comp, proc, s, cell, summary, lines)
-				anomalies += n
-				if err != nil {
-					return anomalies, err
+				if err := fn(s, cell); err != nil {
+					return err
 				}
 			}
 		}
 	}
-	return anomalies, nil
+	return nil
 }
 
 // cell runs and checks one storm and writes its line.

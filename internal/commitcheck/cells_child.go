@@ -8,8 +8,6 @@ import (
 	"maps"
 	"time"
 
-	"github.com/apache/iceberg-go/table"
-
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/internal/results"
 )
@@ -34,48 +32,34 @@ func (c Cells) runWriterKills(ctx context.Context, run *results.Run, name string
 		}
 		return comp, nil
 	}
-	cell := uint64(0)
-	for _, k := range c.Tables {
-		for _, w := range c.Writers {
-			for _, r := range c.Retries {
-				cell++
-				prefix := fmt.Sprintf("v%s_w%d_k%d", run.ID[:8], w, k)
-				if len(c.Retries) > 1 {
-					prefix += fmt.Sprintf("_r%d", r)
-				}
-				s := Storm{Namespace: table.Identifier{"katbench_verify"}, Prefix: prefix, Tables: k, Writers: w,
-					Duration: c.Duration, Retries: r, Backoff: c.Backoff}
-				comp, err := open()
-				if err != nil {
-					return anomalies, err
-				}
-				s.Catalog = comp.Catalog()
-				params := maps.Clone(comp.Params())
-				if err := errors.Join(s.Setup(ctx), comp.Close()); err != nil {
-					return anomalies, fmt.Errorf("%s: %w", name, err)
-				}
-				res, kills, err := c.writerKills(ctx, s, name, cfg, c.Seed+cell, log)
-				params["kill_every"], params["kill_seed"], params["kills"], params["killed"] = c.KillEvery.String(), c.Seed+cell, kills, "writers"
-				if err != nil {
-					return anomalies, fmt.Errorf("%s: %w", name, err)
-				}
-				if comp, err = open(); err != nil {
-					return anomalies, err
-				}
-				rep, err := Check(ctx, comp.Catalog(), s.Idents(), res.Log.Attempts())
-				if err = errors.Join(err, comp.Close()); err != nil {
-					return anomalies, err
-				}
-				anomalies += rep.Errors()
-				line := s.Line(run, name, res, &rep, params)
-				Summary(summary, name, s, line, &rep, c.Show)
-				if err := lines.Write(line); err != nil {
-					return anomalies, err
-				}
-			}
+	err = c.eachStorm(run, func(s Storm, cell uint64) error {
+		comp, err := open()
+		if err != nil {
+			return err
 		}
-	}
-	return anomalies, nil
+		s.Catalog = comp.Catalog()
+		params := maps.Clone(comp.Params())
+		if err := errors.Join(s.Setup(ctx), comp.Close()); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		res, kills, err := c.writerKills(ctx, s, name, cfg, c.Seed+cell, log)
+		params["kill_every"], params["kill_seed"], params["kills"], params["killed"] = c.KillEvery.String(), c.Seed+cell, kills, "writers"
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if comp, err = open(); err != nil {
+			return err
+		}
+		rep, err := Check(ctx, comp.Catalog(), s.Idents(), res.Log.Attempts())
+		if err = errors.Join(err, comp.Close()); err != nil {
+			return err
+		}
+		anomalies += rep.Errors()
+		line := s.Line(run, name, res, &rep, params)
+		Summary(summary, name, s, line, &rep, c.Show)
+		return lines.Write(line)
+	})
+	return anomalies, err
 }
 
 // writerKills runs s's writers as child processes until its Duration has
