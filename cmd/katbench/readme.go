@@ -28,7 +28,11 @@ labels), and every <!-- katbench:generated competitors|scenarios --> section
 from the registries. Each table states its run, label, command, host, date,
 commit and whether the tree was clean. With --check nothing is written:
 exit 1 names the stale blocks (make check runs this). Bad markers, unknown
-labels or runs exit 2.`,
+labels, runs or layouts exit 2.
+
+A block's kind of table is its layout= (docs/extending.md: a new one is one
+file in internal/analysis):
+` + analysis.LayoutsHelp(),
 		Example: `  katbench readme                                   # README.md, docs/results.md, docs/scenarios.md, docs/writes.md, docs/history.md, docs/transport.md, docs/workloads.md, docs/sizing.md, docs/discovery.md, docs/verify.md, docs/security.md, docs/catalogs.md, containers/k8s/README.md
   katbench readme --file docs/results.md
   katbench readme --check                           # what make check runs`,

@@ -139,3 +139,8 @@ func ratioTargets(ratios []ratioSpec) []string {
 	}
 	return out
 }
+
+func init() {
+	RegisterLayout(Layout{Name: "capacity-runs", Doc: "every capacity run with the label, one row each", Attrs: []string{"targets", "ratios"}, Runs: EveryRun,
+		Render: func(b Block, lines []Line, _ RunInfo, _ Sources) (string, error) { return capacityRunsTable(b, lines) }})
+}

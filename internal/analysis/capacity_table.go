@@ -170,3 +170,8 @@ func fmtMicros(us float64) string {
 
 // fmtRate prints a rate in whole operations per second.
 func fmtRate(v float64) string { return Thousands(int64(math.Round(v))) }
+
+func init() {
+	RegisterLayout(Layout{Name: "capacity", Doc: "a capacity run: the highest rate each target sustains under its objective", Attrs: []string{"targets", "ratios"},
+		Render: func(b Block, run []Line, info RunInfo, _ Sources) (string, error) { return capacityTable(b, run, info) }})
+}

@@ -186,3 +186,8 @@ func narrow(b Block, run []Line) []Line {
 	}
 	return kept
 }
+
+func init() {
+	RegisterLayout(Layout{Name: "history", Doc: "the history-depth table of a --snapshots run", Attrs: []string{"targets", "scenarios"},
+		Render: func(b Block, run []Line, _ RunInfo, _ Sources) (string, error) { return historyTable(narrow(b, run)) }})
+}

@@ -28,27 +28,13 @@ import (
 // (scenario:metric, default every scenario's p50), ratios (B/A columns),
 // control=true or control=SCENARIO,… (those p50 cells also say their
 // multiple of the target's control p50), where=param=value (only lines
-// whose param has that value, e.g. a transport run's endpoint), layout=ab
-// with a= and b= (a two-sided A/B table: p50 A → B, B/A ops/s, B/A p99;
-// cpu=yes adds B/A CPU per operation, floor=TARGET also TARGET/A, the
-// lowest B/A CPU could be when TARGET is the transport bench's floor, and
-// (B − TARGET)/(A − TARGET), what B adds to the floor over what A adds),
-// layout=history (the history-depth table of a --snapshots run: each
-// series' headline per level and its growth per 10× of snapshots; targets=
-// and scenarios=GLOB,… narrow it),
-// by=PARAM (A and B name values of that param instead of targets, e.g.
-// by=transport for a data-plane run), layout=writes (the catalog against
-// its file-system floor per flush mode, see writesTable; layout=writes-summary
-// its short form, quiet beside neighbour=LABEL, see writesSummary), layout=verify
-// (a `katbench verify` run's cells, see verifyTable; layout=verify-retries
-// the same by retry budget, with where a try's time went, see
-// verifyRetriesTable), layout=workers (the
-// merged lines of every run with the label, by worker count, see
-// workersTable), layout=capacity-runs (every capacity run with the
-// label, one row each, see capacityRunsTable), layout=verify-summary (one
-// row per competitor over the newest run of each label in a comma-separated
-// label=, see verifySummaryTable), and cmd="…" (the
-// command, for lines that do not record it).
+// whose param has that value, e.g. a transport run's endpoint), cmd="…"
+// (the command, for lines that do not record it) and layout=NAME, the
+// kind of table: each layout registers itself in its own file
+// (RegisterLayout; layouts.go) with the attributes it reads, e.g.
+// layout=ab (a= b= by= cpu= floor=, see abTable), layout=writes (see
+// writesTable) or layout=verify-summary (see verifySummaryTable);
+// `katbench readme --help` lists them all.
 //
 // Generated sections hold text that is not a measurement but must not
 // drift from the code, e.g. the list of competitors:
@@ -281,11 +267,6 @@ func splitBlocks(readme []byte) map[string]string {
 	return m
 }
 
-var knownAttrs = map[string]bool{"label": true, "run": true, "targets": true, "rows": true, "ratios": true, "control": true,
-	"where": true, "layout": true, "a": true, "b": true, "by": true, "cmd": true, "cpu": true, // layout=ab
-	"catalog": true, "floor": true, "scenarios": true, "quiet": true, // layout=writes
-	"neighbour": true} // layout=writes-summary
-
 // parseMarker reads `<!-- katbench:table NAME k=v k="v w" -->` (or a
 // katbench:generated NAME marker, which takes no attributes).
 func parseMarker(s, start string, line int) (Block, error) {
@@ -303,8 +284,8 @@ func parseMarker(s, start string, line int) (Block, error) {
 	}
 	for _, t := range toks[1:] {
 		k, v, ok := strings.Cut(t, "=")
-		if !ok || !knownAttrs[k] {
-			return Block{}, fmt.Errorf("%w: line %d: attribute %q (known: label run targets rows ratios control where layout a b by cmd cpu catalog floor scenarios quiet neighbour)", ErrBadMarker, line, t)
+		if !ok || !knownAttr(k) {
+			return Block{}, fmt.Errorf("%w: line %d: attribute %q (known: %s)", ErrBadMarker, line, t, knownAttrNames())
 		}
 		if _, dup := b.Attrs[k]; dup {
 			return Block{}, fmt.Errorf("%w: line %d: attribute %q given twice", ErrBadMarker, line, k)
@@ -374,30 +355,26 @@ func renderBlock(b Block, src Sources) (string, error) {
 		from string
 		err  error
 	)
-	label := ""
-	if lay := b.Attrs["layout"]; lay == "workers" || lay == "capacity-runs" {
-		// Multi-run layouts: every run with the label, not the newest.
-		label = b.Name
-		if l := b.Attrs["label"]; l != "" {
-			label = l
-		}
+	lay, err := lookupLayout(b)
+	if err != nil {
+		return "", err
+	}
+	label := b.Name
+	if l := b.Attrs["label"]; l != "" {
+		label = l
+	}
+	switch lay.Runs {
+	case EveryRun:
 		lines, err := labelledLines(src.History, label)
 		if err != nil {
 			return "", err
 		}
-		var body string
-		if lay == "workers" {
-			body, err = workersTable(narrow(b, lines))
-		} else {
-			body, err = capacityRunsTable(b, lines)
-		}
+		body, err := lay.Render(b, lines, RunInfo{}, src)
 		if err != nil {
 			return "", err
 		}
 		return workersProvenance(lines, src.HistoryName, label) + "\n" + body, nil
-	}
-	if b.Attrs["layout"] == "verify-summary" {
-		// One run per label: the newest of each in label=.
+	case NewestOfEachLabel:
 		var all []Line
 		var ids []string
 		for _, lb := range strings.Split(b.Attrs["label"], ",") {
@@ -408,19 +385,16 @@ func renderBlock(b Block, src Sources) (string, error) {
 			all = append(all, lines...)
 			ids = append(ids, fmt.Sprintf("`%s` (%s)", lines[0].RunID, lb))
 		}
-		body, err := verifySummaryTable(b, all)
+		body, err := lay.Render(b, all, RunInfo{}, src)
 		if err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("_Generated by `katbench readme` from the newest run of each label in `%s`: %s._\n\n", src.HistoryName, strings.Join(ids, ", ")) + body, nil
 	}
 	if ref := b.Attrs["run"]; ref != "" {
+		label = ""
 		run, err = SelectRef(src.History, ref)
 	} else {
-		label = b.Name
-		if l := b.Attrs["label"]; l != "" {
-			label = l
-		}
 		run, from, err = SelectLabel(src.History, label, src.Labels, src.LabelsName)
 	}
 	if err != nil {
@@ -446,27 +420,7 @@ func renderBlock(b Block, src Sources) (string, error) {
 	var sb strings.Builder
 	sb.WriteString(provenance(info, b, src.HistoryName, label, from, run))
 	sb.WriteString("\n")
-	var body string
-	switch b.Attrs["layout"] {
-	case "ab":
-		body, err = abTable(b, run)
-	case "writes":
-		body, err = writesTable(b, run, src)
-	case "writes-summary":
-		body, err = writesSummary(b, run, src)
-	case "verify":
-		body, err = verifyTable(b, run)
-	case "verify-retries":
-		body, err = verifyRetriesTable(b, run)
-	case "history":
-		body, err = historyTable(narrow(b, run))
-	case "capacity":
-		body, err = capacityTable(b, run, info)
-	case "sizing":
-		body, err = sizingTable(b, run, info)
-	default:
-		body, err = targetsTable(b, run, info)
-	}
+	body, err := lay.Render(b, run, info, src)
 	if err != nil {
 		return "", err
 	}
@@ -663,8 +617,13 @@ func timeRatioText(cell map[[2]string]Line, num, den string, r rowSpec) string {
 
 func trimX(s string) string { return strings.TrimSuffix(s, "×") }
 
-// abTable is the two-transport table: per scenario, p50 of A → B, and B/A
-// of ops/s and p99, with the per-round spread when the lines carry rounds.
+// abTable is the two-transport table (layout=ab, a= and b= the targets,
+// or with by=PARAM values of that param, e.g. by=transport for a
+// data-plane run): per scenario, p50 of A → B, and B/A of ops/s and p99,
+// with the per-round spread when the lines carry rounds. cpu=yes adds B/A
+// CPU per operation; floor=TARGET also TARGET/A, the lowest B/A CPU could
+// be when TARGET is the transport bench's floor, and (B − TARGET)/(A −
+// TARGET), what B adds to the floor over what A adds.
 func abTable(b Block, run []Line) (string, error) {
 	a, bb := b.Attrs["a"], b.Attrs["b"]
 	if a == "" || bb == "" {
@@ -762,4 +721,11 @@ func cpuAbove(a, b, floor Line) string {
 		return fmt.Sprintf("%.3g× (n=1, no spread)", (vb-vf)/(va-vf))
 	}
 	return "—"
+}
+
+func init() {
+	RegisterLayout(Layout{Name: "", Doc: "the default: a run's targets side by side per scenario, with ratios to a control", Attrs: []string{"targets", "rows", "ratios", "control"},
+		Render: func(b Block, run []Line, info RunInfo, _ Sources) (string, error) { return targetsTable(b, run, info) }})
+	RegisterLayout(Layout{Name: "ab", Doc: "an A/B run: B against A per cell, with the verdict", Attrs: []string{"a", "b", "by", "rows", "cpu", "floor"},
+		Render: func(b Block, run []Line, _ RunInfo, _ Sources) (string, error) { return abTable(b, run) }})
 }

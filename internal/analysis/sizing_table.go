@@ -185,3 +185,8 @@ func fmtOptMicros(v *float64) string {
 	}
 	return fmtMicros(*v)
 }
+
+func init() {
+	RegisterLayout(Layout{Name: "sizing", Doc: "a sizing sweep: every cost at each catalog size", Attrs: []string{"rows"},
+		Render: func(b Block, run []Line, info RunInfo, _ Sources) (string, error) { return sizingTable(b, run, info) }})
+}

@@ -71,3 +71,8 @@ func verifyRetriesTable(b Block, run []Line) (string, error) {
 	}
 	return sb.String(), nil
 }
+
+func init() {
+	RegisterLayout(Layout{Name: "verify-retries", Doc: "a verify run's cells by retry budget and backoff, with where a try's time went",
+		Render: func(b Block, run []Line, _ RunInfo, _ Sources) (string, error) { return verifyRetriesTable(b, run) }})
+}

@@ -91,3 +91,8 @@ func verifySummaryTable(b Block, lines []Line) (string, error) {
 	sb.WriteString("\nAnomalies summed over every cell of the runs (bold when any); failed after retries: commits refused after every retry (`--commit-retries`, 4 by default), a clean refusal, not an anomaly.\n")
 	return sb.String(), nil
 }
+
+func init() {
+	RegisterLayout(Layout{Name: "verify-summary", Doc: "one row per competitor over the newest run of each label in label=A,B,…", Runs: NewestOfEachLabel,
+		Render: func(b Block, lines []Line, _ RunInfo, _ Sources) (string, error) { return verifySummaryTable(b, lines) }})
+}

@@ -98,3 +98,8 @@ func measureFormat(l Line, m, format string) string {
 	}
 	return fmt.Sprintf(format, v.Value)
 }
+
+func init() {
+	RegisterLayout(Layout{Name: "verify", Doc: "a katbench verify run's cells: outcomes, anomalies and the costs of contention",
+		Render: func(b Block, run []Line, _ RunInfo, _ Sources) (string, error) { return verifyTable(b, run) }})
+}

@@ -120,3 +120,10 @@ func rawFormat(l Line, k, format string) string {
 	}
 	return fmt.Sprintf(format, v)
 }
+
+func init() {
+	RegisterLayout(Layout{Name: "workers", Doc: "cluster runs at several worker counts, one row per merged line", Attrs: []string{"targets", "scenarios"}, Runs: EveryRun,
+		Render: func(b Block, lines []Line, _ RunInfo, _ Sources) (string, error) {
+			return workersTable(narrow(b, lines))
+		}})
+}

@@ -114,3 +114,8 @@ func (g *writesGrid) ratio(stem string, t int) string {
 	}
 	return ratioText(g.cells, g.catalog, g.floor, rowSpec{s, OpsSec})
 }
+
+func init() {
+	RegisterLayout(Layout{Name: "writes-summary", Doc: "the short form of layout=writes: the quiet run beside a neighbour's", Attrs: []string{"neighbour"},
+		Render: func(b Block, run []Line, _ RunInfo, src Sources) (string, error) { return writesSummary(b, run, src) }})
+}

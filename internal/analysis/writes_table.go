@@ -157,3 +157,8 @@ func matchAny(globs []string, s string) bool {
 	}
 	return false
 }
+
+func init() {
+	RegisterLayout(Layout{Name: "writes", Doc: "the catalog against its file-system floor per flush mode and thread count", Attrs: []string{"catalog", "floor", "scenarios", "quiet"},
+		Render: func(b Block, run []Line, _ RunInfo, src Sources) (string, error) { return writesTable(b, run, src) }})
+}
