@@ -204,7 +204,7 @@ func BenchmarkPeerSQLLoadTable(b *testing.B) {
 // %log-apply: under the writer lock; %checkpoint: the log's bbolt
 // commits).
 //
-// "floor" is catalog.Floor doing a create's file work (a create's
+// "floor" is catalog.FileFloor doing a create's file work (a create's
 // directories and metadata file, a record of a pointer's size) durably,
 // batched and flushed as the catalog does: the floor the "log" path is
 // measured against. "floor-meta" is the same floor building each
@@ -281,13 +281,13 @@ func probeMetadata(b *testing.B, dir string) (raw []byte, nsDir, location string
 	return raw, filepath.Dir(strings.TrimPrefix(probe.Location(), "file://")), probe.MetadataLocation()
 }
 
-// benchFloor writes through a catalog.Floor what benchFiles writes as
+// benchFloor writes through a catalog.FileFloor what benchFiles writes as
 // plain files, each with a record the size of a table pointer, and
 // reports the Floor's writes per batch.
 func benchFloor(b *testing.B, op string, workers int, buildMeta bool) {
 	dir := b.TempDir()
 	raw, _, location := probeMetadata(b, filepath.Join(dir, "probe"))
-	f, err := catalog.OpenFloor(filepath.Join(dir, "floor"), catalog.Flush(*benchFlush))
+	f, err := catalog.OpenFileFloor(filepath.Join(dir, "floor"), catalog.Flush(*benchFlush))
 	if err != nil {
 		b.Fatal(err)
 	}

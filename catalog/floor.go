@@ -10,29 +10,29 @@ import (
 	"time"
 )
 
-// floorLogSize is the size of a Floor's record file, written once when the
+// floorLogSize is the size of a FileFloor's record file, written once when the
 // floor opens so that a record write never changes the file's size.
 const floorLogSize = 1 << 20
 
-// floorPage is the unit a Floor's record write is rounded up to, bbolt's
+// floorPage is the unit a FileFloor's record write is rounded up to, bbolt's
 // page size on the common 4 KiB-page systems.
 const floorPage = 4096
 
-// Floor is the file-system floor of Immediate mode's writes: the same file
+// FileFloor is the file-system floor of Immediate mode's writes: the same file
 // work as a durable create or commit — the new directories, a metadata
 // file of the given bytes, and a write standing in for bbolt's — made
 // durable the cheapest correct way for each batch, with no catalog logic
 // (no bbolt, no parsing, no checks, no in-memory mirror). Concurrent
 // writes are batched exactly as the catalog batches them (the same group
 // committer: a batch is what arrived during one step), and a batch is
-// made durable in the Floor's flush mode, the same code the catalog's
+// made durable in the FileFloor's flush mode, the same code the catalog's
 // commit step uses, in the same order: first every file and new
 // directory, then the batch's records in one write of whole pages to a
 // preallocated file and one fdatasync of it (a log needs one flush where
 // bbolt's commit takes two: its pages, then its meta page).
 //
-// A Floor is safe for concurrent use.
-type Floor struct {
+// A FileFloor is safe for concurrent use.
+type FileFloor struct {
 	dirs    dirTracker
 	flusher *flusher
 	gc      groupCommitter
@@ -51,9 +51,9 @@ type Floor struct {
 	once              sync.Once
 }
 
-// OpenFloor opens a floor writing its record file in dir and flushing in
+// OpenFileFloor opens a floor writing its record file in dir and flushing in
 // mode flush ("" is FlushSyncfs).
-func OpenFloor(dir string, flush Flush) (*Floor, error) {
+func OpenFileFloor(dir string, flush Flush) (*FileFloor, error) {
 	mode, err := ParseFlush(string(flush))
 	if err != nil {
 		return nil, fmt.Errorf("open floor: %w", err)
@@ -81,17 +81,17 @@ func OpenFloor(dir string, flush Flush) (*Floor, error) {
 		_ = log.Close()
 		return nil, fmt.Errorf("open floor: %w", err)
 	}
-	f := &Floor{flusher: fl, log: log}
+	f := &FileFloor{flusher: fl, log: log}
 	f.gc.commit = f.commitBatch
 	return f, nil
 }
 
 // FlushMode is the floor's flush mode.
-func (f *Floor) FlushMode() Flush { return f.flusher.mode }
+func (f *FileFloor) FlushMode() Flush { return f.flusher.mode }
 
 // CommitBatches returns how many batches the floor committed and how many
 // writes they held.
-func (f *Floor) CommitBatches() (batches, ops uint64) {
+func (f *FileFloor) CommitBatches() (batches, ops uint64) {
 	return f.gc.batches.Load(), f.gc.ops.Load()
 }
 
@@ -99,7 +99,7 @@ func (f *Floor) CommitBatches() (batches, ops uint64) {
 // their files durable (flush) and writing and fdatasyncing their records
 // (record). Batches run one at a time, so each sum divided by a run's
 // wall time is that part's share of the run. Safe for concurrent use.
-func (f *Floor) StepTimes() (flush, record time.Duration) {
+func (f *FileFloor) StepTimes() (flush, record time.Duration) {
 	return time.Duration(f.flushNS.Load()), time.Duration(f.recordNS.Load())
 }
 
@@ -108,7 +108,7 @@ func (f *Floor) StepTimes() (flush, record time.Duration) {
 // stand-in for the catalog's pointer) are durable, together with the
 // batch of concurrent writes it joined. On an error nothing of it is
 // durable as far as the caller may assume.
-func (f *Floor) Write(path string, data, record []byte) (err error) {
+func (f *FileFloor) Write(path string, data, record []byte) (err error) {
 	if f.closed.Load() {
 		return ErrClosed
 	}
@@ -126,7 +126,7 @@ func (f *Floor) Write(path string, data, record []byte) (err error) {
 
 // commitBatch makes the batch's files durable, then writes and flushes the
 // records of the ops whose files are.
-func (f *Floor) commitBatch(batch []*writeOp) {
+func (f *FileFloor) commitBatch(batch []*writeOp) {
 	if f.closed.Load() {
 		for _, op := range batch {
 			op.err = ErrClosed
@@ -198,7 +198,7 @@ func failLive(batch []*writeOp, err error) {
 // Close closes the record file and the flusher. Writes after Close fail
 // with ErrClosed; Close waits for no write in flight, so call it after
 // the writers returned.
-func (f *Floor) Close() error {
+func (f *FileFloor) Close() error {
 	var err error
 	f.once.Do(func() {
 		f.closed.Store(true)

@@ -13,14 +13,14 @@ import (
 )
 
 // TestFloorWritesDurableFiles writes from concurrent writers through a
-// Floor in every flush mode: every write returns without error, every file
+// FileFloor in every flush mode: every write returns without error, every file
 // holds its bytes, the writes were committed in batches that account for
 // every one of them, and after Close a write fails with ErrClosed.
 func TestFloorWritesDurableFiles(t *testing.T) {
 	for _, mode := range catalog.Flushes {
 		t.Run(string(mode), func(t *testing.T) {
 			dir := t.TempDir()
-			f, err := catalog.OpenFloor(filepath.Join(dir, "floor"), mode)
+			f, err := catalog.OpenFileFloor(filepath.Join(dir, "floor"), mode)
 			if err != nil {
 				t.Fatal(err)
 			}

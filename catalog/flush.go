@@ -58,7 +58,7 @@ func ParseFlush(s string) (Flush, error) {
 func (f Flush) String() string { return string(f) }
 
 // flusher makes batches of written files durable in one mode. The
-// catalog and the file-system floor (see Floor) each own one.
+// catalog and the file-system floor (see FileFloor) each own one.
 //
 // A flusher is safe for concurrent use once set up; flush is called by
 // one commit step at a time, but need not be.

@@ -33,7 +33,7 @@ type writeOp struct {
 	// durable yet (Immediate mode): the committer makes them durable
 	// before it commits the change, and fails the op if it cannot.
 	files []*fileSync
-	// record is what a Floor writes for the op in its batch's record
+	// record is what a FileFloor writes for the op in its batch's record
 	// write (the stand-in for the pointer); the catalog ignores it.
 	record []byte
 

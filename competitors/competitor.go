@@ -128,11 +128,11 @@ type Factory struct {
 	// own (`katbench embedded` runs sql beside it), so a single command
 	// still gives a comparison. Empty for none.
 	Peer string
-	// Floor is the floor that runs beside this competitor when its write
+	// FileFloor is the floor that runs beside this competitor when its write
 	// scenarios are selected: the one whose files are the ones this
 	// competitor writes (FloorName for the embedded catalog). Empty for
 	// none.
-	Floor string
+	FileFloor string
 	// Serve is the `katbench serve` subcommand that serves this
 	// competitor's catalog from a state directory of its own ("rest",
 	// "grpc"):

@@ -63,7 +63,7 @@ func init() {
 		Store:       StoreBbolt,
 		Storage:     true,
 		Peer:        "sql",
-		Floor:       FloorName,
+		FileFloor:   FileFloorName,
 		DirState:    true,
 		Example: `  katbench embedded --quick
   katbench embedded --quick --durability eventual

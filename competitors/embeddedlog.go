@@ -11,7 +11,7 @@ func init() {
 		Store:      StoreBbolt,
 		Storage:    true,
 		Peer:       "embedded",
-		Floor:      FloorName,
+		FileFloor:  FileFloorName,
 		DirState:   true,
 		Example: `  katbench run embedded embedded-log fs-floor --scenario 'create_table.throughput.*' --threads 1,8,32,128
   katbench embedded-log --quick`,

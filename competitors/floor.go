@@ -19,24 +19,24 @@ import (
 	"github.com/nordisk/katbench/catalog"
 )
 
-// FloorName is the file-system floor's registry name: the lines it
+// FileFloorName is the file-system floor's registry name: the lines it
 // produces carry it as their target.
-const FloorName = "fs-floor"
+const FileFloorName = "fs-floor"
 
-// FloorScenarios are the scenario stems the floor runs (a name runs when
+// FileFloorScenarios are the scenario stems the floor runs (a name runs when
 // it is one of them or one of their levels); every other scenario is
 // skipped on it.
-var FloorScenarios = []string{"create_table.throughput", "commit_table.throughput", "create_table.flush", "commit_table.flush"}
+var FileFloorScenarios = []string{"create_table.throughput", "commit_table.throughput", "create_table.flush", "commit_table.flush"}
 
-// FloorOf returns the floor that runs beside target name when its write
-// scenarios are selected: its factory's Floor ("" for none, or for a name
+// FileFloorOf returns the floor that runs beside target name when its write
+// scenarios are selected: its factory's FileFloor ("" for none, or for a name
 // that is not registered).
-func FloorOf(name string) string {
+func FileFloorOf(name string) string {
 	f, err := Lookup(name)
 	if err != nil {
 		return ""
 	}
-	return f.Floor
+	return f.FileFloor
 }
 
 // Scoped is the capability of a competitor that runs only some scenarios:
@@ -58,7 +58,7 @@ type Batcher interface {
 	CommitBatches() (batches, ops uint64)
 }
 
-// floorCompetitor is the file-system floor (catalog.Floor) behind a
+// floorCompetitor is the file-system floor (catalog.FileFloor) behind a
 // catalog interface that does its file work for creates and commits and
 // keeps everything else in memory.
 type floorCompetitor struct {
@@ -72,10 +72,10 @@ var (
 	_ Batcher = (*floorCatalog)(nil)
 )
 
-// FloorRuns reports whether the floor runs scenario: one of FloorScenarios
+// FileFloorRuns reports whether the floor runs scenario: one of FloorScenarios
 // or one of their levels.
-func FloorRuns(scenario string) bool {
-	for _, s := range FloorScenarios {
+func FileFloorRuns(scenario string) bool {
+	for _, s := range FileFloorScenarios {
 		if scenario == s || strings.HasPrefix(scenario, s+".") {
 			return true
 		}
@@ -85,10 +85,10 @@ func FloorRuns(scenario string) bool {
 
 // Runs: the write-throughput scenarios only.
 func (*floorCompetitor) Runs(scenario string) string {
-	if FloorRuns(scenario) {
+	if FileFloorRuns(scenario) {
 		return ""
 	}
-	return "the file-system floor only runs " + strings.Join(FloorScenarios, ", ")
+	return "the file-system floor only runs " + strings.Join(FileFloorScenarios, ", ")
 }
 
 // DurabilityMode: the floor is the floor of immediate durability.
@@ -99,7 +99,7 @@ func (*floorCompetitor) Ephemeral() bool { return true }
 
 func init() {
 	Register(Factory{
-		Name: FloorName,
+		Name: FileFloorName,
 		Description: "the file work of the embedded catalog's durable creates and commits (directories, metadata file, " +
 			"a record write for bbolt's), batched like its group commit and flushed the cheapest correct way; no catalog",
 		// Its table list lives in memory; the record file is never read back.
@@ -115,7 +115,7 @@ func newFloor(_ context.Context, cfg Config) (Competitor, error) {
 	if d, err := catalog.ParseDurability(cfg.Durability); err != nil || d != catalog.Immediate {
 		return nil, fmt.Errorf("fs-floor: durability %q: the floor is the floor of immediate durability only", cfg.Durability)
 	}
-	fl, err := catalog.OpenFloor(cfg.Dir, catalog.Flush(cfg.Flush))
+	fl, err := catalog.OpenFileFloor(cfg.Dir, catalog.Flush(cfg.Flush))
 	if err != nil {
 		return nil, fmt.Errorf("fs-floor: %w", err)
 	}
@@ -123,7 +123,7 @@ func newFloor(_ context.Context, cfg Config) (Competitor, error) {
 		fl: fl, root: filepath.Join(cfg.Dir, "warehouse"),
 		tables: map[string]*floorTable{}, namespaces: map[string]iceberg.Properties{},
 	}
-	c := &floorCompetitor{cat: cat, Base: Base{TargetName: FloorName, Cat: cat, LineParams: map[string]any{
+	c := &floorCompetitor{cat: cat, Base: Base{TargetName: FileFloorName, Cat: cat, LineParams: map[string]any{
 		"dir": cfg.Dir, "durability": string(catalog.Immediate), "flush": string(fl.FlushMode()),
 		"floor": "per write: new directories, the metadata file's bytes, a record of the pointer's size; " +
 			"per batch: the files and directories flushed in params.flush, then the records in one page-rounded write and one fdatasync",
@@ -137,7 +137,7 @@ func newFloor(_ context.Context, cfg Config) (Competitor, error) {
 // memory; nothing is checked beyond what keeps files inside the
 // warehouse. Safe for concurrent use.
 type floorCatalog struct {
-	fl   *catalog.Floor
+	fl   *catalog.FileFloor
 	root string // local warehouse directory
 
 	mu         sync.Mutex

@@ -411,11 +411,11 @@ func ParseTestDelay(v string) (TestDelay, error) {
 	return TestDelay{Per: time.Duration(n * 1e3), Target: target}, nil
 }
 
-// Floors returns the file-system floors (competitors.FloorOf) to run after
+// FileFloors returns the file-system floors (competitors.FileFloorOf) to run after
 // targets: one per target that has a floor not among targets already, when
 // o selects a scenario the floor runs, in immediate durability. A mix or a
 // capacity search (o.Workload) runs no scenario of the floor's.
-func Floors(targets []string, o Options) []string {
+func FileFloors(targets []string, o Options) []string {
 	if o.Workload != nil {
 		return nil
 	}
@@ -424,7 +424,7 @@ func Floors(targets []string, o Options) []string {
 	}
 	selected := false
 	for _, sc := range Plan(o.Threads) {
-		if o.Select.Selects(sc.Name) && competitors.FloorRuns(sc.Name) {
+		if o.Select.Selects(sc.Name) && competitors.FileFloorRuns(sc.Name) {
 			selected = true
 			break
 		}
@@ -438,7 +438,7 @@ func Floors(targets []string, o Options) []string {
 	}
 	var out []string
 	for _, t := range targets {
-		f := competitors.FloorOf(t)
+		f := competitors.FileFloorOf(t)
 		if f == "" || have[f] {
 			continue
 		}

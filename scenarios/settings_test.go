@@ -93,20 +93,20 @@ func TestFloors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := Floors([]string{"embedded", "sql"}, o); !slices.Equal(got, []string{"fs-floor"}) {
+	if got := FileFloors([]string{"embedded", "sql"}, o); !slices.Equal(got, []string{"fs-floor"}) {
 		t.Errorf("Floors(embedded, sql) = %q, want [fs-floor]", got)
 	}
-	if got := Floors([]string{"embedded", "fs-floor"}, o); len(got) != 0 {
+	if got := FileFloors([]string{"embedded", "fs-floor"}, o); len(got) != 0 {
 		t.Errorf("a floor already a target was added again: %q", got)
 	}
 	o.Durability = "eventual"
-	if got := Floors([]string{"embedded"}, o); len(got) != 0 {
+	if got := FileFloors([]string{"embedded"}, o); len(got) != 0 {
 		t.Errorf("floor beside an eventual run: %q", got)
 	}
 	s := goodSettings()
 	s.Scenario = "load_table.latency"
 	o, _ = s.Options("r1")
-	if got := Floors([]string{"embedded"}, o); len(got) != 0 {
+	if got := FileFloors([]string{"embedded"}, o); len(got) != 0 {
 		t.Errorf("floor for a run of no write scenario: %q", got)
 	}
 }

@@ -28,7 +28,7 @@ func ParseTargetSpec(s string) TargetSpec {
 // file-system floors o runs beside them (Floors): their lines are the
 // floor of the catalogs' in the same run.
 //
-// A floor runs only the write scenarios it has (competitors.FloorRuns)
+// A floor runs only the write scenarios it has (competitors.FileFloorRuns)
 // and gives every other scenario of the run a skipped line, so it is
 // added only when the run asked for write scenarios alone (--scenario
 // selecting only create_table.* and commit_table.* names, one of them the
@@ -54,8 +54,8 @@ func LookupTargets(specs []TargetSpec, o Options) ([]TargetSpec, []competitors.F
 	if !onlyWrites(o) {
 		return specs, facs, nil
 	}
-	for _, name := range Floors(names, o) {
-		fac, _ := competitors.Lookup(name) // Floors names registered ones only
+	for _, name := range FileFloors(names, o) {
+		fac, _ := competitors.Lookup(name) // FileFloors names registered ones only
 		specs, facs = append(specs, TargetSpec{Name: name}), append(facs, fac)
 	}
 	return specs, facs, nil

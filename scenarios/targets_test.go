@@ -34,7 +34,7 @@ func TestTargets(t *testing.T) {
 	for _, s := range specs {
 		names = append(names, s.Name)
 	}
-	want := append([]string{"embedded", "embedded"}, Floors([]string{"embedded", "embedded"}, o)...)
+	want := append([]string{"embedded", "embedded"}, FileFloors([]string{"embedded", "embedded"}, o)...)
 	if len(want) < 3 || !slices.Equal(names, want) || len(facs) != len(specs) {
 		t.Fatalf("targets %v (%d factories), want %v", names, len(facs), want)
 	}
@@ -91,7 +91,7 @@ func TestFloorOnlyBesideWriteSelections(t *testing.T) {
 		if len(facs) != len(specs) {
 			t.Fatalf("%q: %d factories for %d targets", tc.globs, len(facs), len(specs))
 		}
-		if got := slices.Contains(names, competitors.FloorName); got != tc.floor {
+		if got := slices.Contains(names, competitors.FileFloorName); got != tc.floor {
 			t.Errorf("--scenario %q: targets %q, floor wanted %v", tc.globs, names, tc.floor)
 		}
 	}

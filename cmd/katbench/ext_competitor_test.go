@@ -22,7 +22,7 @@ func init() {
 		Usage:       "[LABEL]",
 		Description: "the embedded catalog under another name (a test extension)",
 		Store:       competitors.StoreBbolt,
-		Floor:       competitors.FloorName,
+		FileFloor:   competitors.FileFloorName,
 		CheckArgs: func(args []string) error {
 			if len(args) > 1 || len(args) == 1 && strings.Trim(args[0], "abcdefghijklmnopqrstuvwxyz") != "" {
 				return fmt.Errorf("want at most one lower-case LABEL, got %q", args)
@@ -76,8 +76,8 @@ func TestExtCompetitor(t *testing.T) {
 			targets[l["target"]] = true
 			wantMeasured(t, l)
 		}
-		if !targets[extCompetitorName] || !targets[competitors.FloorName] || len(targets) != 2 {
-			t.Errorf("%s lines for %v, want %s and its floor %s", scenario, targets, extCompetitorName, competitors.FloorName)
+		if !targets[extCompetitorName] || !targets[competitors.FileFloorName] || len(targets) != 2 {
+			t.Errorf("%s lines for %v, want %s and its floor %s", scenario, targets, extCompetitorName, competitors.FileFloorName)
 		}
 	})
 	t.Run("bad argument", func(t *testing.T) {

@@ -115,9 +115,10 @@ type Row struct {
 	NeedRuns  int     `json:"need_runs,omitempty"`
 	Margin    float64 `json:"margin,omitempty"`
 	Threshold float64 `json:"threshold"`
-	// Floor is the smallest absolute change of the centres (in Unit) that
-	// can be a regression; 0 for wall-clock metrics.
-	Floor      float64  `json:"floor,omitempty"`
+	// MinChange is the smallest absolute change of the centres (in Unit) that
+	// can be a regression; 0 for wall-clock metrics. Its JSON name, floor,
+	// is kept for the readers of earlier output.
+	MinChange  float64  `json:"floor,omitempty"`
 	Regression bool     `json:"regression"`
 	CrossHost  string   `json:"cross_host,omitempty"` // "old host vs new host" when hosts were crossed
 	Notes      []string `json:"notes,omitempty"`
@@ -414,7 +415,7 @@ func compareCell(c CellKey, old, new *cellSide, m Metric, o CompareOptions) (Row
 		return Row{}, false
 	}
 	row := Row{Cell: c, Target: c.Target, Scen: c.Scenario, Loop: c.Loop, Metric: m.Name, Unit: m.Unit,
-		Threshold: th, Margin: o.Margin, Normalised: useCtl, Floor: m.Floor, higherBetter: m.HigherBetter}
+		Threshold: th, Margin: o.Margin, Normalised: useCtl, MinChange: m.MinChange, higherBetter: m.HigherBetter}
 	if o.CrossHost {
 		row.CrossHost = fmt.Sprintf("cross-host: %s vs %s", hostsOf(old.all()), hostsOf(new.all()))
 	}
@@ -511,9 +512,9 @@ func verdict(r *Row, o CompareOptions) {
 	case worse:
 		r.Verdict = Slower
 		r.Regression = slowdown > r.Threshold
-		if r.Regression && math.Abs(r.New.Center-r.Old.Center) < r.Floor {
+		if r.Regression && math.Abs(r.New.Center-r.Old.Center) < r.MinChange {
 			r.Regression = false
-			r.Notes = append(r.Notes, fmt.Sprintf("change below the counter's floor of %g %s", r.Floor, r.Unit))
+			r.Notes = append(r.Notes, fmt.Sprintf("change below %g %s, the smallest change that counts for this counter", r.MinChange, r.Unit))
 		}
 	default:
 		r.Verdict = Faster

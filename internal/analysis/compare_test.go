@@ -230,7 +230,7 @@ func TestCompareCounters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := c.Rows[0]; r.Verdict != Slower || r.Regression || !strings.Contains(strings.Join(r.Notes, ";"), "floor") {
+	if r := c.Rows[0]; r.Verdict != Slower || r.Regression || !strings.Contains(strings.Join(r.Notes, ";"), "the smallest change that counts") {
 		t.Fatalf("near-zero counter: %s regression %v notes %v", r.Verdict, r.Regression, r.Notes)
 	}
 	// A side without counters compares the headline only: absent is not 0.

@@ -18,12 +18,12 @@ type Metric struct {
 	// operation) get the tighter default threshold; wall-clock ones the
 	// looser.
 	Deterministic bool
-	// Floor is the smallest absolute change (in Unit) that can be a
+	// MinChange is the smallest absolute change (in Unit) that can be a
 	// regression: a counter near zero (0.003 allocations per operation of
 	// background work) moves by large ratios that mean nothing.
-	Floor float64
-	value func(Line) *float64
-	round func(Round) *float64
+	MinChange float64
+	value     func(Line) *float64
+	round     func(Round) *float64
 	// samples, when set, gives the per-round values itself (a measure's
 	// rounds) instead of round.
 	samples func(Line) []float64
@@ -75,7 +75,7 @@ var Counters = []Metric{
 // the line has none or not that one (the counter was not read: absent,
 // never 0).
 func counter(name, unit string, floor float64, get func(*results.Counters) *float64) Metric {
-	return Metric{Name: name, Unit: unit, Deterministic: true, Floor: floor,
+	return Metric{Name: name, Unit: unit, Deterministic: true, MinChange: floor,
 		value: func(l Line) *float64 {
 			if l.Counters == nil {
 				return nil

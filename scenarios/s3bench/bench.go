@@ -322,12 +322,12 @@ func openLanes(cfg Config) ([]lane, string, error) {
 		used[info.Used] = true
 		lanes = append(lanes, lane{requested: k, client: c, info: info})
 	}
-	if cfg.Floor {
-		c, info, err := s3.NewClientOver(cfg.S3, newFloorRT(), Floor)
+	if cfg.ClientFloor {
+		c, info, err := s3.NewClientOver(cfg.S3, newFloorRT(), ClientFloor)
 		if err != nil {
 			return nil, "", fmt.Errorf("s3bench: floor: %w", err)
 		}
-		lanes = append(lanes, lane{requested: Floor, client: c, info: info})
+		lanes = append(lanes, lane{requested: ClientFloor, client: c, info: info})
 	}
 	return lanes, fallback, nil
 }
@@ -338,7 +338,7 @@ func openLanes(cfg Config) ([]lane, string, error) {
 func objectWriters(lanes []lane) []*minio.Client {
 	out := []*minio.Client{lanes[0].client}
 	for _, l := range lanes[1:] {
-		if l.info.Used == Floor {
+		if l.info.Used == ClientFloor {
 			out = append(out, l.client)
 		}
 	}
@@ -478,7 +478,7 @@ func lineParams(cfg Config, c cell, size int64, l lane, st *laneCell) map[string
 	if st.cpuOK && st.ops > 0 {
 		params["cpu_scope"] = cpuScope(cfg.StoreInProcess, l)
 	}
-	if l.info.Used == Floor {
+	if l.info.Used == ClientFloor {
 		params["floor"] = floorNote
 	}
 	spec(c.op).params(cfg, size, params)

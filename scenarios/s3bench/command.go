@@ -55,7 +55,7 @@ func (c *Command) RegisterFlags(fl *pflag.FlagSet, getenv func(string) string) {
 	fl.StringVar(&c.Baseline, "baseline", string(transport.Baseline()), "transport the table's ratios are taken over (their denominator)")
 	fl.StringVar(&c.Rates, "rate", "", "also offer each cell these rates in an open loop, comma-separated: ops/s (2000) or percentages of the baseline transport's closed-loop ops/s in the same cell of this run (25%,50%,75%); latency from the intended start")
 	fl.DurationVar(&c.Duration, "duration", DefaultDuration, "open-loop time per (transport, cell, rate), split into --rounds")
-	fl.BoolVar(&c.Floor, "floor", false, "also measure the floor: the same client and workers with every request answered from memory (target floor), what the client costs per operation without any transport")
+	fl.BoolVar(&c.ClientFloor, "floor", false, "also measure the floor: the same client and workers with every request answered from memory (target floor), what the client costs per operation without any transport")
 	fl.BoolVar(&c.AllowHighConcurrency, "allow-high-concurrency", false, "admit --concurrency levels above 256, up to 1024")
 	fl.Int64Var(&c.Seed, "seed", DefaultSeed, "seed of the ranged GETs' offsets (op range)")
 	fl.BoolVar(&c.Control, "control", true, "also run against the in-process control S3 server")

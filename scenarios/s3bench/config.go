@@ -102,12 +102,12 @@ type Config struct {
 	// (the closed loop's; its open-loop lines follow it); nil measures
 	// every cell of the dimensions.
 	Select func(scenario string) bool
-	// Floor adds a lane after the transports: the same client and workers
+	// ClientFloor adds a lane after the transports: the same client and workers
 	// with every request answered from memory (no byte path, no store),
-	// target Floor. Its CPU per operation is what the bench's client
+	// target ClientFloor. Its CPU per operation is what the bench's client
 	// costs without any transport, measured beside them. Not with ops
 	// that list.
-	Floor bool
+	ClientFloor bool
 	// Control marks every line as a floor (Record.Control): the raw store
 	// path another benchmark's lines are compared with.
 	Control bool
@@ -169,8 +169,8 @@ func (c Config) withDefaults() (Config, error) {
 	if err := CheckConcurrency(c.Concurrency, c.AllowHighConcurrency); err != nil {
 		return c, err
 	}
-	if c.Floor {
-		if err := CheckFloor(c.Ops); err != nil {
+	if c.ClientFloor {
+		if err := CheckClientFloor(c.Ops); err != nil {
 			return c, err
 		}
 	}
@@ -222,9 +222,9 @@ func (c Config) warmup(conc int) int {
 	}
 }
 
-// CheckFloor rejects ops the floor lane cannot answer: those that list
+// CheckClientFloor rejects ops the floor lane cannot answer: those that list
 // (a prepared prefix) rather than read or write one object.
-func CheckFloor(ops []Op) error {
+func CheckClientFloor(ops []Op) error {
 	for _, op := range ops {
 		if spec(op).prepare != nil {
 			return fmt.Errorf("%w: the floor answers HEAD, GET, ranged GET and PUT, not %s: leave %s out of --s3-ops or run without --floor", ErrBadConfig, op, op)

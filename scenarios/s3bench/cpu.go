@@ -4,7 +4,7 @@ package s3bench
 // process, which with the store in it (the control store) includes the
 // store's own work (the same on both transports).
 func cpuScope(storeInProcess bool, l lane) string {
-	if l.info.Used == Floor {
+	if l.info.Used == ClientFloor {
 		return "process: the client, every request answered from memory (the store idle)"
 	}
 	if storeInProcess {

@@ -13,13 +13,13 @@ import (
 	"github.com/nordisk/katbench/transport/s3"
 )
 
-// Floor is the target of the floor lane (Config.Floor): the bench's
+// ClientFloor is the target of the floor lane (Config.ClientFloor): the bench's
 // client with no byte path under it. Its lines say what minio-go (request
 // building, signing, response parsing), the workers, the pacer and the
 // recorder cost per operation on their own, so no transport's CPU per
 // operation can be below its in the same cell and run: a transport's
 // best possible ratio over the baseline is floor/baseline.
-const Floor transport.Kind = "floor"
+const ClientFloor transport.Kind = "floor"
 
 // floorNote is params.floor on the floor lane's lines.
 const floorNote = "the client without a byte path: minio-go, signing, the workers, the pacer and the recorder, every request answered from memory in the calling goroutine (no socket, no store, no wait); the lowest CPU per operation any transport could reach here"

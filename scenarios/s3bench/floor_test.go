@@ -23,7 +23,7 @@ func TestRunFloor(t *testing.T) {
 	ctl := startControl(t)
 	cfg := tiny(ctl.URL(), "control", "k", "s")
 	cfg.Transports = []transport.Kind{"http"}
-	cfg.Floor = true
+	cfg.ClientFloor = true
 	var got results.Collector
 	if err := s3bench.Run(context.Background(), cfg, &got); err != nil {
 		t.Fatalf("Run: %v", err)
@@ -73,13 +73,13 @@ func TestRunFloor(t *testing.T) {
 // with the list op is refused before anything runs.
 func TestFloorRejectsList(t *testing.T) {
 	o := s3bench.Options{Ops: "head,list", Sizes: "4KiB", Concurrency: "1", Transports: "http", Baseline: "http",
-		Duration: time.Second, Seed: 1, Rounds: 1, Floor: true}
+		Duration: time.Second, Seed: 1, Rounds: 1, ClientFloor: true}
 	_, err := o.Config()
 	if oe := (*bench.OptionError)(nil); !errors.As(err, &oe) || !strings.HasPrefix(err.Error(), "--floor:") || !strings.Contains(err.Error(), "list") {
 		t.Fatalf("Config with --floor and list: %v, want an error naming --floor and list", err)
 	}
 	o.Ops = "head,get,range,put"
-	if c, err := o.Config(); err != nil || !c.Floor {
-		t.Fatalf("Config with --floor and the ops it answers: %v (floor %v)", err, c.Floor)
+	if c, err := o.Config(); err != nil || !c.ClientFloor {
+		t.Fatalf("Config with --floor and the ops it answers: %v (floor %v)", err, c.ClientFloor)
 	}
 }

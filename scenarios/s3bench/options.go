@@ -20,8 +20,8 @@ type Options struct {
 	// the open-loop time per (transport, cell, rate).
 	Rates    string
 	Duration time.Duration
-	// Floor adds the floor lane (Config.Floor).
-	Floor bool
+	// ClientFloor adds the floor lane (Config.ClientFloor).
+	ClientFloor bool
 	// AllowHighConcurrency admits levels above 256.
 	AllowHighConcurrency bool
 	Seed                 int64
@@ -57,11 +57,11 @@ func (o Options) Config() (Config, error) {
 		return c, bench.OptionErr("concurrency", err)
 	}
 	c.AllowHighConcurrency = o.AllowHighConcurrency
-	if o.Floor {
-		if err := CheckFloor(c.Ops); err != nil {
+	if o.ClientFloor {
+		if err := CheckClientFloor(c.Ops); err != nil {
 			return c, bench.OptionErr("floor", err)
 		}
-		c.Floor = true
+		c.ClientFloor = true
 	}
 	if o.Rates != "" {
 		if c.Rates, err = ParseRates(o.Rates); err != nil {
