@@ -3,6 +3,8 @@ package bench
 import (
 	"sort"
 	"strings"
+
+	"github.com/nordisk/katbench/internal/registry"
 )
 
 // Bench names the command whose loop measures a scenario. Catalog
@@ -53,7 +55,7 @@ func RegisterBench(s Scenario) {
 	}
 }
 
-var benches Registry[Scenario]
+var benches registry.Registry[Scenario]
 
 // BenchScenarios returns the registered scenarios of bench b (every
 // storage bench's for BenchRun), in run order.

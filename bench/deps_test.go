@@ -11,7 +11,5 @@ import (
 // package outside the standard library that bench depends on is one of
 // those allowed here, and none of the heavy ones is among them.
 func TestImportsStayLight(t *testing.T) {
-	testenv.CheckImports(t, append([]string{
-		"github.com/nordisk/katbench/bench",
-	}, testenv.ResultsDeps...))
+	testenv.CheckImports(t, testenv.EngineDeps)
 }

@@ -11,7 +11,7 @@
 //     [Dimension]s its [Level]s vary along, its [Requirement]s) and the
 //     stamp it puts on every line ([Stamp]);
 //   - the storage benches' scenarios ([RegisterBench], [BenchScenarios])
-//     and a generic by-name [Registry] for anything registered at init;
+//     kept in internal/registry's generic by-name Registry, as every registry is;
 //   - the --scenario glob rule ([Selector], [Select]) and errors of bad
 //     options ([OptionError], [ErrSettings]: exit 2 in cmd).
 //

@@ -15,9 +15,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"sync"
 	"time"
+
+	"github.com/nordisk/katbench/internal/registry"
 
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
@@ -215,10 +216,8 @@ func (f Factory) Check(args []string) error {
 	return nil
 }
 
-var (
-	mu        sync.RWMutex
-	factories = map[string]Factory{}
-)
+// factories holds the registered competitors by name.
+var factories registry.Registry[Factory]
 
 // ErrUnknown is returned by Lookup for a name nobody registered.
 var ErrUnknown = errors.New("unknown competitor")
@@ -226,11 +225,6 @@ var ErrUnknown = errors.New("unknown competitor")
 // Register adds a factory. It panics on a duplicate name: that is a
 // programming error found at init, never a user input.
 func Register(f Factory) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := factories[f.Name]; dup {
-		panic("competitors: duplicate registration of " + f.Name)
-	}
 	if f.Store != "" && f.New != nil {
 		newFn, store := f.New, f.Store
 		f.New = func(ctx context.Context, cfg Config) (Competitor, error) {
@@ -246,46 +240,25 @@ func Register(f Factory) {
 			return c, nil
 		}
 	}
-	factories[f.Name] = f
+	if err := factories.Register(f.Name, f); err != nil {
+		panic("competitors: " + err.Error())
+	}
 }
 
 // Lookup returns the factory registered under name.
 func Lookup(name string) (Factory, error) {
-	mu.RLock()
-	defer mu.RUnlock()
-	f, ok := factories[name]
+	f, ok := factories.Lookup(name)
 	if !ok {
-		return Factory{}, fmt.Errorf("%w %q (valid: %v)", ErrUnknown, name, namesLocked())
+		return Factory{}, fmt.Errorf("%w %q (valid: %v)", ErrUnknown, name, factories.Names())
 	}
 	return f, nil
 }
 
 // All returns every factory, sorted by name.
-func All() []Factory {
-	mu.RLock()
-	defer mu.RUnlock()
-	out := make([]Factory, 0, len(factories))
-	for _, n := range namesLocked() {
-		out = append(out, factories[n])
-	}
-	return out
-}
+func All() []Factory { return factories.Values() }
 
 // Names returns every registered name, sorted.
-func Names() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	return namesLocked()
-}
-
-func namesLocked() []string {
-	names := make([]string, 0, len(factories))
-	for n := range factories {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return factories.Names() }
 
 // Base is a ready-made Competitor for factories: a name, a catalog, params
 // and a close function run once.

@@ -11,7 +11,6 @@ import (
 func TestImportsStayLight(t *testing.T) {
 	testenv.CheckImports(t, append([]string{
 		"github.com/nordisk/katbench/disturb",
-		"github.com/nordisk/katbench/bench",
 		"github.com/nordisk/katbench/internal/usage",
-	}, testenv.ResultsDeps...))
+	}, testenv.EngineDeps...))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/nordisk/katbench/bench"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/dataset"
+	"github.com/nordisk/katbench/internal/registry"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -143,9 +144,9 @@ func skipped(err error) (string, bool) {
 	return "", false
 }
 
-// registry holds the catalog scenarios by name (a levelled one by its
+// byName holds the catalog scenarios by name (a levelled one by its
 // stem).
-var registry bench.Registry[Scenario]
+var byName registry.Registry[Scenario]
 
 // Register adds a scenario. It panics on a duplicate or incomplete entry:
 // that is a programming error found at init, never a user input.
@@ -164,7 +165,7 @@ func Register(s Scenario) {
 	if len(s.Dims) == 0 {
 		s.Dims = []bench.Dimension{bench.DimThreads}
 	}
-	if err := registry.Register(s.Name, s); err != nil {
+	if err := byName.Register(s.Name, s); err != nil {
 		panic("scenarios: " + err.Error())
 	}
 }
@@ -175,7 +176,7 @@ var DefaultThreads = []int{1, 2, 4, 8, 16, 32}
 // Plan returns every registered scenario in run order, with each levelled
 // scenario expanded once per thread level (its Name and Threads set).
 func Plan(threads []int) []Scenario {
-	base := registry.Values() // in name order, which breaks ties of Order
+	base := byName.Values() // in name order, which breaks ties of Order
 	sort.SliceStable(base, func(i, j int) bool { return base[i].Order < base[j].Order })
 	var out []Scenario
 	for _, s := range base {

@@ -22,7 +22,7 @@ type TestDelay struct {
 // applies reports whether the delay slows scenario on target: never a
 // control scenario.
 func (d TestDelay) applies(target, scenario string) bool {
-	sc, _ := registry.Lookup(scenario)
+	sc, _ := byName.Lookup(scenario)
 	return d.Per > 0 && !sc.Control && (d.Target == "" || d.Target == target)
 }
 

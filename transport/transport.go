@@ -21,8 +21,9 @@ import (
 	"net/url"
 	"sort"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/nordisk/katbench/internal/registry"
 )
 
 // Kind names a registered byte transport.
@@ -78,10 +79,8 @@ type Describer interface {
 	Describe(hostport string) map[string]any
 }
 
-var (
-	regMu    sync.RWMutex
-	registry = map[Kind]Plugin{}
-)
+// registered holds the transports by name.
+var registered registry.Registry[Plugin]
 
 // Register adds a transport. It panics on a duplicate or incomplete
 // entry: a programming error found at init, never a user input.
@@ -89,23 +88,15 @@ func Register(p Plugin) {
 	if p.Name == "" || p.New == nil {
 		panic("transport: Register needs a Name and a New")
 	}
-	regMu.Lock()
-	defer regMu.Unlock()
-	if _, dup := registry[p.Name]; dup {
-		panic("transport: duplicate registration of " + string(p.Name))
+	if err := registered.Register(string(p.Name), p); err != nil {
+		panic("transport: " + err.Error())
 	}
-	registry[p.Name] = p
 }
 
 // plugins returns every registered transport in Order, then name order.
 func plugins() []Plugin {
-	regMu.RLock()
-	out := make([]Plugin, 0, len(registry))
-	for _, p := range registry {
-		out = append(out, p)
-	}
-	regMu.RUnlock()
-	sort.Slice(out, func(i, j int) bool {
+	out := registered.Values()
+	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Order != out[j].Order {
 			return out[i].Order < out[j].Order
 		}
@@ -138,9 +129,7 @@ func Baseline() Kind { return Names()[0] }
 
 // Lookup returns the transport named k.
 func Lookup(k Kind) (Plugin, error) {
-	regMu.RLock()
-	p, ok := registry[k]
-	regMu.RUnlock()
+	p, ok := registered.Lookup(string(k))
 	if !ok {
 		return Plugin{}, fmt.Errorf("transport %q: %w (want one of %s)", k, ErrUnknownKind, joinKinds(Names()))
 	}

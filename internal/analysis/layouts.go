@@ -3,8 +3,9 @@ package analysis
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
+
+	"github.com/nordisk/katbench/internal/registry"
 )
 
 // A Layout is one kind of generated table: `<!-- katbench:table NAME
@@ -38,7 +39,8 @@ const (
 	NewestOfEachLabel
 )
 
-var layouts = map[string]Layout{}
+// layouts holds the registered layouts by name.
+var layouts registry.Registry[Layout]
 
 // commonAttrs are the marker attributes every block takes.
 var commonAttrs = []string{"label", "run", "layout", "where", "cmd"}
@@ -49,27 +51,19 @@ func RegisterLayout(l Layout) {
 	if l.Render == nil {
 		panic("analysis: layout " + l.Name + " has no Render")
 	}
-	if _, dup := layouts[l.Name]; dup {
-		panic("analysis: layout " + l.Name + " registered twice")
+	if err := layouts.Register(l.Name, l); err != nil {
+		panic("analysis: layout " + err.Error())
 	}
-	layouts[l.Name] = l
 }
 
 // Layouts lists the registered layouts by name ("" first).
-func Layouts() []Layout {
-	out := make([]Layout, 0, len(layouts))
-	for _, l := range layouts {
-		out = append(out, l)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
+func Layouts() []Layout { return layouts.Values() }
 
 // lookupLayout finds the layout of a block, with an error naming the
 // known ones.
 func lookupLayout(b Block) (Layout, error) {
 	name := b.Attrs["layout"]
-	if l, ok := layouts[name]; ok {
+	if l, ok := layouts.Lookup(name); ok {
 		return l, nil
 	}
 	var names []string
@@ -87,7 +81,7 @@ func knownAttr(k string) bool {
 	if slices.Contains(commonAttrs, k) {
 		return true
 	}
-	for _, l := range layouts {
+	for _, l := range layouts.Values() {
 		if slices.Contains(l.Attrs, k) {
 			return true
 		}

@@ -23,6 +23,13 @@ var ResultsDeps = []string{
 	"golang.org/x/sys/unix",  // internal/results: hardware counters
 }
 
+// EngineDeps are the packages the engine (bench) is made of, with what
+// it brings: a light package that runs on the engine may import these.
+var EngineDeps = append([]string{
+	"github.com/nordisk/katbench/bench",
+	"github.com/nordisk/katbench/internal/registry",
+}, ResultsDeps...)
+
 // CheckNotImported fails t for each of forbidden (import paths) that the
 // package in the test's directory depends on (go list -deps).
 func CheckNotImported(t testing.TB, forbidden ...string) {

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/nordisk/katbench/bench"
+	"github.com/nordisk/katbench/internal/registry"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -79,8 +80,8 @@ type measurement interface {
 	record(cfg Config, i int, l *laneState, name string) results.Record
 }
 
-// registry holds the data-plane scenarios by key.
-var registry bench.Registry[scenario]
+// byKey holds the data-plane scenarios by key.
+var byKey registry.Registry[scenario]
 
 // register adds a scenario; called from init functions only. It panics
 // on a duplicate or incomplete entry: a programming error found at init.
@@ -101,7 +102,7 @@ func register(s scenario) {
 		doc += " (only when --scenario names it)"
 	}
 	s.bench = bench.Scenario{Name: stem, Bench: bench.BenchData, Order: s.order, Dims: s.dims, Needs: needs, Doc: doc}
-	if err := registry.Register(s.key, s); err != nil {
+	if err := byKey.Register(s.key, s); err != nil {
 		panic("dataplane: scenario " + err.Error())
 	}
 	bench.RegisterBench(s.bench)
@@ -117,7 +118,7 @@ func stamp(r *results.Record, cfg Config) {
 
 // registered returns every registered scenario in run order.
 func registered() []scenario {
-	out := registry.Values() // in key order, which breaks ties of order
+	out := byKey.Values() // in key order, which breaks ties of order
 	sort.SliceStable(out, func(i, j int) bool { return out[i].order < out[j].order })
 	return out
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nordisk/katbench/internal/registry"
+
 	"github.com/minio/minio-go/v7"
 
 	"github.com/nordisk/katbench/bench"
@@ -49,17 +51,16 @@ type opSpec struct {
 }
 
 var (
-	opSpecs = map[Op]*opSpec{}
+	opSpecs registry.Registry[*opSpec]
 	opNames []string // registration order, for messages
 )
 
 // registerOp adds op's spec, and its scenario s3.<op> to the registry
 // `katbench list` shows; called from init functions only.
 func registerOp(op Op, s *opSpec) {
-	if _, dup := opSpecs[op]; dup {
-		panic(fmt.Sprintf("s3bench: operation %q registered twice", op))
+	if err := opSpecs.Register(string(op), s); err != nil {
+		panic("s3bench: operation " + err.Error())
 	}
-	opSpecs[op] = s
 	opNames = append(opNames, string(op))
 	dims := []bench.Dimension{bench.DimSize, bench.DimConcurrency, bench.DimRate}
 	if s.bare || s.size > 0 {
@@ -83,7 +84,7 @@ func (c cell) level() bench.Level {
 func OpsDoc() string {
 	var w []string
 	for _, n := range opNames {
-		w = append(w, n+" ("+opSpecs[Op(n)].doc+")")
+		w = append(w, n+" ("+spec(Op(n)).doc+")")
 	}
 	return strings.Join(w, ", ")
 }
@@ -91,7 +92,7 @@ func OpsDoc() string {
 // spec returns op's spec; ops reach the bench through ParseOp, so an
 // unknown op here is a bug.
 func spec(op Op) *opSpec {
-	s, ok := opSpecs[op]
+	s, ok := opSpecs.Lookup(string(op))
 	if !ok {
 		panic(fmt.Sprintf("s3bench: unknown operation %q", op))
 	}
@@ -102,7 +103,7 @@ func spec(op Op) *opSpec {
 // get, put, range.
 func ParseOp(s string) (Op, error) {
 	op := Op(strings.ToLower(strings.TrimSpace(s)))
-	if _, ok := opSpecs[op]; ok {
+	if _, ok := opSpecs.Lookup(string(op)); ok {
 		return op, nil
 	}
 	return "", fmt.Errorf("%w %q: want one of %s", ErrBadOp, s, strings.Join(opNames, ", "))
