@@ -9,20 +9,8 @@ import (
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/nordisk/katbench/catalog"
+	"github.com/nordisk/katbench/internal/testenv/catalogtest"
 )
-
-// openScratch opens an embedded catalog in a fresh directory, closed when
-// the test ends.
-func openScratch(t *testing.T) *catalog.Catalog {
-	t.Helper()
-	cat, err := catalog.Open(context.Background(), catalog.Options{Dir: t.TempDir(), Durability: catalog.None})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cat.Close() })
-	return cat
-}
 
 // TestGrowReusesTables builds a sweep's first size on the embedded
 // catalog, grows it to the second, and checks that every leaf holds the
@@ -37,7 +25,7 @@ func TestGrowReusesTables(t *testing.T) {
 
 func testGrowReusesTables(t *testing.T, bulk bool) {
 	ctx := context.Background()
-	cat := openScratch(t)
+	cat := catalogtest.Open(t)
 	sizes := []int{8, 20}
 	d, err := Build(ctx, cat, "sweep", SweepShape(sizes, sizes[0], 0), 2, nil)
 	if err != nil || d.TablesErr != nil {
@@ -102,7 +90,7 @@ func isNoSuchNamespace(err error) bool {
 // at every size and the sweep adds leaf namespaces; Drop removes them.
 func TestGrowPerNamespace(t *testing.T) {
 	ctx := context.Background()
-	cat := openScratch(t)
+	cat := catalogtest.Open(t)
 	sizes := []int{6, 15}
 	first := SweepShape(sizes, sizes[0], 3)
 	if first != (Shape{Width: 2, Depth: 1, TablesPerLeaf: 3}) {

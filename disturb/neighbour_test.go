@@ -10,19 +10,8 @@ import (
 	"time"
 
 	"github.com/nordisk/katbench/internal/results"
+	"github.com/nordisk/katbench/internal/testenv"
 )
-
-// waitUntil polls cond until it holds or a generous deadline passes.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond) // polling, not synchronisation: cond decides
-	}
-}
 
 func TestNeighbourWritesOverAndOverAndRemovesItsFile(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "background-io")
@@ -32,7 +21,7 @@ func TestNeighbourWritesOverAndOverAndRemovesItsFile(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = n.Stop() })
 	// Three files' worth means the file was written, removed and written again.
-	waitUntil(t, "the neighbour to write three files", func() bool { return n.Written() >= 9<<20 })
+	testenv.PollUntil(t, "the neighbour to write three files", func() bool { return n.Written() >= 9<<20 })
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +53,7 @@ func TestNeighbourStopsWhenTheContextEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the first write", func() bool { return n.Written() > 0 })
+	testenv.PollUntil(t, "the first write", func() bool { return n.Written() > 0 })
 	cancel()
 	select {
 	case <-n.Done():
@@ -149,7 +138,7 @@ func TestNeighbourSinkStampsLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = n.Stop() })
-	waitUntil(t, "the first write", func() bool { return n.Written() > 0 })
+	testenv.PollUntil(t, "the first write", func() bool { return n.Written() > 0 })
 	var got []results.Record
 	sink := n.Sink(results.SinkFunc(func(r results.Record) error { got = append(got, r); return nil }))
 	orig := map[string]any{"flush": "uring"}

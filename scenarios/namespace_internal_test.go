@@ -4,16 +4,16 @@ import (
 	"context"
 	"testing"
 
-	"github.com/nordisk/katbench/catalog"
 	"github.com/nordisk/katbench/competitors"
 	"github.com/nordisk/katbench/dataset"
+	"github.com/nordisk/katbench/internal/testenv/catalogtest"
 )
 
 // TestCreateNamespaceDropsWhatItMade: the scenario measures CreateOps
 // creates without an error and leaves the work namespace as it found it.
 func TestCreateNamespaceDropsWhatItMade(t *testing.T) {
 	ctx := context.Background()
-	cat := openScratch(t)
+	cat := catalogtest.Open(t)
 	d, err := dataset.Build(ctx, cat, "nsbench", dataset.Shape{Width: 2, Depth: 1, TablesPerLeaf: 2}, 2, nil)
 	if err != nil || d.TablesErr != nil {
 		t.Fatal(err, d.TablesErr)
@@ -41,16 +41,4 @@ func TestCreateNamespaceDropsWhatItMade(t *testing.T) {
 	if len(left) != 0 {
 		t.Errorf("namespaces left in the work namespace: %v", left)
 	}
-}
-
-// openScratch opens an embedded catalog that syncs nothing in a temp dir
-// and closes it at the end of the test.
-func openScratch(t *testing.T) *catalog.Catalog {
-	t.Helper()
-	cat, err := catalog.Open(context.Background(), catalog.Options{Dir: t.TempDir(), Durability: catalog.None})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cat.Close() })
-	return cat
 }

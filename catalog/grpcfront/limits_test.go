@@ -21,6 +21,7 @@ import (
 
 	"github.com/nordisk/katbench/catalog/grpcfront"
 	"github.com/nordisk/katbench/catalog/grpcfront/catalogv1"
+	"github.com/nordisk/katbench/internal/testenv"
 )
 
 // countingCodec is the server's proto codec with a count of the messages it
@@ -159,7 +160,7 @@ func TestGetTokenCallsBounded(t *testing.T) {
 		_, err := rpc.GetToken(ctx, &catalogv1.GetTokenRequest{Id: benchCred.ID, Secret: benchCred.Secret})
 		return err
 	}
-	pollUntil(t, "a GetToken past the limit to be refused", func() bool {
+	testenv.PollUntil(t, "a GetToken past the limit to be refused", func() bool {
 		return status.Code(getToken()) == codes.ResourceExhausted
 	})
 	// A client dialling now is refused its token while the slots are
@@ -176,7 +177,7 @@ func TestGetTokenCallsBounded(t *testing.T) {
 	if err := <-dialed; err != nil {
 		t.Fatalf("dial with a credential while GetToken was busy: %v", err)
 	}
-	pollUntil(t, "a GetToken to be admitted after one ended", func() bool { return getToken() == nil })
+	testenv.PollUntil(t, "a GetToken to be admitted after one ended", func() bool { return getToken() == nil })
 }
 
 // Connections past MaxConnections are closed on accept; closing one frees
@@ -208,7 +209,7 @@ func TestConnectionLimit(t *testing.T) {
 
 	held[0].Close()
 	_, rpc := rawClient(t, s.addr)
-	pollUntil(t, "a connection to be served after one closed", func() bool {
+	testenv.PollUntil(t, "a connection to be served after one closed", func() bool {
 		pctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_, err := rpc.Ping(pctx, &catalogv1.Empty{})
@@ -219,17 +220,4 @@ func TestConnectionLimit(t *testing.T) {
 func isReset(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && !op.Timeout()
-}
-
-// pollUntil polls cond until it holds, failing the test after a generous
-// deadline (a bound on a hang, not a timing assertion).
-func pollUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/nordisk/katbench/internal/commitcheck"
 	"github.com/nordisk/katbench/internal/results"
 )
 
@@ -79,11 +81,7 @@ func TestVerifyEmbeddedCells(t *testing.T) {
 		if got := measure(t, r, "acked") + measure(t, r, "refused") + measure(t, r, "indeterminate"); got != 40 {
 			t.Errorf("W=%d: %v outcomes, want 40", r.Threads, got)
 		}
-		for _, k := range []string{"lost", "duplicated", "phantom", "forked", "unreadable"} {
-			if v := measure(t, r, k); v != 0 {
-				t.Errorf("W=%d: %s = %v on the embedded catalog", r.Threads, k, v)
-			}
-		}
+		noAnomaly(t, r, fmt.Sprintf("W=%d on the embedded catalog", r.Threads))
 		measure(t, r, "conflicts_per_commit")
 		measure(t, r, "round_trips_per_commit")
 	}
@@ -129,11 +127,7 @@ func TestVerifyKillRest(t *testing.T) {
 			if measure(t, r, "acked") == 0 {
 				t.Fatalf("nothing acknowledged across the kills\n%s", stdout)
 			}
-			for _, k := range []string{"lost", "duplicated", "phantom", "forked", "unreadable"} {
-				if v := measure(t, r, k); v != 0 {
-					t.Errorf("%s = %v after kill -9\n%s", k, v, stdout)
-				}
-			}
+			noAnomaly(t, r, "after kill -9\n"+stdout)
 		})
 	}
 }
@@ -157,11 +151,7 @@ func TestVerifyKillWriters(t *testing.T) {
 			if measure(t, r, "acked") == 0 {
 				t.Fatalf("nothing acknowledged across the kills\n%s", stdout)
 			}
-			for _, k := range []string{"lost", "duplicated", "phantom", "forked", "unreadable"} {
-				if v := measure(t, r, k); v != 0 {
-					t.Errorf("%s = %v after kill -9\n%s", k, v, stdout)
-				}
-			}
+			noAnomaly(t, r, "after kill -9\n"+stdout)
 		})
 	}
 }
@@ -184,5 +174,16 @@ func TestVerifyHistoryAndLabel(t *testing.T) {
 	}
 	if h.Label != "verify-test" || h.RunID != recs[0].RunID || h.Scenario != "verify.commits" || measure(t, h, "acked") != measure(t, recs[0], "acked") {
 		t.Errorf("history line %s/%s run %s label %q, want the --out line's (run %s) labelled verify-test", h.Target, h.Scenario, h.RunID, h.Label, recs[0].RunID)
+	}
+}
+
+// noAnomaly fails the test for every anomaly kind line r counts (where
+// says which line and when).
+func noAnomaly(t *testing.T, r results.Record, where string) {
+	t.Helper()
+	for _, k := range commitcheck.Kinds {
+		if v := measure(t, r, string(k)); v != 0 {
+			t.Errorf("%s = %v, %s", k, v, where)
+		}
 	}
 }
