@@ -29,6 +29,10 @@ var walSegmentSize int64 = 8 << 20
 // never grows the file and its fdatasync flushes data alone (the cheapest
 // flush there is, the one the file-system floor takes). The log starts a
 // new segment when an append would run past the end of the current one.
+// The zeros of the next segment are written and synced in the background
+// while the current one fills (a spare file, as etcd's WAL prepares its
+// next file), so that starting a segment on the commit path is a rename
+// and a directory fsync, not the write and flush of a whole segment.
 // Segments whose records a checkpoint covers are removed (dropThrough):
 // the log holds at most the records since the last checkpoint plus one
 // segment.
@@ -50,11 +54,16 @@ type commitLog struct {
 	// its fdatasync; an error fails the append as a failed flush would.
 	beforeSync func() error
 
+	// spare is the result of the spare segment's preparation in flight
+	// (see prepareSpare); nil when none is. Only the appender uses it.
+	spare chan error
+
 	// Statistics, read concurrently.
-	started atomic.Uint64 // segments started
-	appends atomic.Uint64 // records appended and synced
-	syncs   atomic.Uint64 // fdatasyncs of the log (the prealloc's too)
-	bytes   atomic.Uint64 // bytes of records appended
+	started  atomic.Uint64 // segments started
+	prepared atomic.Uint64 // of them, prepared off the commit path
+	appends  atomic.Uint64 // records appended and synced
+	syncs    atomic.Uint64 // fdatasyncs of the log (the prealloc's too)
+	bytes    atomic.Uint64 // bytes of records appended
 }
 
 // segmentName is the file name of the segment whose first record is seq.
@@ -93,27 +102,105 @@ func createCommitLog(dir string, next uint64) (*commitLog, error) {
 		return nil, fmt.Errorf("commit log: %w", err)
 	}
 	l := &commitLog{dir: dir}
+	_ = os.Remove(filepath.Join(dir, spareName)) // a crash's leftover
 	if err := l.startSegment(next); err != nil {
 		return nil, err
 	}
 	return l, nil
 }
 
-// startSegment writes a new segment for records from seq first with zeros,
-// makes it and its directory entry durable, and makes it the one appended
-// to; the previous segment (complete and synced) is closed.
-func (l *commitLog) startSegment(first uint64) error {
-	path := filepath.Join(l.dir, segmentName(first))
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("commit log: %w", err)
+// spareName is the file in the log's directory where the next segment is
+// prepared off the commit path. It is not a segment: recovery never reads
+// it (its name does not end in .wal), and opening a log removes one left
+// by a crash.
+const spareName = "next.wal.tmp"
+
+// zeroChunk is what segments are written with, one chunk per write.
+var zeroChunk [1 << 20]byte
+
+// writeZeros creates path (or truncates it, when excl is false) as a file
+// of walSegmentSize zero bytes and fdatasyncs it, so that its blocks and
+// size are durable before any record goes into it.
+func writeZeros(path string, excl bool) error {
+	flag := os.O_RDWR | os.O_CREATE | os.O_TRUNC
+	if excl {
+		flag = os.O_RDWR | os.O_CREATE | os.O_EXCL
 	}
-	_, err = f.WriteAt(make([]byte, walSegmentSize), 0)
+	f, err := os.OpenFile(path, flag, 0o644)
+	if err != nil {
+		return err
+	}
+	for off := int64(0); off < walSegmentSize && err == nil; off += int64(len(zeroChunk)) {
+		_, err = f.WriteAt(zeroChunk[:min(int64(len(zeroChunk)), walSegmentSize-off)], off)
+	}
 	if err == nil {
 		err = fdatasync(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(path)
+	}
+	return err
+}
+
+// prepareSpare starts writing the next segment's zeros into the spare file
+// in the background (see takeSpare). At most one preparation is in flight.
+func (l *commitLog) prepareSpare() {
+	done := make(chan error, 1)
+	l.spare = done
+	path := filepath.Join(l.dir, spareName)
+	go func() { done <- writeZeros(path, false) }()
+}
+
+// takeSpare waits for the preparation in flight, if any, and renames the
+// spare file to path, never over an existing file. It reports whether
+// path now names a durable zeroed file of the segment's size (its
+// directory entry is not synced yet); when not, the caller writes the
+// segment itself.
+func (l *commitLog) takeSpare(path string) bool {
+	if l.spare == nil {
+		return false
+	}
+	err := <-l.spare
+	l.spare = nil
+	spare := filepath.Join(l.dir, spareName)
+	if err == nil {
+		err = renameNoReplace(spare, path)
+	}
+	if err != nil {
+		_ = os.Remove(spare)
+		return false
+	}
+	l.prepared.Add(1)
+	return true
+}
+
+// dropSpare waits for the preparation in flight and removes the spare
+// file.
+func (l *commitLog) dropSpare() {
+	if l.spare != nil {
+		<-l.spare
+		l.spare = nil
+	}
+	_ = os.Remove(filepath.Join(l.dir, spareName))
+}
+
+// startSegment makes a new segment for records from seq first, written
+// with zeros and durable with its directory entry, the one appended to;
+// the previous segment (complete and synced) is closed. The segment is
+// the spare prepared in the background since the last start when there
+// is one (a rename, then the directory's fsync, on the commit path); else
+// it is written here. Either way the next spare is started.
+func (l *commitLog) startSegment(first uint64) error {
+	path := filepath.Join(l.dir, segmentName(first))
+	var err error
+	if !l.takeSpare(path) {
+		err = writeZeros(path, true)
+		if err == nil {
+			l.syncs.Add(1)
+		}
 	}
 	if err == nil {
 		err = fsyncPath(l.dir)
@@ -122,7 +209,7 @@ func (l *commitLog) startSegment(first uint64) error {
 		_ = os.Remove(path)
 		return fmt.Errorf("commit log: start segment %s: %w", path, err)
 	}
-	l.syncs.Add(2)
+	l.syncs.Add(1)
 	l.started.Add(1)
 	seg, _, err := openWALSegment(path, first)
 	if err != nil {
@@ -135,6 +222,7 @@ func (l *commitLog) startSegment(first uint64) error {
 	l.mu.Lock()
 	l.segs = append(l.segs, first)
 	l.mu.Unlock()
+	l.prepareSpare()
 	return nil
 }
 
@@ -183,6 +271,7 @@ func (l *commitLog) dropThrough(seq uint64) {
 // removeAll closes the log and removes every segment (a checkpoint holds
 // all their records).
 func (l *commitLog) removeAll() error {
+	l.dropSpare()
 	err := l.seg.close()
 	for _, first := range l.segs {
 		if rerr := os.Remove(filepath.Join(l.dir, segmentName(first))); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
@@ -193,5 +282,9 @@ func (l *commitLog) removeAll() error {
 	return err
 }
 
-// close closes the log's file, keeping its segments.
-func (l *commitLog) close() error { return l.seg.close() }
+// close closes the log's file, keeping its segments; the spare is
+// removed.
+func (l *commitLog) close() error {
+	l.dropSpare()
+	return l.seg.close()
+}

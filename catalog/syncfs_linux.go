@@ -43,3 +43,10 @@ func onFD(f *os.File, sync func(fd int) error) error {
 	}
 	return serr
 }
+
+// renameNoReplace renames from to to, failing when to exists
+// (renameat2's RENAME_NOREPLACE; a file system without it fails, and the
+// caller falls back).
+func renameNoReplace(from, to string) error {
+	return unix.Renameat2(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_NOREPLACE)
+}

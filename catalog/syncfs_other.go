@@ -15,3 +15,6 @@ func syncfs(*os.File) error { return errors.ErrUnsupported }
 
 // fdatasync is fsync where fdatasync is not at hand.
 func fdatasync(f *os.File) error { return f.Sync() }
+
+// renameNoReplace is not available: the caller writes the file itself.
+func renameNoReplace(string, string) error { return errors.ErrUnsupported }

@@ -52,6 +52,12 @@ func powerLoss(t *testing.T, c *Catalog, torn int) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	c.closed.Store(true)
+	if c.wal.spare != nil {
+		// The spare segment's preparation ends as the process would
+		// have left it: its file stays, for the reopen to deal with.
+		<-c.wal.spare
+		c.wal.spare = nil
+	}
 	seg := c.wal.seg
 	path := seg.f.Name()
 	written := seg.size - seg.synced
@@ -173,6 +179,9 @@ func testCommitLogPowerLoss(t *testing.T, torn int, reopenWithLog bool) {
 	powerLoss(t, c, torn)
 	if checkpoints == 0 || started < 3 {
 		t.Fatalf("%d checkpoints, %d segments: the test did not exercise replay after a checkpoint and rotation", checkpoints, started)
+	}
+	if prepared := c.wal.prepared.Load(); prepared == 0 {
+		t.Fatalf("%d segments started, none from a spare prepared off the commit path", started)
 	}
 	if onDisk >= int(started) {
 		t.Errorf("%d segments started, %d on disk: checkpoints removed none", started, onDisk)

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/nordisk/katbench/catalog"
+	"github.com/nordisk/katbench/internal/workspace"
 )
 
 // FileFloorName is the file-system floor's registry name: the lines it
@@ -128,6 +129,9 @@ func newFloor(_ context.Context, cfg Config) (Competitor, error) {
 		"floor": "per write: new directories, the metadata file's bytes, a record of the pointer's size; " +
 			"per batch: the files and directories flushed in params.flush, then the records in one page-rounded write and one fdatasync",
 	}}}
+	if fs, _ := workspace.FileSystem(cfg.Dir); fs != "" {
+		c.LineParams["dir_fs"] = fs
+	}
 	c.CloseFn = fl.Close
 	return c, nil
 }

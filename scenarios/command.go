@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/spf13/pflag"
 
@@ -143,6 +144,9 @@ func (c *Command) Run(ctx context.Context, fl *pflag.FlagSet, p lifecycle.Proces
 	dir, err := b.WorkDir(c.Dir)
 	if err != nil {
 		return err
+	}
+	if note := workspace.FileSystemNote(dir); note != "" && selectsWrites(opts) {
+		fmt.Fprintln(b.Progress, note)
 	}
 	base := competitors.Config{Durability: opts.Durability, Props: props, Log: b.Progress, ServeChild: serveChild}
 	targets, err := NewTargets(specs, factories, dir, base, st, p.Getenv)

@@ -75,6 +75,17 @@ func onlyWrites(o Options) bool {
 	return true
 }
 
+// selectsWrites reports whether the run measures a scenario that writes
+// (every run without --scenario does).
+func selectsWrites(o Options) bool {
+	for _, sc := range Plan(o.Threads) {
+		if sc.Writes && (len(o.Select) == 0 || o.Select.Selects(sc.Name)) {
+			return true
+		}
+	}
+	return false
+}
+
 // ParseProps reads repeated --prop k=v flags (competitors.ParseProps); a
 // bad one is ErrSettings.
 func ParseProps(kvs []string) (map[string]string, error) {
