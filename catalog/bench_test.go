@@ -10,7 +10,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/apache/iceberg-go"
 	icecatalog "github.com/apache/iceberg-go/catalog"
@@ -375,11 +377,16 @@ func benchWrites(b *testing.B, op string, group, commitLog bool, workers int) {
 
 // runWriters runs b.N writes on workers goroutines (write(w, i) is worker
 // w's i-th write of the benchmark, i counting across workers), timed from
-// the first to the last, and reports writes/s. A write's error fails the
-// benchmark and stops its worker.
+// the first to the last, and reports writes/s and the process's CPU time
+// (user and system, from getrusage) per write over the same span. A
+// write's error fails the benchmark and stops its worker.
 func runWriters(b *testing.B, workers int, write func(w int, i int64) error) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var ru0, ru1 syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru0); err != nil {
+		b.Fatal(err)
+	}
 	b.ResetTimer()
 	for w := range workers {
 		wg.Go(func() {
@@ -397,5 +404,10 @@ func runWriters(b *testing.B, workers int, write func(w int, i int64) error) {
 	}
 	wg.Wait()
 	b.StopTimer()
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru1); err != nil {
+		b.Fatal(err)
+	}
+	cpu := time.Duration(ru1.Utime.Nano() - ru0.Utime.Nano() + ru1.Stime.Nano() - ru0.Stime.Nano())
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/op")
 }
