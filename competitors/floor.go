@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/iceberg-go"
 	icecatalog "github.com/apache/iceberg-go/catalog"
@@ -126,7 +127,8 @@ func newFloor(_ context.Context, cfg Config) (Competitor, error) {
 	}
 	c := &floorCompetitor{cat: cat, Base: Base{TargetName: FileFloorName, Cat: cat, LineParams: map[string]any{
 		"dir": cfg.Dir, "durability": string(catalog.Immediate), "flush": string(fl.FlushMode()),
-		"floor": "per write: new directories, the metadata file's bytes, a record of the pointer's size; " +
+		"floor": "per write: new directories, the metadata file's bytes (a commit's with the metadata log a catalog's commit writes, " +
+			"up to 100 previous files), a record of the pointer's size; " +
 			"per batch: the files and directories flushed in params.flush, then the records in one page-rounded write and one fdatasync",
 	}}}
 	if fs, _ := workspace.FileSystem(cfg.Dir); fs != "" {
@@ -153,11 +155,48 @@ type floorCatalog struct {
 	raw  []byte
 }
 
-// floorTable is one created table: its metadata directory and the next
-// metadata version. Guarded by floorCatalog.mu.
+// floorTable is one created table: its metadata directory, the next
+// metadata version, and the metadata log its next commit writes. Guarded
+// by floorCatalog.mu.
 type floorTable struct {
 	dir     string
 	version int
+	// log is the metadata log's entries, oldest first: the table's
+	// previous metadata files, as a catalog's commit lists them, at most
+	// floorLogMax.
+	log [][]byte
+}
+
+// floorLogMax is how many previous metadata files a commit's file lists:
+// iceberg-go's default of write.metadata.previous-versions-max, which a
+// catalog's commit keeps.
+const floorLogMax = table.MetadataPreviousVersionsMaxDefault
+
+// commitBytes returns the bytes of a commit's metadata file: the template
+// with the metadata log a catalog's commit writes (one entry per previous
+// file, its location and a time), so that a commit costs the floor as
+// many bytes as the catalog, whose files grow with each commit up to
+// floorLogMax entries. The floor's files are never read back.
+func commitBytes(raw []byte, log [][]byte) []byte {
+	n := len(raw) + len(`,"metadata-log":[]`)
+	for _, e := range log {
+		n += len(e) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, raw[:len(raw)-1]...) // the template's closing brace
+	out = append(out, `,"metadata-log":[`...)
+	for i, e := range log {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, e...)
+	}
+	return append(out, "]}"...)
+}
+
+// logEntry is the metadata log's entry for the file at loc, written at ms.
+func logEntry(loc string, ms int64) []byte {
+	return fmt.Appendf(nil, `{"metadata-file":%q,"timestamp-ms":%d}`, loc, ms)
 }
 
 func (c *floorCatalog) FlushMode() catalog.Flush             { return c.fl.FlushMode() }
@@ -203,6 +242,17 @@ func (c *floorCatalog) template(sc *iceberg.Schema, loc string) (table.Metadata,
 	return meta, raw, nil
 }
 
+// logged adds the file at loc to t's metadata log, for its next commit.
+func (c *floorCatalog) logged(t *floorTable, loc string) {
+	e := logEntry(loc, time.Now().UnixMilli())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(t.log) == floorLogMax {
+		t.log = append(t.log[:0:0], t.log[1:]...)
+	}
+	t.log = append(t.log, e)
+}
+
 // write writes version of the table's metadata file and its record.
 func (c *floorCatalog) write(ident table.Identifier, dir string, version int, raw []byte) (string, error) {
 	path := filepath.Join(dir, "metadata", fmt.Sprintf("%05d-%s.metadata.json", version, uuid.New()))
@@ -222,9 +272,10 @@ func (c *floorCatalog) CreateTable(_ context.Context, ident table.Identifier, sc
 	}
 	k := floorKey(ident)
 	c.mu.Lock()
-	_, exists := c.tables[k]
+	t, exists := c.tables[k]
 	if !exists {
-		c.tables[k] = &floorTable{dir: dir, version: 1}
+		t = &floorTable{dir: dir, version: 1}
+		c.tables[k] = t
 	}
 	c.mu.Unlock()
 	if exists {
@@ -237,6 +288,7 @@ func (c *floorCatalog) CreateTable(_ context.Context, ident table.Identifier, sc
 		c.mu.Unlock()
 		return nil, err
 	}
+	c.logged(t, loc)
 	return table.New(ident, meta, loc, nil, c), nil
 }
 
@@ -244,11 +296,13 @@ func (c *floorCatalog) CommitTable(_ context.Context, ident table.Identifier, _ 
 	c.mu.Lock()
 	t, ok := c.tables[floorKey(ident)]
 	var version int
+	var raw []byte
 	if ok {
 		version = t.version
 		t.version++
+		raw = commitBytes(c.raw, t.log)
 	}
-	meta, raw := c.meta, c.raw
+	meta := c.meta
 	c.mu.Unlock()
 	if !ok {
 		return nil, "", fmt.Errorf("fs-floor: commit %v: %w", ident, icecatalog.ErrNoSuchTable)
@@ -257,6 +311,7 @@ func (c *floorCatalog) CommitTable(_ context.Context, ident table.Identifier, _ 
 	if err != nil {
 		return nil, "", err
 	}
+	c.logged(t, loc)
 	return meta, loc, nil
 }
 
