@@ -151,7 +151,13 @@ func (l *commitLog) prepareSpare() {
 	done := make(chan error, 1)
 	l.spare = done
 	path := filepath.Join(l.dir, spareName)
-	go func() { done <- writeZeros(path, false) }()
+	go func() {
+		err := writeZeros(path, false)
+		if err == nil {
+			l.syncs.Add(1)
+		}
+		done <- err
+	}()
 }
 
 // takeSpare waits for the preparation in flight, if any, and renames the

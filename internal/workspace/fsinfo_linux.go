@@ -75,7 +75,7 @@ func FileSystemNote(dir string) string {
 		return ""
 	}
 	return fmt.Sprintf("note: %s is on ext4 without a journal. Such an ext4 does not reuse an inode freed in the last minute "+
-		"(five while its inode table block is unwritten) and scans past every one of them when it allocates, "+
+		"(five while its inode table block is not yet written back) and scans past each of them when it allocates one, "+
 		"so creating files and directories is slower for minutes after a large delete, such as the removal of an earlier run's temp dir; "+
 		"write numbers then depend on what ran before. For comparable write numbers, use --dir on a file system with a journal, "+
 		"or start after a few idle minutes", dir)
