@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -387,6 +388,7 @@ func runWriters(b *testing.B, workers int, write func(w int, i int64) error) {
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru0); err != nil {
 		b.Fatal(err)
 	}
+	host0, hostOK := readHostCPU()
 	b.ResetTimer()
 	for w := range workers {
 		wg.Go(func() {
@@ -407,7 +409,56 @@ func runWriters(b *testing.B, workers int, write func(w int, i int64) error) {
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru1); err != nil {
 		b.Fatal(err)
 	}
-	cpu := time.Duration(ru1.Utime.Nano() - ru0.Utime.Nano() + ru1.Stime.Nano() - ru0.Stime.Nano())
+	host1, hostOK1 := readHostCPU()
+	user := time.Duration(ru1.Utime.Nano() - ru0.Utime.Nano())
+	sys := time.Duration(ru1.Stime.Nano() - ru0.Stime.Nano())
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
-	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64((user+sys).Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64(user.Microseconds())/float64(b.N), "user-µs/op")
+	b.ReportMetric(float64(sys.Microseconds())/float64(b.N), "sys-µs/op")
+	// The whole machine's CPU over the timed span (every process and the
+	// kernel's own threads, such as the journal's and the block device's):
+	// busy is what is neither idle nor waiting for I/O. Absent where
+	// /proc/stat cannot be read.
+	if hostOK && hostOK1 {
+		if total := host1.total - host0.total; total > 0 {
+			b.ReportMetric(100*float64(host1.busy-host0.busy)/float64(total), "host-busy-%")
+			b.ReportMetric(100*float64(host1.iowait-host0.iowait)/float64(total), "host-iowait-%")
+		}
+	}
+}
+
+// hostCPU is the machine's CPU time in clock ticks, summed over its CPUs,
+// from the first line of /proc/stat.
+type hostCPU struct{ total, busy, iowait uint64 }
+
+// readHostCPU reads /proc/stat's "cpu" line: user nice system idle iowait
+// irq softirq steal …; busy is everything but idle and iowait (guest time
+// is already counted in user). ok is false where there is no such file.
+func readHostCPU() (hostCPU, bool) {
+	raw, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return hostCPU{}, false
+	}
+	line, _, _ := strings.Cut(string(raw), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return hostCPU{}, false
+	}
+	var h hostCPU
+	for i, v := range f[1:9] {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return hostCPU{}, false
+		}
+		h.total += n
+		switch i {
+		case 3: // idle
+		case 4:
+			h.iowait += n
+		default:
+			h.busy += n
+		}
+	}
+	return h, true
 }
