@@ -27,6 +27,47 @@ import (
 // (go test -bench WritePath -args -catalog.flush=uring).
 var benchFlush = flag.String("catalog.flush", "", "flush mode of BenchmarkWritePath's catalogs: syncfs, fsync or uring")
 
+// benchSpin is CPU work each floor writer does before each write
+// (go test -bench 'WritePath/create/floor' -args -catalog.spin=70us): a
+// fixed amount of arithmetic, calibrated once to take that long on an idle
+// core, standing in for the user-space CPU a catalog spends per write, to
+// see how much throughput a given amount of it costs with no other change.
+var benchSpin = flag.Duration("catalog.spin", 0, "CPU work (calibrated arithmetic) each floor writer does before each write")
+
+var (
+	spinOnce    sync.Once
+	spinPerUsec float64 // spin iterations per microsecond on an idle core
+	spinSink    atomic.Uint64
+)
+
+// spin does about d of CPU work on an idle core.
+func spin(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	spinOnce.Do(func() {
+		const n = 1 << 22
+		best := time.Duration(1<<63 - 1)
+		for range 5 {
+			t0 := time.Now()
+			spinN(n)
+			best = min(best, time.Since(t0))
+		}
+		spinPerUsec = float64(n) / float64(best.Microseconds()+1)
+	})
+	spinN(int(spinPerUsec * float64(d.Microseconds())))
+}
+
+func spinN(n int) {
+	x := uint64(88172645463325252)
+	for range n {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	spinSink.Add(x)
+}
+
 // benchTables is the number of tables in the read benchmarks' catalog, so
 // lookups run against a realistically sized mirror.
 const benchTables = 1000
@@ -300,7 +341,9 @@ func benchFloor(b *testing.B, op string, workers int, buildMeta bool) {
 	batches0, writes0 := f.CommitBatches()
 	flush0, records0 := f.StepTimes()
 	b.ReportAllocs()
+	spin(*benchSpin) // calibrate outside the timed span
 	runWriters(b, workers, func(w int, i int64) error {
+		spin(*benchSpin)
 		tdir := filepath.Join(nsDir, fmt.Sprintf("own%d", w))
 		if op == "create" {
 			tdir = filepath.Join(nsDir, fmt.Sprintf("t%d", i))
@@ -323,6 +366,9 @@ func benchFloor(b *testing.B, op string, workers int, buildMeta bool) {
 	flush, records := f.StepTimes()
 	b.ReportMetric(100*(flush-flush0).Seconds()/b.Elapsed().Seconds(), "%flush")
 	b.ReportMetric(100*(records-records0).Seconds()/b.Elapsed().Seconds(), "%log-append")
+	if *benchSpin > 0 {
+		b.ReportMetric(float64(benchSpin.Microseconds()), "spin-µs/op")
+	}
 }
 
 func benchWrites(b *testing.B, op string, group, commitLog bool, workers int) {
