@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
 	"github.com/nordisk/katbench/catalog"
+	"github.com/nordisk/katbench/internal/results"
 	"github.com/uptrace/bun/driver/sqliteshim"
 )
 
@@ -430,9 +430,9 @@ func benchWrites(b *testing.B, op string, group, commitLog bool, workers int) {
 func runWriters(b *testing.B, workers int, write func(w int, i int64) error) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	var ru0, ru1 syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru0); err != nil {
-		b.Fatal(err)
+	user0, sys0, ok := results.ProcessCPUTimes()
+	if !ok {
+		b.Fatal("getrusage failed")
 	}
 	host0, hostOK := readHostCPU()
 	b.ResetTimer()
@@ -452,12 +452,12 @@ func runWriters(b *testing.B, workers int, write func(w int, i int64) error) {
 	}
 	wg.Wait()
 	b.StopTimer()
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru1); err != nil {
-		b.Fatal(err)
+	user1, sys1, ok := results.ProcessCPUTimes()
+	if !ok {
+		b.Fatal("getrusage failed")
 	}
 	host1, hostOK1 := readHostCPU()
-	user := time.Duration(ru1.Utime.Nano() - ru0.Utime.Nano())
-	sys := time.Duration(ru1.Stime.Nano() - ru0.Stime.Nano())
+	user, sys := user1-user0, sys1-sys0
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
 	b.ReportMetric(float64((user+sys).Microseconds())/float64(b.N), "cpu-µs/op")
 	b.ReportMetric(float64(user.Microseconds())/float64(b.N), "user-µs/op")

@@ -160,17 +160,27 @@ func (l *commitLog) prepareSpare() {
 	}()
 }
 
+// waitSpare waits for the preparation in flight and returns its error;
+// ok is false when none was in flight.
+func (l *commitLog) waitSpare() (ok bool, err error) {
+	if l.spare == nil {
+		return false, nil
+	}
+	err = <-l.spare
+	l.spare = nil
+	return true, err
+}
+
 // takeSpare waits for the preparation in flight, if any, and renames the
 // spare file to path, never over an existing file. It reports whether
 // path now names a durable zeroed file of the segment's size (its
 // directory entry is not synced yet); when not, the caller writes the
 // segment itself.
 func (l *commitLog) takeSpare(path string) bool {
-	if l.spare == nil {
+	ok, err := l.waitSpare()
+	if !ok {
 		return false
 	}
-	err := <-l.spare
-	l.spare = nil
 	spare := filepath.Join(l.dir, spareName)
 	if err == nil {
 		err = renameNoReplace(spare, path)
@@ -186,10 +196,7 @@ func (l *commitLog) takeSpare(path string) bool {
 // dropSpare waits for the preparation in flight and removes the spare
 // file.
 func (l *commitLog) dropSpare() {
-	if l.spare != nil {
-		<-l.spare
-		l.spare = nil
-	}
+	_, _ = l.waitSpare()
 	_ = os.Remove(filepath.Join(l.dir, spareName))
 }
 
@@ -217,7 +224,7 @@ func (l *commitLog) startSegment(first uint64) error {
 	}
 	l.syncs.Add(1)
 	l.started.Add(1)
-	seg, _, err := openWALSegment(path, first)
+	seg, err := openFreshWALSegment(path, first)
 	if err != nil {
 		return err
 	}

@@ -52,12 +52,9 @@ func powerLoss(t *testing.T, c *Catalog, torn int) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	c.closed.Store(true)
-	if c.wal.spare != nil {
-		// The spare segment's preparation ends as the process would
-		// have left it: its file stays, for the reopen to deal with.
-		<-c.wal.spare
-		c.wal.spare = nil
-	}
+	// The spare segment's preparation ends as the process would have
+	// left it: its file stays, for the reopen to deal with.
+	_, _ = c.wal.waitSpare()
 	seg := c.wal.seg
 	path := seg.f.Name()
 	written := seg.size - seg.synced

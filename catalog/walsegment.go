@@ -62,6 +62,18 @@ func openWALSegment(path string, first uint64) (*walSegment, []walRecord, error)
 	return s, recs, nil
 }
 
+// openFreshWALSegment opens the segment at path, which the commit log
+// has just written with zeros and synced (writeZeros), as an empty one
+// whose first frame gets seq first. Unlike openWALSegment it reads
+// nothing: the file is known to hold no frame and no torn tail.
+func openFreshWALSegment(path string, first uint64) (*walSegment, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: write-ahead log: open %s: %w", path, err)
+	}
+	return &walSegment{f: f, nextSeq: first}, nil
+}
+
 // append writes one frame per payload at the segment's end, in one write,
 // and returns the seq of the first. The frames are durable only after the
 // next sync. On error the segment's end is unknown: the caller must stop

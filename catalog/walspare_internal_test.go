@@ -56,11 +56,8 @@ func TestCommitLogSpareSegment(t *testing.T) {
 			t.Errorf("segment %s: %d bytes, want %d", segmentName(first), fi.Size(), walSegmentSize)
 		}
 	}
-	if c.wal.spare != nil {
-		if err := <-c.wal.spare; err != nil {
-			t.Fatalf("spare: %v", err)
-		}
-		c.wal.spare = nil
+	if _, err := c.wal.waitSpare(); err != nil {
+		t.Fatalf("spare: %v", err)
 	}
 	raw, err := os.ReadFile(spare)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/nordisk/katbench/catalog"
-	"github.com/nordisk/katbench/internal/workspace"
 )
 
 // embedded is the bbolt catalog in the run's directory: the no-network
@@ -88,9 +87,7 @@ func newEmbeddedNamed(ctx context.Context, name string, cfg Config) (Competitor,
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	p := map[string]any{"dir": cfg.Dir, "durability": string(d)}
-	if fs, _ := workspace.FileSystem(cfg.Dir); fs != "" {
-		p["dir_fs"] = fs
-	}
+	addDirFS(p, cfg.Dir)
 	cat, err := openEmbedded(ctx, cfg, d, p)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -74,7 +74,7 @@ var (
 	_ Batcher = (*floorCatalog)(nil)
 )
 
-// FileFloorRuns reports whether the floor runs scenario: one of FloorScenarios
+// FileFloorRuns reports whether the floor runs scenario: one of FileFloorScenarios
 // or one of their levels.
 func FileFloorRuns(scenario string) bool {
 	for _, s := range FileFloorScenarios {
@@ -131,9 +131,7 @@ func newFloor(_ context.Context, cfg Config) (Competitor, error) {
 			"up to 100 previous files), a record of the pointer's size; " +
 			"per batch: the files and directories flushed in params.flush, then the records in one page-rounded write and one fdatasync",
 	}}}
-	if fs, _ := workspace.FileSystem(cfg.Dir); fs != "" {
-		c.LineParams["dir_fs"] = fs
-	}
+	addDirFS(c.LineParams, cfg.Dir)
 	c.CloseFn = fl.Close
 	return c, nil
 }
@@ -192,6 +190,15 @@ func commitBytes(raw []byte, log [][]byte) []byte {
 		out = append(out, e...)
 	}
 	return append(out, "]}"...)
+}
+
+// addDirFS sets params.dir_fs to the file system of dir (see
+// workspace.FileSystem), on whose kind and recent past a write line's
+// numbers depend; nothing when it cannot be told.
+func addDirFS(params map[string]any, dir string) {
+	if fs, _ := workspace.FileSystem(dir); fs != "" {
+		params["dir_fs"] = fs
+	}
 }
 
 // logEntry is the metadata log's entry for the file at loc, written at ms.

@@ -145,8 +145,10 @@ func (c *Command) Run(ctx context.Context, fl *pflag.FlagSet, p lifecycle.Proces
 	if err != nil {
 		return err
 	}
-	if note := workspace.FileSystemNote(dir); note != "" && selectsWrites(opts) {
-		fmt.Fprintln(b.Progress, note)
+	if selectsWrites(opts) {
+		if note := workspace.FileSystemNote(dir); note != "" {
+			fmt.Fprintln(b.Progress, note)
+		}
 	}
 	base := competitors.Config{Durability: opts.Durability, Props: props, Log: b.Progress, ServeChild: serveChild}
 	targets, err := NewTargets(specs, factories, dir, base, st, p.Getenv)

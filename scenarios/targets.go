@@ -67,8 +67,8 @@ func onlyWrites(o Options) bool {
 	if len(o.Select) == 0 {
 		return false
 	}
-	for _, sc := range Plan(o.Threads) {
-		if o.Select.Selects(sc.Name) && !sc.Writes {
+	for _, sc := range selected(o) {
+		if !sc.Writes {
 			return false
 		}
 	}
@@ -78,12 +78,24 @@ func onlyWrites(o Options) bool {
 // selectsWrites reports whether the run measures a scenario that writes
 // (every run without --scenario does).
 func selectsWrites(o Options) bool {
-	for _, sc := range Plan(o.Threads) {
-		if sc.Writes && (len(o.Select) == 0 || o.Select.Selects(sc.Name)) {
+	for _, sc := range selected(o) {
+		if sc.Writes {
 			return true
 		}
 	}
 	return false
+}
+
+// selected returns the scenarios of the plan the run measures: those
+// --scenario selects, or every one without it.
+func selected(o Options) []Scenario {
+	var out []Scenario
+	for _, sc := range Plan(o.Threads) {
+		if len(o.Select) == 0 || o.Select.Selects(sc.Name) {
+			out = append(out, sc)
+		}
+	}
+	return out
 }
 
 // ParseProps reads repeated --prop k=v flags (competitors.ParseProps); a

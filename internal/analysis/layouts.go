@@ -76,21 +76,9 @@ func lookupLayout(b Block) (Layout, error) {
 		ErrBadMarker, b.Line, b.Name, name, strings.Join(names, ", "))
 }
 
-// knownAttr reports whether any block may carry attribute k.
-func knownAttr(k string) bool {
-	if slices.Contains(commonAttrs, k) {
-		return true
-	}
-	for _, l := range layouts.Values() {
-		if slices.Contains(l.Attrs, k) {
-			return true
-		}
-	}
-	return false
-}
-
-// knownAttrNames lists every attribute a block may carry.
-func knownAttrNames() string {
+// knownAttrs lists every attribute a block may carry: the common ones,
+// then each layout's, once.
+func knownAttrs() []string {
 	names := slices.Clone(commonAttrs)
 	for _, l := range Layouts() {
 		for _, a := range l.Attrs {
@@ -99,7 +87,7 @@ func knownAttrNames() string {
 			}
 		}
 	}
-	return strings.Join(names, " ")
+	return names
 }
 
 // LayoutsHelp describes every layout, one indented line each, for

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -282,10 +283,11 @@ func parseMarker(s, start string, line int) (Block, error) {
 	if start == sectionStart && len(toks) > 1 {
 		return Block{}, fmt.Errorf("%w: line %d: a generated section takes no attributes", ErrBadMarker, line)
 	}
+	known := knownAttrs()
 	for _, t := range toks[1:] {
 		k, v, ok := strings.Cut(t, "=")
-		if !ok || !knownAttr(k) {
-			return Block{}, fmt.Errorf("%w: line %d: attribute %q (known: %s)", ErrBadMarker, line, t, knownAttrNames())
+		if !ok || !slices.Contains(known, k) {
+			return Block{}, fmt.Errorf("%w: line %d: attribute %q (known: %s)", ErrBadMarker, line, t, strings.Join(known, " "))
 		}
 		if _, dup := b.Attrs[k]; dup {
 			return Block{}, fmt.Errorf("%w: line %d: attribute %q given twice", ErrBadMarker, line, k)
