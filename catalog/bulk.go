@@ -228,11 +228,11 @@ func (c *Catalog) stageNew(ctx context.Context, ident table.Identifier, sc *iceb
 		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
 	}
 	cfg := icecatalog.NewCreateTableCfg()
-	meta, err := table.NewMetadata(sc, cfg.PartitionSpec, cfg.SortOrder, loc, cfg.Properties)
+	meta, raw, err := c.newTableMetadata(sc, cfg, loc)
 	if err != nil {
 		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
 	}
-	s, err := c.stage(ctx, ident, nil, meta, 0)
+	s, err := c.stage(ctx, ident, nil, meta, raw, 0)
 	if err != nil {
 		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
 	}

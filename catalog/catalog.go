@@ -92,6 +92,8 @@ type Catalog struct {
 	// ios holds the IO of each root's "scheme://host" (see fsFor); it is
 	// set at Open and never changes.
 	ios map[string]rootIO
+	// createJSON writes new tables' metadata files (see createTemplates).
+	createJSON createTemplates
 
 	// cache bounds the metadata attached to mirror entries.
 	cache metaCache

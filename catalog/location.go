@@ -124,22 +124,23 @@ func (p locationPolicy) match(field, loc string) (string, locationRoot, error) {
 
 // checkProperties applies the rule to every location property in props
 // and returns the metadata directory they name ("" when
-// write.metadata.path is absent). A refusal names the property.
-func (p locationPolicy) checkProperties(props iceberg.Properties) (metadataDir string, err error) {
+// write.metadata.path is absent) and its parsed form. A refusal names the
+// property.
+func (p locationPolicy) checkProperties(props iceberg.Properties) (metadataDir string, at locationRoot, err error) {
 	for _, k := range LocationProperties {
 		v, ok := props[k]
 		if !ok {
 			continue
 		}
-		got, err := p.check(k, v)
+		got, parsed, err := p.match(k, v)
 		if err != nil {
-			return "", fmt.Errorf("property %w", err)
+			return "", at, fmt.Errorf("property %w", err)
 		}
 		if k == table.WriteMetadataPathKey {
-			metadataDir = got
+			metadataDir, at = got, parsed
 		}
 	}
-	return metadataDir, nil
+	return metadataDir, at, nil
 }
 
 // ValidateLocation reports whether loc is a well-formed absolute location:
@@ -252,27 +253,28 @@ func (c *Catalog) CheckLocation(field, loc string) (string, error) {
 // of the catalog applies it; fronts call it to refuse a request (a staged
 // create) before anything else happens. Safe for concurrent use.
 func (c *Catalog) CheckLocationProperties(props iceberg.Properties) error {
-	_, err := c.locations.checkProperties(props)
+	_, _, err := c.locations.checkProperties(props)
 	return err
 }
 
 // metadataDir is the directory new metadata files of a table or view with
 // location loc and properties props go to: write.metadata.path when set,
-// else <loc>/metadata. Both the location and every location property must
-// pass the rule.
-func (c *Catalog) metadataDir(loc string, props iceberg.Properties) (string, error) {
-	base, err := c.locations.check("location", loc)
+// else <loc>/metadata, and its parsed form. Both the location and every
+// location property must pass the rule.
+func (c *Catalog) metadataDir(loc string, props iceberg.Properties) (string, locationRoot, error) {
+	base, at, err := c.locations.match("location", loc)
 	if err != nil {
-		return "", err
+		return "", at, err
 	}
-	dir, err := c.locations.checkProperties(props)
+	dir, dirAt, err := c.locations.checkProperties(props)
 	if err != nil {
-		return "", err
+		return "", at, err
 	}
 	if dir == "" {
-		dir = base + "/metadata"
+		dir, dirAt = base+"/metadata", at
+		dirAt.path += "/metadata"
 	}
-	return dir, nil
+	return dir, dirAt, nil
 }
 
 // tableLocation is the location a new table gets when the request names

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/url"
 	"path"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -119,7 +120,7 @@ func FuzzLocationProperties(f *testing.F) {
 		if objectStore {
 			props[table.ObjectStoreEnabledKey] = "true"
 		}
-		dir, err := c.metadataDir(loc, props)
+		dir, at, err := c.metadataDir(loc, props)
 		if err != nil {
 			if !errors.Is(err, ErrInvalidLocation) {
 				t.Fatalf("metadataDir(%q, %s=%q): %v does not wrap ErrInvalidLocation", loc, prop, val, err)
@@ -129,7 +130,17 @@ func FuzzLocationProperties(f *testing.F) {
 			}
 			return
 		}
-		assertWrittenUnderWarehouse(t, dir+"/00000-0.metadata.json")
+		// The policy catalog loads no IO: fileIn names the file all the same.
+		file, _ := c.fileIn(dir, at, "00000-0.metadata.json")
+		if parsed, err := parseLocation(file.loc); err != nil || parsed != file.at {
+			t.Fatalf("the metadata file %q is known as %+v; parsed it is %+v (%v)", file.loc, file.at, parsed, err)
+		}
+		if p, ok := file.localPath(); ok {
+			if want, _ := localPath(file.loc); filepath.Clean(p) != filepath.Clean(want) {
+				t.Fatalf("the metadata file %q is written at %q, its location names %q", file.loc, p, want)
+			}
+		}
+		assertWrittenUnderWarehouse(t, file.loc)
 		if err := c.CheckLocationProperties(props); err != nil {
 			t.Fatalf("metadataDir accepted %s=%q but CheckLocationProperties refuses it: %v", prop, val, err)
 		}

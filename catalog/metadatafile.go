@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apache/iceberg-go"
 	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 	"github.com/google/uuid"
@@ -63,22 +64,54 @@ func (c *Catalog) loadRootIOs(ctx context.Context) error {
 	return nil
 }
 
-// newMetadataLocation names version's metadata file for meta:
+// metadataFile is a metadata file about to be written: its location, the
+// location parsed, and the IO that writes it.
+type metadataFile struct {
+	loc string
+	at  locationRoot
+	io  rootIO
+}
+
+// newMetadataFile names version's metadata file for a table or view with
+// location loc and properties props:
 // <metadata dir>/<5-digit version>-<uuid>.metadata.json, where the metadata
 // dir is write.metadata.path when set, else <location>/metadata; the
 // location and every location property must pass the location rule (see
 // metadataDir). Files are always plain JSON, whatever the compression
 // property says, so that the stored bytes can be served as they are.
-func (c *Catalog) newMetadataLocation(meta table.Metadata, version int) (string, error) {
-	dir, err := c.metadataDir(meta.Location(), meta.Properties())
+func (c *Catalog) newMetadataFile(loc string, props iceberg.Properties, version int) (metadataFile, error) {
+	dir, at, err := c.metadataDir(loc, props)
 	if err != nil {
-		return "", err
+		return metadataFile{}, err
 	}
-	return fmt.Sprintf("%s/%05d-%s.metadata.json", dir, version, uuid.New()), nil
+	return c.fileIn(dir, at, fmt.Sprintf("%05d-%s.metadata.json", version, uuid.New()))
+}
+
+// fileIn is the file name in the directory dir, which passed the location
+// rule and parses as at: a name of digits, letters, '-' and '.' needs no
+// escaping and keeps the file under dir, so the file's location is not
+// parsed again.
+func (c *Catalog) fileIn(dir string, at locationRoot, name string) (metadataFile, error) {
+	f := metadataFile{loc: dir + "/" + name, at: at}
+	f.at.path += "/" + name
+	io, ok := c.ios[at.scheme+"://"+at.host]
+	if !ok {
+		return f, fmt.Errorf("%w %q: no IO for %s://%s", ErrInvalidLocation, f.loc, at.scheme, at.host)
+	}
+	f.io = io
+	return f, nil
+}
+
+// localPath is the file's path when it is a local file.
+func (f metadataFile) localPath() (string, bool) {
+	if f.at.scheme != "file" {
+		return "", false
+	}
+	return filepath.FromSlash(f.at.path), true
 }
 
 // metadataVersion parses the version from a metadata file name written by
-// newMetadataLocation (or by another catalog using the same convention, or
+// newMetadataFile (or by another catalog using the same convention, or
 // the legacy v<N>.metadata.json form). It returns -1 when there is none.
 func metadataVersion(loc string) int {
 	name := loc[strings.LastIndexByte(loc, '/')+1:]
@@ -103,17 +136,14 @@ func metadataVersion(loc string) int {
 // releases it once the commit returned; it is nil when there is nothing to
 // sync. In Eventual mode the paths are handed to the syncer. Non-local IOs
 // (S3) are durable when Close returns.
-func (c *Catalog) writeMetadata(ctx context.Context, loc string, raw []byte) (*fileSync, error) {
-	fsys, _, err := c.fsFor(loc)
-	if err != nil {
-		return nil, err
-	}
+func (c *Catalog) writeMetadata(ctx context.Context, file metadataFile, raw []byte) (*fileSync, error) {
+	loc, fsys := file.loc, file.io.io
 	wfs, ok := fsys.(icebergio.WriteFileIO)
 	if !ok {
 		return nil, fmt.Errorf("write metadata %s: IO %T cannot write", loc, fsys)
 	}
 
-	local, isLocal := localPath(loc)
+	local, isLocal := file.localPath()
 	if isLocal && c.durability == Immediate {
 		return c.writeLocalDurable(loc, local, raw)
 	}

@@ -49,7 +49,7 @@ func (c *Catalog) RegisterTable(ctx context.Context, ident table.Identifier, met
 		}
 		return nil, fmt.Errorf("register table %s: %w", identString(ident), err)
 	}
-	if _, err := c.metadataDir(meta.Location(), meta.Properties()); err != nil {
+	if _, _, err := c.metadataDir(meta.Location(), meta.Properties()); err != nil {
 		return nil, fmt.Errorf("register table %s: metadata names %w", identString(ident), err)
 	}
 	entry := &tableEntry{location: loc}

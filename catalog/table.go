@@ -172,24 +172,24 @@ func (c *Catalog) CreateTable(ctx context.Context, ident table.Identifier, sc *i
 	if err != nil {
 		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
 	}
-	meta, err := table.NewMetadata(sc, cfg.PartitionSpec, cfg.SortOrder, loc, cfg.Properties)
+	meta, raw, err := c.newTableMetadata(sc, cfg, loc)
 	if err != nil {
 		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
 	}
-	t, err := c.install(ctx, ident, nil, meta, 0)
+	t, err := c.install(ctx, ident, nil, meta, raw, 0)
 	if err != nil {
 		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
 	}
 	return t, nil
 }
 
-// install writes meta as version's metadata file and commits it as ident's
-// pointer. base is the entry the change was computed from (nil for a new
+// install writes meta as version's metadata file (raw, its JSON, when
+// known; nil: encoded here) and commits it as ident's pointer. base is the entry the change was computed from (nil for a new
 // table): the commit succeeds only if ident's pointer is still base's
 // location (or, for nil, if ident does not exist and its namespace does).
 // On failure the file is removed and nothing changes.
-func (c *Catalog) install(ctx context.Context, ident table.Identifier, base *tableEntry, meta table.Metadata, version int) (*table.Table, error) {
-	s, err := c.stage(ctx, ident, base, meta, version)
+func (c *Catalog) install(ctx context.Context, ident table.Identifier, base *tableEntry, meta table.Metadata, raw []byte, version int) (*table.Table, error) {
+	s, err := c.stage(ctx, ident, base, meta, raw, version)
 	if err != nil {
 		return nil, err
 	}
@@ -217,29 +217,27 @@ type staged struct {
 }
 
 // stage writes meta as version's metadata file for ident, computed from
-// base (nil for a new table). Nothing is committed.
-func (c *Catalog) stage(ctx context.Context, ident table.Identifier, base *tableEntry, meta table.Metadata, version int) (*staged, error) {
+// base (nil for a new table); raw is meta's JSON when known (nil: encoded
+// here). Nothing is committed.
+func (c *Catalog) stage(ctx context.Context, ident table.Identifier, base *tableEntry, meta table.Metadata, raw []byte, version int) (*staged, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	loc, err := c.newMetadataLocation(meta, version)
+	mf, err := c.newMetadataFile(meta.Location(), meta.Properties(), version)
 	if err != nil {
 		return nil, err
 	}
-	_, fsF, err := c.fsFor(loc)
+	if raw == nil {
+		if raw, err = encodeMetadata(meta); err != nil {
+			return nil, fmt.Errorf("encode metadata: %w", err)
+		}
+	}
+	file, err := c.writeMetadata(ctx, mf, raw)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := encodeMetadata(meta)
-	if err != nil {
-		return nil, fmt.Errorf("encode metadata: %w", err)
-	}
-	file, err := c.writeMetadata(ctx, loc, raw)
-	if err != nil {
-		return nil, err
-	}
-	entry := &tableEntry{location: loc}
-	l := newLoaded(ident, loc, meta, raw, fsF, c)
+	entry := &tableEntry{location: mf.loc}
+	l := newLoaded(ident, mf.loc, meta, raw, mf.io.f, c)
 	entry.loaded.Store(l)
 	return &staged{c: c, ident: ident, key: keyOf(ident), base: base, entry: entry, loaded: l, file: file}, nil
 }

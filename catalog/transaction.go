@@ -92,29 +92,25 @@ func (c *Catalog) CommitTransaction(ctx context.Context, commits []table.TableCo
 			cleanup()
 			return fmt.Errorf("commit transaction: table %s: cannot parse the version of %s", name, l.location)
 		}
-		loc, err := c.newMetadataLocation(next, version)
+		mf, err := c.newMetadataFile(next.Location(), next.Properties(), version)
 		if err != nil {
 			cleanup()
 			return fmt.Errorf("commit transaction: table %s: %w", name, err)
 		}
-		_, fsF, err := c.fsFor(loc)
-		if err != nil {
-			cleanup()
-			return fmt.Errorf("commit transaction: table %s: %w", name, err)
-		}
+		loc := mf.loc
 		raw, err := encodeMetadata(next)
 		if err != nil {
 			cleanup()
 			return fmt.Errorf("commit transaction: table %s: encode metadata: %w", name, err)
 		}
-		file, err := c.writeMetadata(ctx, loc, raw)
+		file, err := c.writeMetadata(ctx, mf, raw)
 		if err != nil {
 			cleanup()
 			return fmt.Errorf("commit transaction: table %s: %w", name, err)
 		}
 		files = append(files, nonNil(file)...)
 		e := &tableEntry{location: loc}
-		nl := newLoaded(tc.Identifier, loc, next, raw, fsF, c)
+		nl := newLoaded(tc.Identifier, loc, next, raw, mf.io.f, c)
 		e.loaded.Store(nl)
 		staged = append(staged, stagedCommit{ident: tc.Identifier, key: keyOf(tc.Identifier), base: base, loc: loc, entry: e, loaded: nl, meta: next})
 	}

@@ -202,12 +202,12 @@ func (c *Catalog) installView(ctx context.Context, ident table.Identifier, base 
 	if err != nil {
 		return "", fmt.Errorf("encode view metadata: %w", err)
 	}
-	dir, err := c.metadataDir(meta.Location(), meta.Properties())
+	mf, err := c.newMetadataFile(meta.Location(), meta.Properties(), version)
 	if err != nil {
 		return "", err
 	}
-	loc := dir + fmt.Sprintf("/%05d-%s.metadata.json", version, uuid.New())
-	file, err := c.writeMetadata(ctx, loc, raw)
+	loc := mf.loc
+	file, err := c.writeMetadata(ctx, mf, raw)
 	if err != nil {
 		return "", err
 	}
