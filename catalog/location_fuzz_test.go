@@ -152,3 +152,19 @@ func FuzzLocationProperties(f *testing.F) {
 		assertWrittenUnderWarehouse(t, provider.NewMetadataLocation("snap-1.avro"))
 	})
 }
+
+// localPath returns, parsing loc on its own, the local file path of a file:// URI or a plain absolute
+// path, and whether loc is local at all.
+func localPath(loc string) (string, bool) {
+	if strings.HasPrefix(loc, "/") {
+		return loc, true
+	}
+	u, err := url.Parse(loc)
+	if err != nil || !strings.EqualFold(u.Scheme, "file") {
+		return "", false
+	}
+	if u.Host != "" && !strings.EqualFold(u.Host, "localhost") {
+		return "", false
+	}
+	return filepath.FromSlash(u.Path), true
+}

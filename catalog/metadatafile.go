@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -257,20 +256,4 @@ func readAll(fsys icebergio.IO, loc string) ([]byte, error) {
 		err = nil
 	}
 	return buf[:n], err
-}
-
-// localPath returns the local file path of a file:// URI or a plain absolute
-// path, and whether loc is local at all.
-func localPath(loc string) (string, bool) {
-	if strings.HasPrefix(loc, "/") {
-		return loc, true
-	}
-	u, err := url.Parse(loc)
-	if err != nil || !strings.EqualFold(u.Scheme, "file") {
-		return "", false
-	}
-	if u.Host != "" && !strings.EqualFold(u.Host, "localhost") {
-		return "", false
-	}
-	return filepath.FromSlash(u.Path), true
 }
