@@ -153,8 +153,8 @@ func FuzzLocationProperties(f *testing.F) {
 	})
 }
 
-// localPath returns, parsing loc on its own, the local file path of a file:// URI or a plain absolute
-// path, and whether loc is local at all.
+// localPath returns, parsing loc on its own, the local file path of a
+// file:// URI or a plain absolute path, and whether loc is local at all.
 func localPath(loc string) (string, bool) {
 	if strings.HasPrefix(loc, "/") {
 		return loc, true

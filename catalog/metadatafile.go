@@ -29,11 +29,20 @@ func (c *Catalog) fsFor(loc string) (icebergio.IO, table.FSysF, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	fs, ok := c.ios[r.scheme+"://"+r.host]
-	if !ok {
-		return nil, nil, fmt.Errorf("%w %q: no IO for %s://%s", ErrInvalidLocation, loc, r.scheme, r.host)
+	fs, err := c.ioAt(loc, r)
+	if err != nil {
+		return nil, nil, err
 	}
 	return fs.io, fs.f, nil
+}
+
+// ioAt is the IO loaded for the root loc (parsed as r) is under.
+func (c *Catalog) ioAt(loc string, r locationRoot) (rootIO, error) {
+	fs, ok := c.ios[r.scheme+"://"+r.host]
+	if !ok {
+		return rootIO{}, fmt.Errorf("%w %q: no IO for %s://%s", ErrInvalidLocation, loc, r.scheme, r.host)
+	}
+	return fs, nil
 }
 
 // rootIO is an IO loaded at Open and its table.FSysF.
@@ -93,12 +102,9 @@ func (c *Catalog) newMetadataFile(loc string, props iceberg.Properties, version 
 func (c *Catalog) fileIn(dir string, at locationRoot, name string) (metadataFile, error) {
 	f := metadataFile{loc: dir + "/" + name, at: at}
 	f.at.path += "/" + name
-	io, ok := c.ios[at.scheme+"://"+at.host]
-	if !ok {
-		return f, fmt.Errorf("%w %q: no IO for %s://%s", ErrInvalidLocation, f.loc, at.scheme, at.host)
-	}
-	f.io = io
-	return f, nil
+	var err error
+	f.io, err = c.ioAt(f.loc, f.at)
+	return f, err
 }
 
 // localPath is the file's path when it is a local file.

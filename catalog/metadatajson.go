@@ -43,8 +43,7 @@ type createTemplates struct {
 type createTemplate struct {
 	schema *iceberg.Schema // a copy of the create's schema
 	meta   table.Metadata  // the create's metadata
-	prefix []byte          // up to the table's UUID
-	suffix []byte          // after the last-updated time
+	suffix []byte          // after the last-updated time (before it: templatePrefix, the UUID, the location)
 }
 
 // templatePrefix is how iceberg-go's encoding of format version 2
@@ -124,15 +123,14 @@ func newCreateTemplate(sc *iceberg.Schema, meta table.Metadata, raw []byte) (*cr
 	return &createTemplate{
 		meta:   meta,
 		schema: iceberg.NewSchemaWithIdentifiers(sc.ID, slices.Clone(sc.IdentifierFieldIDs), sc.Fields()...),
-		prefix: []byte(templatePrefix),
 		suffix: slices.Clone(suffix),
 	}, true
 }
 
 // fill returns the template with meta's UUID, location and time.
 func (t *createTemplate) fill(meta table.Metadata) []byte {
-	b := make([]byte, 0, len(t.prefix)+len(t.suffix)+len(meta.Location())+96)
-	b = append(b, t.prefix...)
+	b := make([]byte, 0, len(templatePrefix)+len(t.suffix)+len(meta.Location())+96)
+	b = append(b, templatePrefix...)
 	b = appendVariable(b, meta)
 	return append(b, t.suffix...)
 }
@@ -142,15 +140,16 @@ func (t *createTemplate) fill(meta table.Metadata) []byte {
 func appendVariable(b []byte, meta table.Metadata) []byte {
 	b = append(b, meta.TableUUID().String()...)
 	b = append(b, `","location":`...)
-	b = appendJSONString(b, meta.Location())
+	b = AppendJSONString(b, meta.Location())
 	b = append(b, `,"last-updated-ms":`...)
 	return strconv.AppendInt(b, meta.LastUpdatedMillis(), 10)
 }
 
-// appendJSONString appends s as encoding/json writes a string: quoted,
-// with HTML's <, > and & escaped. A string with any byte that needs
-// escaping, or that is not ASCII, is left to json.Marshal itself.
-func appendJSONString(b []byte, s string) []byte {
+// AppendJSONString appends s as encoding/json writes a string: quoted,
+// with HTML's <, > and & escaped. Plain printable ASCII (every location
+// katbench writes) is copied; a string with any byte that needs escaping,
+// or that is not ASCII, is left to json.Marshal itself.
+func AppendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
 			raw, _ := json.Marshal(s) // a string always encodes

@@ -207,3 +207,43 @@ func FuzzCreateTemplate(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkNewTableMetadata builds a create's metadata and its file's
+// bytes for katbench's three-column schema, by iceberg-go (NewMetadata,
+// then MarshalJSON: "iceberg") and from the create template ("template").
+func BenchmarkNewTableMetadata(b *testing.B) {
+	sc := iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
+		iceberg.NestedField{ID: 2, Name: "ts", Type: iceberg.PrimitiveTypes.TimestampTz, Required: true},
+		iceberg.NestedField{ID: 3, Name: "payload", Type: iceberg.PrimitiveTypes.String},
+	)
+	cfg := icecatalog.NewCreateTableCfg()
+	const loc = "file:///warehouse/ns/t"
+	b.Run("iceberg", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			meta, err := table.NewMetadata(sc, cfg.PartitionSpec, cfg.SortOrder, loc, cfg.Properties)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := encodeMetadata(meta); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("template", func(b *testing.B) {
+		var ts createTemplates
+		if _, _, err := ts.build(sc, cfg, loc); err != nil { // makes the template
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := ts.build(sc, cfg, loc); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if got := ts.hits.Load(); got != int64(b.N) {
+			b.Fatalf("%d of %d creates built from the template", got, b.N)
+		}
+	})
+}

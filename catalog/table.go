@@ -184,9 +184,10 @@ func (c *Catalog) CreateTable(ctx context.Context, ident table.Identifier, sc *i
 }
 
 // install writes meta as version's metadata file (raw, its JSON, when
-// known; nil: encoded here) and commits it as ident's pointer. base is the entry the change was computed from (nil for a new
-// table): the commit succeeds only if ident's pointer is still base's
-// location (or, for nil, if ident does not exist and its namespace does).
+// known; nil: encoded here) and commits it as ident's pointer. base is the
+// entry the change was computed from (nil for a new table): the commit
+// succeeds only if ident's pointer is still base's location (or, for nil,
+// if ident does not exist and its namespace does).
 // On failure the file is removed and nothing changes.
 func (c *Catalog) install(ctx context.Context, ident table.Identifier, base *tableEntry, meta table.Metadata, raw []byte, version int) (*table.Table, error) {
 	s, err := c.stage(ctx, ident, base, meta, raw, version)

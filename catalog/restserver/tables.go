@@ -3,7 +3,6 @@ package restserver
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -250,7 +249,7 @@ func (s *Server) writeSpliced(w http.ResponseWriter, loc string, raw []byte, wit
 // appendSpliced appends the answer writeSpliced sends to b.
 func (s *Server) appendSpliced(b []byte, loc string, raw []byte, withConfig bool) []byte {
 	b = append(b, `{"metadata-location":`...)
-	b = appendJSONString(b, loc)
+	b = katcatalog.AppendJSONString(b, loc)
 	b = append(b, `,"metadata":`...)
 	b = append(b, raw...)
 	if withConfig {
@@ -258,22 +257,6 @@ func (s *Server) appendSpliced(b []byte, loc string, raw []byte, withConfig bool
 		b = append(b, s.storageConfigJSON...)
 	}
 	return append(b, '}')
-}
-
-// appendJSONString appends s as a JSON string. Plain printable ASCII — every
-// metadata location katbench writes — is copied; anything else goes through
-// encoding/json so the escaping is exactly JSON's.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s) // a string always marshals
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // commitTable serves POST of a table: requirements and updates decoded with
