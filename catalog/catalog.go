@@ -94,6 +94,8 @@ type Catalog struct {
 	ios map[string]rootIO
 	// createJSON writes new tables' metadata files (see createTemplates).
 	createJSON createTemplates
+	// nsProps caches namespaces' properties for creates.
+	nsProps nsPropsCache
 
 	// cache bounds the metadata attached to mirror entries.
 	cache metaCache
@@ -220,6 +222,11 @@ func Open(ctx context.Context, opts Options) (*Catalog, error) {
 		NoGrowSync:     durability != Immediate,
 		NoFreelistSync: true,
 		FreelistType:   bolt.FreelistMapType,
+		// The file is mapped this large from the start, so that a commit
+		// that grows it does not remap it (a remap copies every node the
+		// write transaction holds and blocks readers meanwhile) until the
+		// catalog outgrows it; the mapping is address space, not memory.
+		InitialMmapSize: initialMmapSize,
 	})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("open catalog %s: %w (gave up after %s)", path, ErrLocked, lockTimeout)

@@ -161,7 +161,7 @@ func (c *Catalog) commitBatchThen(batch []*writeOp, after func()) {
 		for _, op := range live {
 			op.err = nil
 		}
-		tx, err := c.db.Begin(true)
+		tx, err := c.beginWrite()
 		if err != nil {
 			for _, op := range live {
 				op.err = err

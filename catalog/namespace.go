@@ -22,6 +22,7 @@ import (
 // must exist. Errors wrap ErrNamespaceAlreadyExists, ErrNoSuchNamespace (for
 // the parent) or ErrInvalidIdentifier.
 func (c *Catalog) CreateNamespace(ctx context.Context, ns table.Identifier, props iceberg.Properties) error {
+	defer c.nsProps.invalidate()
 	if err := ValidateIdentifier(ns); err != nil {
 		return fmt.Errorf("create namespace: %w", err)
 	}
@@ -49,6 +50,7 @@ func (c *Catalog) CreateNamespace(ctx context.Context, ns table.Identifier, prop
 // DropNamespace removes an empty namespace. Errors wrap ErrNoSuchNamespace
 // or ErrNamespaceNotEmpty (it holds tables or child namespaces).
 func (c *Catalog) DropNamespace(ctx context.Context, ns table.Identifier) error {
+	defer c.nsProps.invalidate()
 	if err := ValidateIdentifier(ns); err != nil {
 		return fmt.Errorf("drop namespace: %w", err)
 	}
@@ -124,6 +126,7 @@ func namespaceProps(tx *bolt.Tx, ns table.Identifier) (iceberg.Properties, error
 // removed, keys whose value was added or changed, and removals that were not
 // present.
 func (c *Catalog) UpdateNamespaceProperties(ctx context.Context, ns table.Identifier, removals []string, updates iceberg.Properties) (icecatalog.PropertiesUpdateSummary, error) {
+	defer c.nsProps.invalidate()
 	summary := icecatalog.PropertiesUpdateSummary{Removed: []string{}, Updated: []string{}, Missing: []string{}}
 	if err := ValidateIdentifier(ns); err != nil {
 		return summary, fmt.Errorf("update namespace properties: %w", err)

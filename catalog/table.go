@@ -155,11 +155,8 @@ func (c *Catalog) CreateTable(ctx context.Context, ident table.Identifier, sc *i
 	}
 	ns := ident[:len(ident)-1]
 
-	var nsProps iceberg.Properties
-	if err := c.readNamespaces(func(tx *bolt.Tx) (err error) {
-		nsProps, err = namespaceProps(tx, ns)
-		return err
-	}); err != nil {
+	nsProps, err := c.namespaceProperties(ns)
+	if err != nil {
 		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
 	}
 

@@ -30,6 +30,29 @@ var (
 	checkpointGroups = 8192
 )
 
+// tablesFill is how full the tables bucket's pages are packed when a
+// commit splits them (bbolt's default is half): creates add keys mostly
+// at the end of a namespace's range, and a page left half empty is a
+// page more for every later commit or checkpoint to write.
+const tablesFill = 0.9
+
+// initialMmapSize is how much of the bbolt file is mapped from the start
+// (see Open).
+const initialMmapSize = 1 << 30
+
+// beginWrite begins a bbolt write transaction, its tables bucket packed
+// to tablesFill.
+func (c *Catalog) beginWrite() (*bolt.Tx, error) {
+	tx, err := c.db.Begin(true)
+	if err != nil {
+		return nil, err
+	}
+	if b := tx.Bucket(bucketTables); b != nil {
+		b.FillPercent = tablesFill
+	}
+	return tx, nil
+}
+
 // put stores val under key in bucket name of a write transaction. While a
 // commit step records its ops' changes for the commit log (c.rec, under
 // wmu), it records the change, with the key's old value so that the
@@ -260,7 +283,7 @@ func (c *Catalog) checkpointLocked() (uint64, error) {
 	// The bbolt file now holds every change applied so far, namespaces
 	// included; a later change sets the flag again under wmu first.
 	c.nsLogged.Store(false)
-	if c.ltx, err = c.db.Begin(true); err != nil {
+	if c.ltx, err = c.beginWrite(); err != nil {
 		c.failLog(fmt.Errorf("begin after checkpoint: %w", err))
 		return 0, c.walErr
 	}
@@ -371,7 +394,7 @@ func (c *Catalog) startLog(dir string) error {
 	if err != nil {
 		return err
 	}
-	if c.ltx, err = c.db.Begin(true); err != nil {
+	if c.ltx, err = c.beginWrite(); err != nil {
 		_ = wal.removeAll()
 		return fmt.Errorf("commit log: %w", err)
 	}
