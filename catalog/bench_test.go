@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -170,6 +171,32 @@ func BenchmarkCreateTable(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkLiveHeapPerTable reports what the catalog keeps on the heap
+// per table created and not loaded since (live-B/table): the collector
+// scans it on every cycle, and it is what a catalog of many tables holds
+// in memory (go test ./catalog -run '^$' -bench LiveHeapPerTable -benchtime 20000x).
+func BenchmarkLiveHeapPerTable(b *testing.B) {
+	c := openAt(b, b.TempDir(), catalog.None)
+	ctx := context.Background()
+	if err := c.CreateNamespace(ctx, table.Identifier{"bench"}, nil); err != nil {
+		b.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	i := 0
+	for b.Loop() {
+		if _, err := c.CreateTable(ctx, table.Identifier{"bench", fmt.Sprintf("t%d", i)}, testSchema); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(i), "live-B/table")
+	runtime.KeepAlive(c)
 }
 
 func BenchmarkCommitTable(b *testing.B) {

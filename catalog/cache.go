@@ -41,11 +41,16 @@ type loadedMetadata struct {
 	raw []byte
 	// fsF is the FS function the table was built with.
 	fsF table.FSysF
-	// proto is a fully built table for the entry's identifier. LoadTable
-	// returns a shallow copy of it, so a warm load costs one allocation and
-	// reads nothing; the copies share the metadata, the identifier slice, the
-	// FS function and the (concurrency-safe) manifest cache.
-	proto *table.Table
+	// proto is a fully built table for the entry's identifier, built by
+	// the first load (see loadedMetadata.table). LoadTable returns a
+	// shallow copy of it, so a warm load after the first costs one
+	// allocation and reads nothing; the copies share the metadata, the
+	// identifier slice, the FS function and the (concurrency-safe)
+	// manifest cache.
+	proto atomic.Pointer[table.Table]
+	// ident and cat are what proto is built with.
+	ident table.Identifier
+	cat   *Catalog
 	// size is what the entry costs the cache's budget: len(raw).
 	size int64
 	// ref is the cache's "used since the hand last passed" bit.

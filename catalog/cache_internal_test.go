@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -181,5 +182,75 @@ func TestMirrorSetMany(t *testing.T) {
 	}
 	if len(m.pointers()) != 1001 {
 		t.Errorf("%d pointers, want 1001", len(m.pointers()))
+	}
+}
+
+// TestPrototypeBuiltByFirstLoad: a create keeps its metadata but no
+// prototype table; the first load builds it, and later loads are copies
+// of it; a commit keeps the table it returns as the prototype. Every
+// table handed out is of the pointer's metadata.
+func TestPrototypeBuiltByFirstLoad(t *testing.T) {
+	ctx := context.Background()
+	for _, log := range []bool{false, true} {
+		t.Run(fmt.Sprintf("log=%v", log), func(t *testing.T) {
+			c, err := Open(ctx, Options{Dir: t.TempDir(), CommitLog: log})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if err := c.CreateNamespace(ctx, table.Identifier{"ns"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			ident := table.Identifier{"ns", "t"}
+			sc := iceberg.NewSchema(0, iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true})
+			created, err := c.CreateTable(ctx, ident, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := c.tables.get(keyOf(ident))
+			l := e.loaded.Load()
+			if l == nil {
+				t.Fatal("a create keeps no metadata")
+			}
+			if l.proto.Load() != nil {
+				t.Fatal("a create keeps a prototype table")
+			}
+			first, err := c.LoadTable(ctx, ident)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := l.proto.Load()
+			if p == nil {
+				t.Fatal("the first load kept no prototype")
+			}
+			second, err := c.LoadTable(ctx, ident)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.loaded.Load() != l || l.proto.Load() != p {
+				t.Fatal("a second load built its table anew")
+			}
+			for _, tbl := range []*table.Table{created, first, second} {
+				if tbl.MetadataLocation() != e.location || !tbl.Metadata().Equals(l.meta) || !slices.Equal(tbl.Identifier(), ident) {
+					t.Fatalf("table of %s %v, want %s %v", tbl.MetadataLocation(), tbl.Identifier(), e.location, ident)
+				}
+			}
+			if first == second {
+				t.Fatal("two loads share one *table.Table")
+			}
+
+			_, committedAt, err := c.CommitTable(ctx, ident, nil, []table.Update{table.NewSetPropertiesUpdate(iceberg.Properties{"k": "v"})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e2 := c.tables.get(keyOf(ident))
+			l2 := e2.loaded.Load()
+			if l2 == nil || l2.proto.Load() == nil {
+				t.Fatal("a commit keeps no prototype")
+			}
+			if l2.proto.Load().MetadataLocation() != e2.location || committedAt != e2.location {
+				t.Fatalf("commit: prototype of %s, returned %s, pointer %s", l2.proto.Load().MetadataLocation(), committedAt, e2.location)
+			}
+		})
 	}
 }

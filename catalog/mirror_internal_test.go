@@ -46,7 +46,7 @@ func assertMirrorMatchesBolt(t *testing.T, c *Catalog, when string) {
 	for i := range c.tables.shards {
 		if s := c.tables.shards[i].Load(); s != nil {
 			for k, e := range *s {
-				if l := e.loaded.Load(); l != nil && (l.location != e.location || l.proto.MetadataLocation() != e.location) {
+				if l := e.loaded.Load(); l != nil && (l.location != e.location || l.table().MetadataLocation() != e.location) {
 					t.Fatalf("%s: entry %q points to %s but caches %s", when, k, e.location, l.location)
 				}
 			}

@@ -74,8 +74,7 @@ func (c *Catalog) RegisterTable(ctx context.Context, ident table.Identifier, met
 		return nil, fmt.Errorf("register table %s: %w", identString(ident), err)
 	}
 	c.cache.admit(entry, l)
-	t := *l.proto
-	return &t, nil
+	return l.table(), nil
 }
 
 // notMetadataFile reports whether err, from readMetadata, says that the

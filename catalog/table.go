@@ -54,13 +54,34 @@ func (c *Catalog) loaded(ctx context.Context, ident table.Identifier, e *tableEn
 
 func newLoaded(ident table.Identifier, loc string, meta table.Metadata, raw []byte, fsF table.FSysF, c *Catalog) *loadedMetadata {
 	return &loadedMetadata{
+		ident:    ident,
+		cat:      c,
 		location: loc,
 		meta:     meta,
 		raw:      raw,
 		fsF:      fsF,
-		proto:    table.New(ident, meta, loc, fsF, c),
 		size:     int64(len(raw)),
 	}
+}
+
+// table returns a shallow copy of l's prototype table, built by the first
+// caller (concurrent first callers may each build one; one is kept).
+func (l *loadedMetadata) table() *table.Table {
+	p := l.proto.Load()
+	if p == nil {
+		p = l.newTable()
+		if !l.proto.CompareAndSwap(nil, p) {
+			p = l.proto.Load()
+		}
+	}
+	t := *p
+	return &t
+}
+
+// newTable builds a table of l's metadata that is not kept as l's
+// prototype.
+func (l *loadedMetadata) newTable() *table.Table {
+	return table.New(l.ident, l.meta, l.location, l.fsF, l.cat)
 }
 
 // CheckTableExists reports whether ident names a table. It consults only the
@@ -74,11 +95,13 @@ func (c *Catalog) CheckTableExists(_ context.Context, ident table.Identifier) (b
 	return e != nil, nil
 }
 
-// LoadTable returns ident's table. Warm loads (every load after the first
-// since Open, and every load of a table created or committed through this
-// Catalog) read and parse nothing and allocate once: the result is a shallow
-// copy of a table built when the metadata was cached, sharing its immutable
-// metadata and identifier with other loads. Errors wrap ErrNoSuchTable.
+// LoadTable returns ident's table. Loads of a table created or committed
+// through this Catalog, and every load after the first since Open, read
+// and parse nothing; once the table has been built for a load (a
+// committed table's is built by its commit, a new table's by its first
+// load), a load allocates once: the result is a shallow copy of that
+// table, sharing its immutable metadata and identifier with other loads.
+// Errors wrap ErrNoSuchTable.
 func (c *Catalog) LoadTable(ctx context.Context, ident table.Identifier) (*table.Table, error) {
 	e, err := c.lookup(ident)
 	if err != nil {
@@ -91,8 +114,7 @@ func (c *Catalog) LoadTable(ctx context.Context, ident table.Identifier) (*table
 	if err != nil {
 		return nil, err
 	}
-	t := *l.proto
-	return &t, nil
+	return l.table(), nil
 }
 
 // ResolveMetadata returns ident's current metadata without building a
@@ -280,10 +302,16 @@ func (s *staged) release() { releaseFiles(nonNil(s.file)) }
 // discard removes the staged file after its op failed.
 func (s *staged) discard() { s.c.removeMetadata(s.entry.location) }
 
-// table is the committed table, a copy of the cached prototype.
+// table is the committed table: for a commit, a copy of the cached
+// prototype (the table is likely loaded again); for a new table, one built
+// for the caller alone, so that a table created and never loaded does not
+// keep a prototype (iceberg-go's table.New gives each table its own
+// manifest cache, about 1.75 KB of the live heap) until it is first loaded.
 func (s *staged) table() *table.Table {
-	t := *s.loaded.proto
-	return &t
+	if s.base == nil {
+		return s.loaded.newTable()
+	}
+	return s.loaded.table()
 }
 
 // ListTables yields the tables directly inside ns, in name order. A missing
