@@ -24,15 +24,8 @@ import (
 func TestCreateSeesNamespaceChanges(t *testing.T) {
 	for _, log := range []bool{false, true} {
 		t.Run(fmt.Sprintf("log=%v", log), func(t *testing.T) {
-			dir := t.TempDir()
-			c, err := catalog.Open(context.Background(), catalog.Options{Dir: dir, Durability: catalog.Immediate, CommitLog: log})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
+			c, ns, wh := openWithNamespace(t, log)
 			ctx := context.Background()
-			ns := mustNS(t, c, "ns")
-			wh := "file://" + filepath.ToSlash(filepath.Join(dir, "warehouse"))
 			n := 0
 			create := func(wantBase string) {
 				t.Helper()
@@ -61,9 +54,6 @@ func TestCreateSeesNamespaceChanges(t *testing.T) {
 			base := wh + "/ns"
 			create(base)
 			create(base) // from the cache
-			if !strings.HasPrefix(base, "file://") {
-				t.Fatalf("warehouse %q", base)
-			}
 			setLoc(wh + "/a")
 			create(wh + "/a")
 			create(wh + "/a")
@@ -97,15 +87,8 @@ func TestCreateSeesNamespaceChanges(t *testing.T) {
 // starts after an update returned is placed by that update's location or
 // a later one, never by one before it.
 func TestCreateAfterNamespaceUpdateReturns(t *testing.T) {
-	dir := t.TempDir()
-	c, err := catalog.Open(context.Background(), catalog.Options{Dir: dir, Durability: catalog.Immediate, CommitLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, ns, wh := openWithNamespace(t, true)
 	ctx := context.Background()
-	ns := mustNS(t, c, "ns")
-	wh := "file://" + filepath.ToSlash(filepath.Join(dir, "warehouse"))
 	const updates, workers = 40, 4
 	var (
 		mu       sync.Mutex
@@ -156,4 +139,18 @@ func TestCreateAfterNamespaceUpdateReturns(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+}
+
+// openWithNamespace opens a durable catalog in a new directory, with the
+// commit log when log is set, creates namespace "ns" in it, and returns
+// them with the warehouse's location. The catalog closes with the test.
+func openWithNamespace(t *testing.T, log bool) (*catalog.Catalog, table.Identifier, string) {
+	t.Helper()
+	dir := t.TempDir()
+	c, err := catalog.Open(context.Background(), catalog.Options{Dir: dir, Durability: catalog.Immediate, CommitLog: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c, mustNS(t, c, "ns"), "file://" + filepath.ToSlash(filepath.Join(dir, "warehouse"))
 }
