@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -37,8 +38,10 @@ var (
 const tablesFill = 0.9
 
 // initialMmapSize is how much of the bbolt file is mapped from the start
-// (see Open).
-const initialMmapSize = 1 << 30
+// (see Open): 1 GiB where addresses are 64 bits wide; nothing more than
+// bbolt's default in a 32-bit process, whose address space it would
+// crowd.
+const initialMmapSize = (1 << 30) >> (64 - strconv.IntSize)
 
 // beginWrite begins a bbolt write transaction, its tables bucket packed
 // to tablesFill.
