@@ -9,7 +9,6 @@ import (
 	"github.com/apache/iceberg-go"
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
-	bolt "go.etcd.io/bbolt"
 )
 
 // BulkChunk is how many tables CreateTables commits in one step: one
@@ -51,11 +50,8 @@ func (c *Catalog) CreateTables(ctx context.Context, idents []table.Identifier, s
 			if err := ValidateIdentifier(ident); err != nil {
 				return waitPending(created, pending, fmt.Errorf("create table: %w", err))
 			}
-			var p iceberg.Properties
-			if err := c.read(func(tx *bolt.Tx) (err error) {
-				p, err = namespaceProps(tx, ident[:len(ident)-1])
-				return err
-			}); err != nil {
+			p, err := c.namespaceProperties(ident[:len(ident)-1])
+			if err != nil {
 				return waitPending(created, pending, fmt.Errorf("create table %s: %w", identString(ident), err))
 			}
 			nsProps[k] = p

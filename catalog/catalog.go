@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -423,6 +424,31 @@ func (c *Catalog) commitSerial(op *writeOp) error {
 		op.publish()
 	}
 	return err
+}
+
+// tablesFill is how full the tables bucket's pages are packed when a
+// commit splits them (bbolt's default is half): creates add keys mostly
+// at the end of a namespace's range, and a page left half empty is a
+// page more for every later commit or checkpoint to write.
+const tablesFill = 0.9
+
+// initialMmapSize is how much of the bbolt file is mapped from the start
+// (see Open): 1 GiB where addresses are 64 bits wide; nothing more than
+// bbolt's default in a 32-bit process, whose address space it would
+// crowd.
+const initialMmapSize = (1 << 30) >> (64 - strconv.IntSize)
+
+// beginWrite begins a bbolt write transaction, its tables bucket packed
+// to tablesFill.
+func (c *Catalog) beginWrite() (*bolt.Tx, error) {
+	tx, err := c.db.Begin(true)
+	if err != nil {
+		return nil, err
+	}
+	if b := tx.Bucket(bucketTables); b != nil {
+		b.FillPercent = tablesFill
+	}
+	return tx, nil
 }
 
 // readNamespaces runs fn, which reads the namespaces bucket only, in a

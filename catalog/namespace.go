@@ -22,7 +22,6 @@ import (
 // must exist. Errors wrap ErrNamespaceAlreadyExists, ErrNoSuchNamespace (for
 // the parent) or ErrInvalidIdentifier.
 func (c *Catalog) CreateNamespace(ctx context.Context, ns table.Identifier, props iceberg.Properties) error {
-	defer c.nsProps.invalidate()
 	if err := ValidateIdentifier(ns); err != nil {
 		return fmt.Errorf("create namespace: %w", err)
 	}
@@ -34,7 +33,7 @@ func (c *Catalog) CreateNamespace(ctx context.Context, ns table.Identifier, prop
 		return fmt.Errorf("create namespace %s: encode properties: %w", identString(ns), err)
 	}
 	key := keyOf(ns)
-	return c.write(func(tx *bolt.Tx) error {
+	return c.writeNamespace(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketNamespaces)
 		if b.Get(key) != nil {
 			return fmt.Errorf("create namespace %s: %w", identString(ns), icecatalog.ErrNamespaceAlreadyExists)
@@ -44,19 +43,18 @@ func (c *Catalog) CreateNamespace(ctx context.Context, ns table.Identifier, prop
 				identString(ns), identString(ns[:len(ns)-1]), icecatalog.ErrNoSuchNamespace)
 		}
 		return c.put(tx, bucketNamespaces, key, val)
-	}, nil)
+	})
 }
 
 // DropNamespace removes an empty namespace. Errors wrap ErrNoSuchNamespace
 // or ErrNamespaceNotEmpty (it holds tables or child namespaces).
 func (c *Catalog) DropNamespace(ctx context.Context, ns table.Identifier) error {
-	defer c.nsProps.invalidate()
 	if err := ValidateIdentifier(ns); err != nil {
 		return fmt.Errorf("drop namespace: %w", err)
 	}
 	key := keyOf(ns)
 	prefix := append(keyOf(ns), keySep)
-	return c.write(func(tx *bolt.Tx) error {
+	return c.writeNamespace(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketNamespaces)
 		if b.Get(key) == nil {
 			return fmt.Errorf("drop namespace %s: %w", identString(ns), icecatalog.ErrNoSuchNamespace)
@@ -73,7 +71,7 @@ func (c *Catalog) DropNamespace(ctx context.Context, ns table.Identifier) error 
 			}
 		}
 		return c.del(tx, bucketNamespaces, key)
-	}, nil)
+	})
 }
 
 // CheckNamespaceExists reports whether ns exists. An invalid identifier is
@@ -126,7 +124,6 @@ func namespaceProps(tx *bolt.Tx, ns table.Identifier) (iceberg.Properties, error
 // removed, keys whose value was added or changed, and removals that were not
 // present.
 func (c *Catalog) UpdateNamespaceProperties(ctx context.Context, ns table.Identifier, removals []string, updates iceberg.Properties) (icecatalog.PropertiesUpdateSummary, error) {
-	defer c.nsProps.invalidate()
 	summary := icecatalog.PropertiesUpdateSummary{Removed: []string{}, Updated: []string{}, Missing: []string{}}
 	if err := ValidateIdentifier(ns); err != nil {
 		return summary, fmt.Errorf("update namespace properties: %w", err)
@@ -138,7 +135,7 @@ func (c *Catalog) UpdateNamespaceProperties(ctx context.Context, ns table.Identi
 		}
 	}
 	key := keyOf(ns)
-	err := c.write(func(tx *bolt.Tx) error {
+	err := c.writeNamespace(func(tx *bolt.Tx) error {
 		props, err := namespaceProps(tx, ns)
 		if err != nil {
 			return err
@@ -168,7 +165,7 @@ func (c *Catalog) UpdateNamespaceProperties(ctx context.Context, ns table.Identi
 		}
 		summary = s
 		return nil
-	}, nil)
+	})
 	if err != nil {
 		return icecatalog.PropertiesUpdateSummary{}, fmt.Errorf("update namespace properties: %w", err)
 	}
@@ -207,4 +204,13 @@ func (c *Catalog) ListNamespaces(ctx context.Context, parent table.Identifier) (
 		return nil, err
 	}
 	return out, nil
+}
+
+// writeNamespace commits fn, a change to the namespaces bucket, and then
+// empties the namespace-properties cache (see nsPropsCache): once the
+// write returns its change is visible, and no create can find properties
+// from before it. Every namespace write goes through here.
+func (c *Catalog) writeNamespace(fn func(tx *bolt.Tx) error) error {
+	defer c.nsProps.invalidate()
+	return c.write(fn, nil)
 }

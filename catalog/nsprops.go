@@ -15,8 +15,9 @@ const maxCachedNamespaces = 4096
 // read their namespace's properties (its location) once each: a hit costs
 // a map lookup instead of a bbolt read transaction and a JSON decode.
 //
-// Every namespace write (create, drop, property update) invalidates the
-// whole cache as it returns, when its change is visible to readers.
+// Every namespace write (create, drop, property update; see
+// Catalog.writeNamespace) invalidates the whole cache as it returns, when
+// its change is visible to readers.
 // A reader stores what it read only if no invalidation happened since it
 // looked the namespace up (the generation it was given), so properties
 // read before a change never outlive the change's invalidation. Between a
@@ -69,9 +70,6 @@ func (c *Catalog) namespaceProperties(ns table.Identifier) (iceberg.Properties, 
 	key := keyOf(ns)
 	props, gen, ok := c.nsProps.get(key)
 	if ok {
-		if c.closed.Load() {
-			return nil, ErrClosed
-		}
 		return props, nil
 	}
 	if err := c.readNamespaces(func(tx *bolt.Tx) (err error) {

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
@@ -30,31 +29,6 @@ var (
 	checkpointEvery  = time.Second
 	checkpointGroups = 8192
 )
-
-// tablesFill is how full the tables bucket's pages are packed when a
-// commit splits them (bbolt's default is half): creates add keys mostly
-// at the end of a namespace's range, and a page left half empty is a
-// page more for every later commit or checkpoint to write.
-const tablesFill = 0.9
-
-// initialMmapSize is how much of the bbolt file is mapped from the start
-// (see Open): 1 GiB where addresses are 64 bits wide; nothing more than
-// bbolt's default in a 32-bit process, whose address space it would
-// crowd.
-const initialMmapSize = (1 << 30) >> (64 - strconv.IntSize)
-
-// beginWrite begins a bbolt write transaction, its tables bucket packed
-// to tablesFill.
-func (c *Catalog) beginWrite() (*bolt.Tx, error) {
-	tx, err := c.db.Begin(true)
-	if err != nil {
-		return nil, err
-	}
-	if b := tx.Bucket(bucketTables); b != nil {
-		b.FillPercent = tablesFill
-	}
-	return tx, nil
-}
 
 // put stores val under key in bucket name of a write transaction. While a
 // commit step records its ops' changes for the commit log (c.rec, under
