@@ -224,11 +224,11 @@ func (c *Catalog) stageNew(ctx context.Context, ident table.Identifier, sc *iceb
 		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
 	}
 	cfg := icecatalog.NewCreateTableCfg()
-	meta, raw, err := c.newTableMetadata(sc, cfg, loc)
+	meta, raw, err := c.newTableMetadata(sc, cfg, loc.loc)
 	if err != nil {
 		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
 	}
-	s, err := c.stage(ctx, ident, nil, meta, raw, 0)
+	s, err := c.stage(ctx, ident, nil, meta, raw, 0, &loc)
 	if err != nil {
 		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
 	}

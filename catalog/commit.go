@@ -89,7 +89,7 @@ func (c *Catalog) CommitTable(ctx context.Context, ident table.Identifier, reqs 
 		}
 	}
 
-	t, err := c.install(ctx, ident, base, next, nil, version)
+	t, err := c.install(ctx, ident, base, next, nil, version, nil)
 	if err != nil {
 		return nil, "", fmt.Errorf("commit table %s: %w", identString(ident), err)
 	}

@@ -33,7 +33,8 @@ type locationRoot struct {
 // under reports whether l lies strictly inside r (a table never shares the
 // root itself).
 func (l locationRoot) under(r locationRoot) bool {
-	return l.scheme == r.scheme && l.host == r.host && strings.HasPrefix(l.path, r.path+"/") && len(l.path) > len(r.path)+1
+	return l.scheme == r.scheme && l.host == r.host && len(l.path) > len(r.path)+1 &&
+		l.path[len(r.path)] == '/' && strings.HasPrefix(l.path, r.path)
 }
 
 func (l locationRoot) String() string { return l.scheme + "://" + l.host + l.path }
@@ -261,10 +262,18 @@ func (c *Catalog) CheckLocationProperties(props iceberg.Properties) error {
 // location loc and properties props go to: write.metadata.path when set,
 // else <loc>/metadata, and its parsed form. Both the location and every
 // location property must pass the rule.
-func (c *Catalog) metadataDir(loc string, props iceberg.Properties) (string, locationRoot, error) {
-	base, at, err := c.locations.match("location", loc)
-	if err != nil {
-		return "", at, err
+// known, when not nil and naming loc, is loc already checked and parsed
+// (a create's new location), and loc is not parsed again.
+func (c *Catalog) metadataDir(loc string, props iceberg.Properties, known *checkedLocation) (string, locationRoot, error) {
+	var base string
+	var at locationRoot
+	if known != nil && known.loc == loc {
+		base, at = known.loc, known.at
+	} else {
+		var err error
+		if base, at, err = c.locations.match("location", loc); err != nil {
+			return "", at, err
+		}
 	}
 	dir, dirAt, err := c.locations.checkProperties(props)
 	if err != nil {
@@ -277,11 +286,24 @@ func (c *Catalog) metadataDir(loc string, props iceberg.Properties) (string, loc
 	return dir, dirAt, nil
 }
 
+// checkedLocation is a table location that passed the location rule
+// (normalised: no trailing slash), with its parsed form.
+type checkedLocation struct {
+	loc string
+	at  locationRoot
+}
+
+// checkLocation is CheckLocation keeping the parsed form.
+func (c *Catalog) checkLocation(field, loc string) (checkedLocation, error) {
+	trimmed, at, err := c.locations.match(field, loc)
+	return checkedLocation{loc: trimmed, at: at}, err
+}
+
 // tableLocation is the location a new table gets when the request names
 // none: the namespace's "location" property joined with the table name, or
 // <warehouse>/<namespace parts>/<table>, each part escaped as one segment.
 // The result is checked like any requested location.
-func (c *Catalog) tableLocation(ident table.Identifier, nsProps iceberg.Properties) (string, error) {
+func (c *Catalog) tableLocation(ident table.Identifier, nsProps iceberg.Properties) (checkedLocation, error) {
 	base, parts := c.warehouse, []string(ident)
 	if l := strings.TrimRight(nsProps.Get("location", ""), "/"); l != "" {
 		base, parts = l, ident[len(ident)-1:]
@@ -292,5 +314,5 @@ func (c *Catalog) tableLocation(ident table.Identifier, nsProps iceberg.Properti
 		b.WriteByte('/')
 		b.WriteString(escapeLocationPart(p))
 	}
-	return c.CheckLocation("location", b.String())
+	return c.checkLocation("location", b.String())
 }

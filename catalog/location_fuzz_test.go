@@ -76,7 +76,17 @@ func FuzzTableLocation(f *testing.F) {
 		if err != nil {
 			t.Fatalf("valid identifier %q got no location: %v", []string(ident), err)
 		}
-		assertWrittenUnderWarehouse(t, loc)
+		assertWrittenUnderWarehouse(t, loc.loc)
+		// The checked location gives the metadata directory parsing it
+		// again gives.
+		dir, at, err := c.metadataDir(loc.loc, iceberg.Properties{}, nil)
+		if err != nil {
+			t.Fatalf("metadataDir(%q): %v", loc.loc, err)
+		}
+		kdir, kat, err := c.metadataDir(loc.loc, iceberg.Properties{}, &loc)
+		if err != nil || kdir != dir || kat != at {
+			t.Fatalf("metadataDir(%q) with its checked form = %q, %+v, %v; parsed again %q, %+v", loc.loc, kdir, kat, err, dir, at)
+		}
 	})
 }
 
@@ -120,7 +130,7 @@ func FuzzLocationProperties(f *testing.F) {
 		if objectStore {
 			props[table.ObjectStoreEnabledKey] = "true"
 		}
-		dir, at, err := c.metadataDir(loc, props)
+		dir, at, err := c.metadataDir(loc, props, nil)
 		if err != nil {
 			if !errors.Is(err, ErrInvalidLocation) {
 				t.Fatalf("metadataDir(%q, %s=%q): %v does not wrap ErrInvalidLocation", loc, prop, val, err)

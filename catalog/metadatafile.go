@@ -87,12 +87,30 @@ type metadataFile struct {
 // location and every location property must pass the location rule (see
 // metadataDir). Files are always plain JSON, whatever the compression
 // property says, so that the stored bytes can be served as they are.
-func (c *Catalog) newMetadataFile(loc string, props iceberg.Properties, version int) (metadataFile, error) {
-	dir, at, err := c.metadataDir(loc, props)
+// known is loc already checked, when the caller has it (see metadataDir).
+func (c *Catalog) newMetadataFile(loc string, props iceberg.Properties, version int, known *checkedLocation) (metadataFile, error) {
+	dir, at, err := c.metadataDir(loc, props, known)
 	if err != nil {
 		return metadataFile{}, err
 	}
-	return c.fileIn(dir, at, fmt.Sprintf("%05d-%s.metadata.json", version, uuid.New()))
+	return c.fileIn(dir, at, metadataFileName(version, uuid.New()))
+}
+
+// metadataFileName is <version, at least 5 digits>-<id>.metadata.json, as
+// fmt's "%05d-%s.metadata.json" writes it, for a version of 0 or more.
+func metadataFileName(version int, id uuid.UUID) string {
+	var d [20]byte
+	digits := strconv.AppendInt(d[:0], int64(version), 10)
+	var b strings.Builder
+	b.Grow(5 + len(digits) + 1 + 36 + len(".metadata.json"))
+	for range 5 - len(digits) {
+		b.WriteByte('0')
+	}
+	b.Write(digits)
+	b.WriteByte('-')
+	b.WriteString(id.String())
+	b.WriteString(".metadata.json")
+	return b.String()
 }
 
 // fileIn is the file name in the directory dir, which passed the location

@@ -49,7 +49,7 @@ func (c *Catalog) RegisterTable(ctx context.Context, ident table.Identifier, met
 		}
 		return nil, fmt.Errorf("register table %s: %w", identString(ident), err)
 	}
-	if _, _, err := c.metadataDir(meta.Location(), meta.Properties()); err != nil {
+	if _, _, err := c.metadataDir(meta.Location(), meta.Properties(), nil); err != nil {
 		return nil, fmt.Errorf("register table %s: metadata names %w", identString(ident), err)
 	}
 	entry := &tableEntry{location: loc}
@@ -99,7 +99,8 @@ func (c *Catalog) TableLocation(ctx context.Context, ident table.Identifier) (st
 		if err != nil {
 			return err
 		}
-		loc, err = c.tableLocation(ident, props)
+		checked, err := c.tableLocation(ident, props)
+		loc = checked.loc
 		return err
 	})
 	if err != nil {

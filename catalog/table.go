@@ -182,20 +182,20 @@ func (c *Catalog) CreateTable(ctx context.Context, ident table.Identifier, sc *i
 		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
 	}
 
-	var loc string
+	var loc checkedLocation
 	if cfg.Location != "" {
-		loc, err = c.CheckLocation("location", cfg.Location)
+		loc, err = c.checkLocation("location", cfg.Location)
 	} else {
 		loc, err = c.tableLocation(ident, nsProps)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
 	}
-	meta, raw, err := c.newTableMetadata(sc, cfg, loc)
+	meta, raw, err := c.newTableMetadata(sc, cfg, loc.loc)
 	if err != nil {
 		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
 	}
-	t, err := c.install(ctx, ident, nil, meta, raw, 0)
+	t, err := c.install(ctx, ident, nil, meta, raw, 0, &loc)
 	if err != nil {
 		return nil, fmt.Errorf("create table %s: %w", identString(ident), err)
 	}
@@ -207,9 +207,10 @@ func (c *Catalog) CreateTable(ctx context.Context, ident table.Identifier, sc *i
 // entry the change was computed from (nil for a new table): the commit
 // succeeds only if ident's pointer is still base's location (or, for nil,
 // if ident does not exist and its namespace does).
+// known is meta's location already checked, when the caller has it.
 // On failure the file is removed and nothing changes.
-func (c *Catalog) install(ctx context.Context, ident table.Identifier, base *tableEntry, meta table.Metadata, raw []byte, version int) (*table.Table, error) {
-	s, err := c.stage(ctx, ident, base, meta, raw, version)
+func (c *Catalog) install(ctx context.Context, ident table.Identifier, base *tableEntry, meta table.Metadata, raw []byte, version int, known *checkedLocation) (*table.Table, error) {
+	s, err := c.stage(ctx, ident, base, meta, raw, version, known)
 	if err != nil {
 		return nil, err
 	}
@@ -238,12 +239,13 @@ type staged struct {
 
 // stage writes meta as version's metadata file for ident, computed from
 // base (nil for a new table); raw is meta's JSON when known (nil: encoded
-// here). Nothing is committed.
-func (c *Catalog) stage(ctx context.Context, ident table.Identifier, base *tableEntry, meta table.Metadata, raw []byte, version int) (*staged, error) {
+// here); known is meta's location already checked, when the caller has it.
+// Nothing is committed.
+func (c *Catalog) stage(ctx context.Context, ident table.Identifier, base *tableEntry, meta table.Metadata, raw []byte, version int, known *checkedLocation) (*staged, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	mf, err := c.newMetadataFile(meta.Location(), meta.Properties(), version)
+	mf, err := c.newMetadataFile(meta.Location(), meta.Properties(), version, known)
 	if err != nil {
 		return nil, err
 	}

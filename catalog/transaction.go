@@ -92,7 +92,7 @@ func (c *Catalog) CommitTransaction(ctx context.Context, commits []table.TableCo
 			cleanup()
 			return fmt.Errorf("commit transaction: table %s: cannot parse the version of %s", name, l.location)
 		}
-		mf, err := c.newMetadataFile(next.Location(), next.Properties(), version)
+		mf, err := c.newMetadataFile(next.Location(), next.Properties(), version, nil)
 		if err != nil {
 			cleanup()
 			return fmt.Errorf("commit transaction: table %s: %w", name, err)

@@ -202,7 +202,7 @@ func (c *Catalog) installView(ctx context.Context, ident table.Identifier, base 
 	if err != nil {
 		return "", fmt.Errorf("encode view metadata: %w", err)
 	}
-	mf, err := c.newMetadataFile(meta.Location(), meta.Properties(), version)
+	mf, err := c.newMetadataFile(meta.Location(), meta.Properties(), version, nil)
 	if err != nil {
 		return "", err
 	}
