@@ -193,17 +193,17 @@ func TestPrototypeBuiltByFirstLoad(t *testing.T) {
 	ctx := context.Background()
 	for _, log := range []bool{false, true} {
 		t.Run(fmt.Sprintf("log=%v", log), func(t *testing.T) {
-			c, err := Open(ctx, Options{Dir: t.TempDir(), CommitLog: log})
-			if err != nil {
-				t.Fatal(err)
+			var c *Catalog
+			if log {
+				c = openLog(t, t.TempDir())
+			} else {
+				c = openInternal(t, Immediate)
 			}
-			defer c.Close()
 			if err := c.CreateNamespace(ctx, table.Identifier{"ns"}, nil); err != nil {
 				t.Fatal(err)
 			}
 			ident := table.Identifier{"ns", "t"}
-			sc := iceberg.NewSchema(0, iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true})
-			created, err := c.CreateTable(ctx, ident, sc)
+			created, err := c.CreateTable(ctx, ident, internalSchema)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -96,14 +96,9 @@ func newLocationPolicy(warehouse string, allowed []string) (locationPolicy, erro
 	return p, nil
 }
 
-// check validates loc against the policy and returns it normalised
-// (trailing slashes removed). field names the request field in the error.
-func (p locationPolicy) check(field, loc string) (string, error) {
-	trimmed, _, err := p.match(field, loc)
-	return trimmed, err
-}
-
-// match is check also returning the parsed location.
+// match validates loc against the policy and returns it normalised
+// (trailing slashes removed) and parsed. field names the request field in
+// the error.
 func (p locationPolicy) match(field, loc string) (string, locationRoot, error) {
 	trimmed := strings.TrimRight(loc, "/")
 	l, err := parseLocation(trimmed)
@@ -245,7 +240,8 @@ func escapeLocationPart(part string) string { return url.PathEscape(part) }
 // request field for the error, which wraps ErrInvalidLocation. It is safe
 // for concurrent use.
 func (c *Catalog) CheckLocation(field, loc string) (string, error) {
-	return c.locations.check(field, loc)
+	checked, err := c.checkLocation(field, loc)
+	return checked.loc, err
 }
 
 // CheckLocationProperties reports whether every location property of a
