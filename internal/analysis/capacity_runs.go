@@ -42,7 +42,7 @@ func capacityRunsTable(b Block, lines []Line) (string, error) {
 	if len(runs) == 0 {
 		return "", fmt.Errorf("%w: no capacity line among these runs", ErrNoLines)
 	}
-	slices.SortStableFunc(runs, func(a, b RunInfo) int { return a.First.TS.Compare(b.First.TS) })
+	sortByStart(runs)
 	var targets []string
 	if t := b.Attrs["targets"]; t != "" {
 		targets = strings.Split(t, ",")

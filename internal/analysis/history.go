@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -160,4 +161,10 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// sortByStart orders runs by their first line's time, oldest first: a
+// merged history need not be in time order.
+func sortByStart(runs []RunInfo) {
+	slices.SortStableFunc(runs, func(a, b RunInfo) int { return a.First.TS.Compare(b.First.TS) })
 }

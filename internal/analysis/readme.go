@@ -598,12 +598,10 @@ func ratioText(cell map[[2]string]Line, num, den string, r rowSpec) string {
 		}
 		return s
 	}
-	va, ha := r.metric.Value(a)
-	vb, hb := r.metric.Value(b)
-	if !ha || !hb || va == 0 {
-		return "—"
+	if v, ok := metricRatio(r.metric, b, a); ok {
+		return results.FormatRatio(v)
 	}
-	return results.FormatRatio(vb / va)
+	return "—"
 }
 
 // timeRatioText is num's time per operation over den's, so that a ratio

@@ -3,7 +3,6 @@ package analysis
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 )
@@ -40,9 +39,7 @@ func labelledLines(history []Line, label string) ([]Line, error) {
 // and the commits.
 func workersProvenance(lines []Line, historyName, label string) string {
 	runs := Runs(lines)
-	// A merged history need not be in time order: the span is from the
-	// earliest run's start to the latest's.
-	slices.SortStableFunc(runs, func(a, b RunInfo) int { return a.First.TS.Compare(b.First.TS) })
+	sortByStart(runs) // the span is from the earliest run's start to the latest's
 	f := runs[0].First
 	cmd := "command not recorded"
 	if f.Command != "" {

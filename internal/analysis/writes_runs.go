@@ -53,7 +53,7 @@ func writesRunsTable(b Block, lines []Line) (string, error) {
 	if len(scens) == 0 || len(runs) == 0 {
 		return "", fmt.Errorf("%w: no %s line matches %s", ErrNoLines, catalog, strings.Join(globs, ","))
 	}
-	slices.SortStableFunc(runs, func(a, b RunInfo) int { return a.First.TS.Compare(b.First.TS) })
+	sortByStart(runs)
 
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s ÷ %s, one row per run: ops/s as the median of the run's per-round ratios, and p99.\n\n", catalog, floor)
@@ -72,9 +72,10 @@ func writesRunsTable(b Block, lines []Line) (string, error) {
 		for i, s := range scens {
 			c, okC := byRun[ri.ID][[2]string{catalog, s}]
 			f, okF := byRun[ri.ID][[2]string{floor, s}]
+			measured := okC && okF && c.Skipped == "" && f.Skipped == ""
 			for j, v := range []func(c, f Line) (float64, bool){opsRatio, p99Ratio} {
 				r, ok := v(c, f)
-				if !okC || !okF || !ok {
+				if !measured || !ok {
 					sb.WriteString(" — |")
 					continue
 				}
@@ -99,9 +100,6 @@ func writesRunsTable(b Block, lines []Line) (string, error) {
 // opsRatio is c's ops/s over f's: the median of the per-round ratios when
 // both were measured in the same rounds, else the ratio of the totals.
 func opsRatio(c, f Line) (float64, bool) {
-	if c.Skipped != "" || f.Skipped != "" {
-		return 0, false
-	}
 	if rr, ok := roundRatios(OpsSec, f, c); ok {
 		return rr.median, true
 	}
@@ -109,12 +107,7 @@ func opsRatio(c, f Line) (float64, bool) {
 }
 
 // p99Ratio is c's p99 over f's.
-func p99Ratio(c, f Line) (float64, bool) {
-	if c.Skipped != "" || f.Skipped != "" {
-		return 0, false
-	}
-	return metricRatio(P99, c, f)
-}
+func p99Ratio(c, f Line) (float64, bool) { return metricRatio(P99, c, f) }
 
 // metricRatio is m of c over m of f; false when either is unmeasured or
 // f's is 0.
