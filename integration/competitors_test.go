@@ -171,20 +171,17 @@ func summary(r results.Record) string {
 		"us ops/s=" + strconv.FormatFloat(r.OpsSec, 'f', 0, 64)
 }
 
-// freePorts returns n distinct free loopback ports.
+// freePorts returns n distinct free loopback ports (testenv.FreePort
+// reserves each, so none repeats).
 func freePorts(t *testing.T, n int) []int {
 	t.Helper()
-	seen := map[int]bool{}
-	var ports []int
-	for len(ports) < n {
+	ports := make([]int, n)
+	for i := range ports {
 		p, err := testenv.FreePort()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !seen[p] {
-			seen[p] = true
-			ports = append(ports, p)
-		}
+		ports[i] = p
 	}
 	return ports
 }

@@ -37,10 +37,10 @@ func TestPostgresCatalogsEndToEnd(t *testing.T) {
 	needKatbench(t)
 	pg := testenv.Postgres(t)
 	ports := freePorts(t, 8)
-	// Polaris' management port is its port+1.
-	for taken(ports, ports[5]+1) || !testenv.PortFree(ports[5]+1) {
-		ports = freePorts(t, 8)
-	}
+	// Polaris' management port is its port+1: both reserved.
+	polaris, err := testenv.FreePortRun(2)
+	testenv.Need(t, "free ports", err)
+	ports[5] = polaris
 	servers := []*durableServer{
 		{target: "nessie-pg", script: "nessie", store: "jdbc", stateDir: "nessie-pg", wantStore: competitors.StorePostgreSQL,
 			args: []string{"--port", strconv.Itoa(ports[0]), "--management-port", strconv.Itoa(ports[1]), "--s3-port", strconv.Itoa(ports[4])}},
@@ -205,15 +205,6 @@ func checkSurvivesKill(t *testing.T, pg testenv.PGEnv, s *durableServer) {
 			t.Errorf("after the crash, %v has katbench.commit=%q; want %d (the acknowledged commit)", id, got, i)
 		}
 	}
-}
-
-func taken(ports []int, p int) bool {
-	for _, q := range ports {
-		if q == p {
-			return true
-		}
-	}
-	return false
 }
 
 // TestSQLPGUnreachableStopsTheRun: with PostgreSQL not reachable, a run of

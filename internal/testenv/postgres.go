@@ -138,6 +138,3 @@ func keysOf(m map[string]string) []string {
 	}
 	return out
 }
-
-// PortFree reports whether nothing listens on 127.0.0.1:port right now.
-func PortFree(port int) bool { return portFree(port) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,17 +58,6 @@ type RESTEnv struct {
 	S3 *S3Env
 	// Service is the underlying started system (pids, raw exports).
 	Service *Service
-}
-
-// FreePort returns a TCP port on 127.0.0.1 that nothing listened on a moment
-// ago. The caller must tolerate the small race before it binds the port.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Up runs containers/NAME_up.sh ARGS... with a fresh state dir under
@@ -373,28 +361,13 @@ func RustFS(t testing.TB) S3Env {
 // KATBENCH_POLARIS_PROPS (the OAuth credential and scope).
 func Polaris(t testing.TB) RESTEnv {
 	t.Helper()
-	port, err := FreePort()
+	// The management port is port+1: both are reserved.
+	port, err := FreePortRun(2)
 	Need(t, "polaris", err)
-	// The management port is port+1; retry until both are free.
-	for i := 0; i < 20 && !portFree(port+1); i++ {
-		if port, err = FreePort(); err != nil {
-			Need(t, "polaris", err)
-		}
-	}
 	// The timeout covers a cold build of the fast-jar (~10-20 min on a
 	// busy 2-core machine) when `make setup` has not run.
 	svc := Up(t, "polaris", 30*time.Minute, "--port", strconv.Itoa(port))
 	return RESTEnv{URL: svc.Env["KATBENCH_POLARIS_URL"], Warehouse: svc.Env["KATBENCH_POLARIS_WAREHOUSE"], Service: svc}
-}
-
-// portFree reports whether nothing listens on 127.0.0.1:port right now.
-func portFree(port int) bool {
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		return false
-	}
-	l.Close()
-	return true
 }
 
 func s3From(env map[string]string) S3Env {
