@@ -297,7 +297,8 @@ func Versitygw(t testing.TB) S3Env {
 // works, else a binary built once with go install) and returns how to reach it.
 func MinIO(t testing.TB) S3Env {
 	t.Helper()
-	port, err := FreePort()
+	// The console listens on port+1: both are reserved.
+	port, err := FreePortRun(2)
 	Need(t, "minio", err)
 	svc := Up(t, "minio", 10*time.Minute, "--port", strconv.Itoa(port))
 	return s3From(svc.Env)
