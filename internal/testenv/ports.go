@@ -50,8 +50,8 @@ func FreePortRun(n int) (int, error) {
 	if hi-lo+1 < n {
 		return 0, fmt.Errorf("find free ports: no room for %d consecutive ports in %d-%d outside the ephemeral range", n, lo, hi)
 	}
-	dir := filepath.Join(os.TempDir(), "katbench-ports")
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	dir := portLockDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return 0, fmt.Errorf("find free ports: %w", err)
 	}
 	portsMu.Lock()
@@ -84,7 +84,7 @@ func reserveRun(dir string, first, n int) ([]*os.File, bool) {
 			release()
 			return nil, false
 		}
-		f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(p)+".lock"), os.O_CREATE|os.O_RDWR, 0o666)
+		f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(p)+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
 		if err != nil {
 			release()
 			return nil, false
@@ -101,6 +101,12 @@ func reserveRun(dir string, first, n int) ([]*os.File, bool) {
 		}
 	}
 	return held, true
+}
+
+// portLockDir holds the lock files, one per reserved port; one per user,
+// so another user's directory never stops this one's tests.
+func portLockDir() string {
+	return filepath.Join(os.TempDir(), "katbench-ports-"+strconv.Itoa(os.Getuid()))
 }
 
 // portCandidates returns the widest range of ports at or above portFloor

@@ -37,7 +37,7 @@ func TestFreePortReserved(t *testing.T) {
 			t.Fatalf("bind the reserved port %d: %v", p, err)
 		}
 		l.Close()
-		f, err := os.OpenFile(filepath.Join(os.TempDir(), "katbench-ports", strconv.Itoa(p)+".lock"), os.O_RDWR, 0)
+		f, err := os.OpenFile(filepath.Join(portLockDir(), strconv.Itoa(p)+".lock"), os.O_RDWR, 0)
 		if err != nil {
 			t.Fatalf("lock file of port %d: %v", p, err)
 		}
@@ -74,7 +74,7 @@ func TestFreePortRunSkipsBusy(t *testing.T) {
 	}
 	defer busy.Close()
 	bp := busy.Addr().(*net.TCPAddr).Port
-	dir := filepath.Join(os.TempDir(), "katbench-ports")
+	dir := portLockDir()
 	if held, ok := reserveRun(dir, bp, 1); ok {
 		for _, f := range held {
 			f.Close()
