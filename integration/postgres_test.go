@@ -36,22 +36,21 @@ func TestPostgresCatalogsEndToEnd(t *testing.T) {
 	}
 	needKatbench(t)
 	pg := testenv.Postgres(t)
-	ports := freePorts(t, 8)
+	ports := freePorts(t, 7)
 	// Polaris' management port is its port+1: both reserved.
 	polaris, err := testenv.FreePortRun(2)
 	testenv.Need(t, "free ports", err)
-	ports[5] = polaris
 	servers := []*durableServer{
 		{target: "nessie-pg", script: "nessie", store: "jdbc", stateDir: "nessie-pg", wantStore: competitors.StorePostgreSQL,
 			args: []string{"--port", strconv.Itoa(ports[0]), "--management-port", strconv.Itoa(ports[1]), "--s3-port", strconv.Itoa(ports[4])}},
 		{target: "nessie-rocks", script: "nessie", store: "rocksdb", stateDir: "nessie-rocks", wantStore: competitors.StoreRocksDB,
 			args: []string{"--port", strconv.Itoa(ports[2]), "--management-port", strconv.Itoa(ports[3]), "--s3-port", strconv.Itoa(ports[4])}},
 		{target: "polaris-pg", script: "polaris", store: "postgres", stateDir: "polaris-pg", wantStore: competitors.StorePostgreSQL,
-			args: []string{"--port", strconv.Itoa(ports[5])}},
+			args: []string{"--port", strconv.Itoa(polaris)}},
 		{target: "fixture-pg", script: "fixture", store: "postgres", stateDir: "fixture-pg", wantStore: competitors.StorePostgreSQL,
-			args: []string{"--port", strconv.Itoa(ports[6])}},
+			args: []string{"--port", strconv.Itoa(ports[5])}},
 		{target: "rustberg-pg", script: "rustberg", store: "postgres", stateDir: "rustberg-pg", wantStore: competitors.StorePostgreSQL,
-			args: []string{"--port", strconv.Itoa(ports[7])}},
+			args: []string{"--port", strconv.Itoa(ports[6])}},
 	}
 	env := pg.Service.Environ(nil)
 	for _, s := range servers {

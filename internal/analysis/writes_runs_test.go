@@ -14,10 +14,10 @@ import (
 // floor did not measure the cell shows "—" and is left out of the median,
 // and another label's run and another scenario are not shown.
 func TestWritesRunsTable(t *testing.T) {
-	a := &results.Run{ID: "run-a", Host: results.Host{Hostname: "vm", Cores: 2}}
-	b := &results.Run{ID: "run-b", Host: results.Host{Hostname: "vm", Cores: 2}}
-	c := &results.Run{ID: "run-c", Host: results.Host{Hostname: "vm", Cores: 2}}
-	o := &results.Run{ID: "run-o", Host: results.Host{Hostname: "vm", Cores: 2}}
+	a := vmRun("run-a")
+	b := vmRun("run-b")
+	c := vmRun("run-c")
+	o := vmRun("run-o")
 	const s = "create_table.throughput.t32"
 	// Written newest first: the table orders runs by their start.
 	h := parse(t,
@@ -36,25 +36,16 @@ func TestWritesRunsTable(t *testing.T) {
 		h[i].TS = t0.Add(map[string]time.Duration{"run-a": 0, "run-b": time.Hour, "run-c": 2 * time.Hour, "run-o": 3 * time.Hour}[h[i].RunID])
 	}
 	doc := "<!-- katbench:table t32-runs label=t32 layout=writes-runs catalog=embedded-log -->\n<!-- /katbench:table -->\n"
-	folded, _, err := FoldReadme([]byte(doc), Sources{History: h, HistoryName: "h.jsonl"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := string(folded)
-	for _, want := range []string{
+	out := foldWants(t, doc, h,
 		"from the 3 runs labelled `t32` in `h.jsonl`",
 		"; 2026-12-05 03:00 to 05:00 UTC;",
-		"| run | started (UTC) | commit | " + s + " ops/s | " + s + " p99 |",
+		"| run | started (UTC) | commit | "+s+" ops/s | "+s+" p99 |",
 		"| `run-a` | 2026-12-05 03:00 | ",
-		" | " + results.FormatRatio(0.9) + " | " + results.FormatRatio(2) + " |\n| `run-b` | 2026-12-05 04:00 | ",
-		" | " + results.FormatRatio(0.95) + " | " + results.FormatRatio(1) + " |\n| `run-c` | 2026-12-05 05:00 | ",
-		" | — | — |\n| median (min–max) | | | " + results.FormatRatio(0.925) + " (" + trimX(results.FormatRatio(0.9)) + "–" + trimX(results.FormatRatio(0.95)) + ") | " +
-			results.FormatRatio(1.5) + " (1–2) |",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("missing %q in\n%s", want, out)
-		}
-	}
+		" | "+results.FormatRatio(0.9)+" | "+results.FormatRatio(2)+" |\n| `run-b` | 2026-12-05 04:00 | ",
+		" | "+results.FormatRatio(0.95)+" | "+results.FormatRatio(1)+" |\n| `run-c` | 2026-12-05 05:00 | ",
+		" | — | — |\n| median (min–max) | | | "+results.FormatRatio(0.925)+" ("+trimX(results.FormatRatio(0.9))+"–"+trimX(results.FormatRatio(0.95))+") | "+
+			results.FormatRatio(1.5)+" (1–2) |",
+	)
 	for _, not := range []string{"run-o", "t8"} {
 		if strings.Contains(out, not) {
 			t.Errorf("%q shown in\n%s", not, out)

@@ -3,13 +3,11 @@ package analysis
 import (
 	"strings"
 	"testing"
-
-	"github.com/nordisk/katbench/internal/results"
 )
 
 func TestWritesSummary(t *testing.T) {
-	quiet := &results.Run{ID: "5e1e700000000001", Host: results.Host{Hostname: "vm", Cores: 2}}
-	noisy := &results.Run{ID: "5e1e700000000002", Host: results.Host{Hostname: "vm", Cores: 2}}
+	quiet := vmRun("5e1e700000000001")
+	noisy := vmRun("5e1e700000000002")
 	ls := [][]byte{
 		writesLine(t, quiet, "writes-quiet", "embedded", "create_table.flush.uring.t1", 1, []float64{100, 110, 90}, 1000, false),
 		writesLine(t, quiet, "writes-quiet", "fs-floor", "create_table.flush.uring.t1", 1, []float64{200, 200, 200}, 500, false),
@@ -22,12 +20,7 @@ func TestWritesSummary(t *testing.T) {
 		writesLine(t, noisy, "writes-neighbour", "fs-floor", "create_table.flush.uring.t1", 1, []float64{200, 200, 200}, 1500, true),
 	}
 	text := "<!-- katbench:table writes-summary label=writes-quiet layout=writes-summary neighbour=writes-neighbour -->\n<!-- /katbench:table -->\n"
-	out, _, err := FoldReadme([]byte(text), Sources{History: parse(t, ls...), HistoryName: "h.jsonl"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := string(out)
-	for _, want := range []string{
+	got := foldWants(t, text, parse(t, ls...),
 		"| embedded ÷ fs-floor ops/s | t1 | t8 | t1 beside the neighbour | t8 beside the neighbour |",
 		// quiet t1: 0.5 [0.45–0.55]; t8: 0.72 [0.66–0.8]; neighbour t1: 0.25 [0.25–0.3]; t8 not measured.
 		"| create, uring | 0.5× [0.45–0.55] | 0.72× [0.66–0.8] | 0.25× [0.25–0.3] | — |",
@@ -35,11 +28,7 @@ func TestWritesSummary(t *testing.T) {
 		"| commit, uring | — | — | — | — |",
 		"from run `5e1e700000000001` (label `writes-quiet`)",
 		"_Beside the neighbour: run `5e1e700000000002` (label `writes-neighbour`)",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("writes summary lacks %q:\n%s", want, got)
-		}
-	}
+	)
 	if strings.Contains(got, "load_table") {
 		t.Errorf("a scenario outside the flush sweep is in the summary:\n%s", got)
 	}

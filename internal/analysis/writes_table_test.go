@@ -9,6 +9,29 @@ import (
 	"github.com/nordisk/katbench/internal/results"
 )
 
+// foldWants folds doc over the history h and fails the test unless the
+// result holds every want; it returns the result.
+func foldWants(t *testing.T, doc string, h []Line, wants ...string) string {
+	t.Helper()
+	out, _, err := FoldReadme([]byte(doc), Sources{History: h, HistoryName: "h.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(out)
+	for _, want := range wants {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	return got
+}
+
+// vmRun is a run on a 2-core host named vm, the host of every test line
+// of the writes tables.
+func vmRun(id string) *results.Run {
+	return &results.Run{ID: id, Host: results.Host{Hostname: "vm", Cores: 2}}
+}
+
 // writesLine is one line of a flush-sweep run: ops/s per round and a p99.
 func writesLine(t *testing.T, run *results.Run, label, target, scenario string, threads int, ops []float64, p99us float64, neighbour bool) []byte {
 	t.Helper()
@@ -37,8 +60,8 @@ func writesLine(t *testing.T, run *results.Run, label, target, scenario string, 
 }
 
 func TestWritesTable(t *testing.T) {
-	quiet := &results.Run{ID: "9a1e700000000001", Host: results.Host{Hostname: "vm", Cores: 2}}
-	noisy := &results.Run{ID: "9a1e700000000002", Host: results.Host{Hostname: "vm", Cores: 2}}
+	quiet := vmRun("9a1e700000000001")
+	noisy := vmRun("9a1e700000000002")
 	var ls [][]byte
 	for _, c := range []struct {
 		run       *results.Run
@@ -56,12 +79,7 @@ func TestWritesTable(t *testing.T) {
 	h := parse(t, ls...)
 	text := "<!-- katbench:table writes-quiet layout=writes -->\n<!-- /katbench:table -->\n" +
 		"<!-- katbench:table writes-neighbour layout=writes quiet=writes-quiet -->\n<!-- /katbench:table -->\n"
-	out, _, err := FoldReadme([]byte(text), Sources{History: h, HistoryName: "h.jsonl"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := string(out)
-	for _, want := range []string{
+	got := foldWants(t, text, h,
 		// catalog ÷ floor per round: 0.5, 0.55, 0.45 → median 0.5 [0.45–0.55].
 		"| create_table.flush.uring.t1 | uring | 100.0 | 200.0 | 0.5× [0.45–0.55] | 1,000 | 500.0 | 0.5 / 0.5 |",
 		// 400/500, 330/500, 360/500.
@@ -71,11 +89,7 @@ func TestWritesTable(t *testing.T) {
 		// The neighbour's p99 is 3× the quiet one's.
 		"| 3× | 3× | 96 |",
 		"from run `9a1e700000000002` (label `writes-neighbour`)",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("writes table lacks %q:\n%s", want, got)
-		}
-	}
+	)
 	if strings.Contains(got, "load_table") {
 		t.Errorf("a scenario outside the flush sweep is in the table:\n%s", got)
 	}
