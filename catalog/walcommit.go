@@ -135,7 +135,7 @@ func (c *Catalog) commitBatchLog(batch []*writeOp) {
 		c.rec = nil
 		if op.err != nil {
 			if err := undoWALChanges(c.ltx, rec); err != nil {
-				c.failLog(err)
+				c.abandonTx(err)
 				c.wmu.Unlock()
 				failLive(batch, c.walErr)
 				return
@@ -146,7 +146,7 @@ func (c *Catalog) commitBatchLog(batch []*writeOp) {
 		live = append(live, op)
 	}
 	if err := undoWALChanges(c.ltx, changes); err != nil {
-		c.failLog(err)
+		c.abandonTx(err)
 		c.wmu.Unlock()
 		failLive(batch, c.walErr)
 		return
@@ -228,6 +228,18 @@ func (c *Catalog) logUsable() error {
 func (c *Catalog) failLog(err error) {
 	if c.walErr == nil {
 		c.walErr = fmt.Errorf("commit log failed, reopen the catalog to recover: %w", err)
+	}
+}
+
+// abandonTx stops the log with err and rolls back the open transaction,
+// which may then hold changes the log does not (an undo that failed):
+// later reads and writes get the log's error, and a reopen replays the
+// log onto the last checkpoint. Under wmu.
+func (c *Catalog) abandonTx(err error) {
+	c.failLog(err)
+	if c.ltx != nil {
+		_ = c.ltx.Rollback()
+		c.ltx = nil
 	}
 }
 

@@ -383,3 +383,66 @@ func TestCommitLogCreateSeesNamespaceProperties(t *testing.T) {
 		t.Fatalf("create in a missing namespace after a checkpoint: %v, want ErrNoSuchNamespace", err)
 	}
 }
+
+// TestCommitLogFailedFlushLeavesReadsAlone: a group whose log flush fails
+// is never acknowledged and never seen. Its writer gets
+// ErrCommitStateUnknown, reads of the open transaction show only the
+// groups acknowledged before it, every later write fails, and after a
+// reopen the table of the failed create is either absent or names a
+// metadata file that parses (the record reached the file before the
+// failed flush, so a replay may find it).
+func TestCommitLogFailedFlushLeavesReadsAlone(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	c := openLog(t, dir)
+	ns := table.Identifier{"ff"}
+	if err := c.CreateNamespace(ctx, ns, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateTable(ctx, table.Identifier{"ff", "kept"}, gcSchema); err != nil {
+		t.Fatal(err)
+	}
+	c.stepMu.Lock() // no commit step is between append and sync
+	c.wal.beforeSync = func() error { return errors.New("flush refused") }
+	c.stepMu.Unlock()
+
+	_, err := c.CreateTable(ctx, table.Identifier{"ff", "failed"}, gcSchema)
+	if !errors.Is(err, ErrCommitStateUnknown) {
+		t.Fatalf("create whose log flush failed: %v, want ErrCommitStateUnknown", err)
+	}
+	var names []string
+	for id, err := range c.ListTables(ctx, ns) {
+		if err != nil {
+			t.Fatalf("list after the failed flush: %v", err)
+		}
+		names = append(names, id[len(id)-1])
+	}
+	if fmt.Sprint(names) != "[kept]" {
+		t.Fatalf("tables read after the failed flush: %v, want [kept]", names)
+	}
+	if _, err := c.LoadTable(ctx, table.Identifier{"ff", "failed"}); !errors.Is(err, icecatalog.ErrNoSuchTable) {
+		t.Fatalf("load of the failed create: %v, want ErrNoSuchTable", err)
+	}
+	if _, err := c.CreateTable(ctx, table.Identifier{"ff", "later"}, gcSchema); err == nil || !errors.Is(err, c.walErr) {
+		t.Fatalf("create after the failed flush: %v, want the log's failure", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Logf("close after the failure: %v", err)
+	}
+
+	c2 := openLog(t, dir)
+	if _, err := c2.LoadTable(ctx, table.Identifier{"ff", "kept"}); err != nil {
+		t.Fatalf("acknowledged create after reopen: %v", err)
+	}
+	switch _, err := c2.LoadTable(ctx, table.Identifier{"ff", "failed"}); {
+	case err == nil:
+		t.Log("the failed group's record was replayed; its metadata file parses")
+	case errors.Is(err, icecatalog.ErrNoSuchTable):
+		t.Log("the failed group's record was not replayed")
+	default:
+		t.Fatalf("failed create after reopen: %v", err)
+	}
+	if _, err := c2.LoadTable(ctx, table.Identifier{"ff", "later"}); !errors.Is(err, icecatalog.ErrNoSuchTable) {
+		t.Fatalf("create refused after the failure, after reopen: %v, want ErrNoSuchTable", err)
+	}
+}
