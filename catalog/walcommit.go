@@ -118,6 +118,13 @@ func (c *Catalog) commitBatchLog(batch []*writeOp) {
 		failLive(batch, err)
 		return
 	}
+	// abandon ends the step after an undo failed: the open transaction
+	// is rolled back and every op of the batch fails with the log's error.
+	abandon := func(err error) {
+		c.abandonTx(err)
+		c.wmu.Unlock()
+		failLive(batch, c.walErr)
+	}
 	var changes []walChange
 	var live []*writeOp
 	for _, op := range batch {
@@ -135,9 +142,7 @@ func (c *Catalog) commitBatchLog(batch []*writeOp) {
 		c.rec = nil
 		if op.err != nil {
 			if err := undoWALChanges(c.ltx, rec); err != nil {
-				c.abandonTx(err)
-				c.wmu.Unlock()
-				failLive(batch, c.walErr)
+				abandon(err)
 				return
 			}
 			continue
@@ -146,9 +151,7 @@ func (c *Catalog) commitBatchLog(batch []*writeOp) {
 		live = append(live, op)
 	}
 	if err := undoWALChanges(c.ltx, changes); err != nil {
-		c.abandonTx(err)
-		c.wmu.Unlock()
-		failLive(batch, c.walErr)
+		abandon(err)
 		return
 	}
 	c.wmu.Unlock()
