@@ -468,10 +468,10 @@ const commitNotRecorded = "not recorded (built without version control informati
 // buildRevision is the line's commit shortened to 12 hex digits and
 // "clean" or "dirty"; false when the line records no revision.
 func buildRevision(l Line) (sha, state string, ok bool) {
-	sha = l.Commit.SHA
-	if sha == "" || sha == "unknown" {
+	if !l.Commit.Known() {
 		return "", "", false
 	}
+	sha = l.Commit.SHA
 	state = "clean"
 	if l.Commit.Dirty {
 		state = "dirty"

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bufio"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"runtime"
@@ -36,6 +37,24 @@ type Commit struct {
 	SHA    string `json:"sha"`
 	Dirty  bool   `json:"dirty"`
 	Source string `json:"source,omitempty"`
+}
+
+// Known reports whether the revision is known: a SHA that is neither
+// empty nor "unknown". Whether an unknown revision was modified is not
+// known either, so Dirty means something only when Known.
+func (c Commit) Known() bool { return c.SHA != "" && c.SHA != "unknown" }
+
+// MarshalJSON writes dirty only for a known revision: of a build whose
+// revision is unknown, a line says so and claims no clean tree.
+func (c Commit) MarshalJSON() ([]byte, error) {
+	if !c.Known() {
+		return json.Marshal(struct {
+			SHA    string `json:"sha"`
+			Source string `json:"source,omitempty"`
+		}{c.SHA, c.Source})
+	}
+	type plain Commit // drops the method, avoids recursion
+	return json.Marshal(plain(c))
 }
 
 // ThisHost reads this machine's provenance.

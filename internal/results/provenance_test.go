@@ -88,3 +88,56 @@ func TestThisHostRecordsGOMAXPROCS(t *testing.T) {
 		t.Errorf("a host with one P per core marshals as %s, %v", b, err)
 	}
 }
+
+// TestCommitJSONClaimsNothingUnknown: a line whose build's revision is
+// unknown carries no "dirty" (it would claim a clean tree nobody
+// checked), on measured and skipped lines alike; a known revision always
+// carries it, false included, and reads back as it was.
+func TestCommitJSONClaimsNothingUnknown(t *testing.T) {
+	commitOf := func(t *testing.T, r Record) map[string]any {
+		t.Helper()
+		raw, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var line struct {
+			Commit map[string]any `json:"commit"`
+		}
+		if err := json.Unmarshal(raw, &line); err != nil {
+			t.Fatal(err)
+		}
+		return line.Commit
+	}
+	for _, c := range []struct {
+		commit Commit
+		dirty  any // nil: absent
+	}{
+		{Commit{SHA: "unknown"}, nil},
+		{Commit{}, nil},
+		{Commit{SHA: "unknown", Dirty: true}, nil},
+		{Commit{SHA: "abc", Source: "git"}, false},
+		{Commit{SHA: "abc", Dirty: true, Source: "buildinfo"}, true},
+	} {
+		for _, skipped := range []string{"", "not run here"} {
+			got := commitOf(t, Record{Commit: c.commit, Skipped: skipped, Params: map[string]any{}})
+			d, present := got["dirty"]
+			if (c.dirty == nil) == present || (present && d != c.dirty) {
+				t.Errorf("%+v (skipped %q): commit %v, want dirty %v", c.commit, skipped, got, c.dirty)
+			}
+			if got["sha"] != c.commit.SHA {
+				t.Errorf("%+v: sha %v", c.commit, got["sha"])
+			}
+		}
+		if !c.commit.Known() {
+			continue
+		}
+		raw, err := json.Marshal(c.commit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Commit
+		if err := json.Unmarshal(raw, &back); err != nil || back != c.commit {
+			t.Errorf("%s read back as %+v (%v), want %+v", raw, back, err, c.commit)
+		}
+	}
+}

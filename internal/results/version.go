@@ -16,7 +16,7 @@ func Version() string {
 	}
 	c := ThisCommit()
 	commit := "commit not recorded (built without version control information)"
-	if c.SHA != "" && c.SHA != "unknown" {
+	if c.Known() {
 		state := "clean"
 		if c.Dirty {
 			state = "dirty"
