@@ -40,4 +40,9 @@ func TestProvenanceSaysWhenTheCommitIsNotRecorded(t *testing.T) {
 	if sha, state, ok := buildRevision(l); !ok || sha != "0123456789ab" || state != "dirty" {
 		t.Fatalf("buildRevision = %q %q %v", sha, state, ok)
 	}
+	// Named at link time: the revision, but no word on its tree.
+	l.Commit.Dirty, l.Commit.Source = false, "ldflags"
+	if sha, state, ok := buildRevision(l); !ok || sha != "0123456789ab" || state != "unchecked" {
+		t.Fatalf("buildRevision of an ldflags revision = %q %q %v", sha, state, ok)
+	}
 }

@@ -450,9 +450,9 @@ func sampleRatios(sa, sb []float64) (roundRatio, bool) {
 	return roundRatio{median: median(rs), lo: rs[0], hi: rs[len(rs)-1], n: len(rs)}, true
 }
 
-// commitLabel is the line's build revision: "0123456789ab (clean)" or
-// "… (dirty)", and words instead of a revision when the binary carried
-// none (built without version control information).
+// commitLabel is the line's build revision: "0123456789ab (clean)",
+// "… (dirty)" or "… (unchecked)", and words instead of a revision when
+// the binary carried none (built without version control information).
 func commitLabel(l Line) string {
 	sha, state, ok := buildRevision(l)
 	if !ok {
@@ -466,14 +466,18 @@ func commitLabel(l Line) string {
 const commitNotRecorded = "not recorded (built without version control information)"
 
 // buildRevision is the line's commit shortened to 12 hex digits and
-// "clean" or "dirty"; false when the line records no revision.
+// "clean", "dirty" or "unchecked" (a revision named at link time, whose
+// tree nobody checked); false when the line records no revision.
 func buildRevision(l Line) (sha, state string, ok bool) {
 	if !l.Commit.Known() {
 		return "", "", false
 	}
 	sha = l.Commit.SHA
 	state = "clean"
-	if l.Commit.Dirty {
+	switch {
+	case !l.Commit.TreeKnown():
+		state = "unchecked"
+	case l.Commit.Dirty:
 		state = "dirty"
 	}
 	if len(sha) > 12 {

@@ -44,10 +44,16 @@ type Commit struct {
 // known either, so Dirty means something only when Known.
 func (c Commit) Known() bool { return c.SHA != "" && c.SHA != "unknown" }
 
-// MarshalJSON writes dirty only for a known revision: of a build whose
-// revision is unknown, a line says so and claims no clean tree.
+// TreeKnown reports whether Dirty was checked: the revision is known and
+// came from the build info or a checkout. BuildSHA (source "ldflags")
+// names a revision but not whether the tree the binary was built from
+// matched it.
+func (c Commit) TreeKnown() bool { return c.Known() && c.Source != "ldflags" }
+
+// MarshalJSON writes dirty only when it was checked (TreeKnown): a line
+// never claims a clean tree nobody looked at.
 func (c Commit) MarshalJSON() ([]byte, error) {
-	if !c.Known() {
+	if !c.TreeKnown() {
 		return json.Marshal(struct {
 			SHA    string `json:"sha"`
 			Source string `json:"source,omitempty"`

@@ -90,9 +90,10 @@ func TestThisHostRecordsGOMAXPROCS(t *testing.T) {
 }
 
 // TestCommitJSONClaimsNothingUnknown: a line whose build's revision is
-// unknown carries no "dirty" (it would claim a clean tree nobody
-// checked), on measured and skipped lines alike; a known revision always
-// carries it, false included, and reads back as it was.
+// unknown, or named by BuildSHA alone, carries no "dirty" (it would claim
+// a clean tree nobody checked), on measured and skipped lines alike; a
+// revision from the build info or a checkout always carries it, false
+// included, and reads back as it was.
 func TestCommitJSONClaimsNothingUnknown(t *testing.T) {
 	commitOf := func(t *testing.T, r Record) map[string]any {
 		t.Helper()
@@ -117,6 +118,7 @@ func TestCommitJSONClaimsNothingUnknown(t *testing.T) {
 		{Commit{SHA: "unknown", Dirty: true}, nil},
 		{Commit{SHA: "abc", Source: "git"}, false},
 		{Commit{SHA: "abc", Dirty: true, Source: "buildinfo"}, true},
+		{Commit{SHA: "abc", Source: "ldflags"}, nil},
 	} {
 		for _, skipped := range []string{"", "not run here"} {
 			got := commitOf(t, Record{Commit: c.commit, Skipped: skipped, Params: map[string]any{}})
@@ -128,7 +130,7 @@ func TestCommitJSONClaimsNothingUnknown(t *testing.T) {
 				t.Errorf("%+v: sha %v", c.commit, got["sha"])
 			}
 		}
-		if !c.commit.Known() {
+		if !c.commit.TreeKnown() {
 			continue
 		}
 		raw, err := json.Marshal(c.commit)

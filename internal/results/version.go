@@ -18,7 +18,10 @@ func Version() string {
 	commit := "commit not recorded (built without version control information)"
 	if c.Known() {
 		state := "clean"
-		if c.Dirty {
+		switch {
+		case !c.TreeKnown():
+			state = "unchecked"
+		case c.Dirty:
 			state = "dirty"
 		}
 		commit = fmt.Sprintf("commit %s (%s)", c.SHA, state)
