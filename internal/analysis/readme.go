@@ -455,7 +455,7 @@ func provenance(info RunInfo, b Block, historyName, label, from string, run []Li
 	case label != "":
 		lab = fmt.Sprintf(" (label `%s`)", label)
 	}
-	commit := "commit " + commitNotRecorded
+	commit := "commit " + results.CommitNotRecorded
 	if sha, state, ok := buildRevision(f); ok {
 		commit = "commit `" + sha + "` (" + state + " tree)"
 	}

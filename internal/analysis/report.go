@@ -456,14 +456,10 @@ func sampleRatios(sa, sb []float64) (roundRatio, bool) {
 func commitLabel(l Line) string {
 	sha, state, ok := buildRevision(l)
 	if !ok {
-		return commitNotRecorded
+		return results.CommitNotRecorded
 	}
 	return sha + " (" + state + ")"
 }
-
-// commitNotRecorded stands where a line's commit would be when the binary
-// that wrote it could not tell its revision.
-const commitNotRecorded = "not recorded (built without version control information)"
 
 // buildRevision is the line's commit shortened to 12 hex digits and
 // "clean", "dirty" or "unchecked" (a revision named at link time, whose
@@ -472,14 +468,7 @@ func buildRevision(l Line) (sha, state string, ok bool) {
 	if !l.Commit.Known() {
 		return "", "", false
 	}
-	sha = l.Commit.SHA
-	state = "clean"
-	switch {
-	case !l.Commit.TreeKnown():
-		state = "unchecked"
-	case l.Commit.Dirty:
-		state = "dirty"
-	}
+	sha, state = l.Commit.SHA, l.Commit.TreeState()
 	if len(sha) > 12 {
 		sha = sha[:12]
 	}

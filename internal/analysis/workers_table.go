@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/nordisk/katbench/internal/results"
 )
 
 // The workers table (layout=workers): the merged lines of `katbench
@@ -47,7 +49,7 @@ func workersProvenance(lines []Line, historyName, label string) string {
 	}
 	commits := map[string]bool{}
 	for _, r := range runs {
-		c := commitNotRecorded
+		c := results.CommitNotRecorded
 		if sha, state, ok := buildRevision(r.First); ok {
 			c = "`" + sha + "` (" + state + " tree)"
 		}

@@ -64,7 +64,7 @@ func writesRunsTable(b Block, lines []Line) (string, error) {
 	sb.WriteString("\n|---|---|---|" + strings.Repeat("---|---|", len(scens)) + "\n")
 	samples := make([][]float64, 2*len(scens))
 	for _, ri := range runs {
-		commit := commitNotRecorded
+		commit := results.CommitNotRecorded
 		if sha, state, ok := buildRevision(ri.First); ok {
 			commit = "`" + sha + "` (" + state + ")"
 		}

@@ -36,7 +36,7 @@ func NewResults(format, history string, stdout, stderr io.Writer) (*Results, err
 		o.sink = append(o.sink, results.NewJSONL(stdout))
 	}
 	if history != "" {
-		if c := results.ThisCommit(); c.Source == "" {
+		if !results.ThisCommit().Known() {
 			// Without a revision the history's tables cannot say what
 			// was measured: the usual cause is GOFLAGS=-buildvcs=false
 			// and a working directory outside the checkout.

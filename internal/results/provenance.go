@@ -39,16 +39,35 @@ type Commit struct {
 	Source string `json:"source,omitempty"`
 }
 
+// unknownSHA is Commit.SHA when the build could not tell its revision.
+const unknownSHA = "unknown"
+
+// CommitNotRecorded stands where a commit would be named when the binary
+// could not tell its revision.
+const CommitNotRecorded = "not recorded (built without version control information)"
+
 // Known reports whether the revision is known: a SHA that is neither
 // empty nor "unknown". Whether an unknown revision was modified is not
 // known either, so Dirty means something only when Known.
-func (c Commit) Known() bool { return c.SHA != "" && c.SHA != "unknown" }
+func (c Commit) Known() bool { return c.SHA != "" && c.SHA != unknownSHA }
 
 // TreeKnown reports whether Dirty was checked: the revision is known and
 // came from the build info or a checkout. BuildSHA (source "ldflags")
 // names a revision but not whether the tree the binary was built from
 // matched it.
 func (c Commit) TreeKnown() bool { return c.Known() && c.Source != "ldflags" }
+
+// TreeState says what is known of a known revision's tree: "clean",
+// "dirty", or "unchecked" when nobody checked it (see TreeKnown).
+func (c Commit) TreeState() string {
+	switch {
+	case !c.TreeKnown():
+		return "unchecked"
+	case c.Dirty:
+		return "dirty"
+	}
+	return "clean"
+}
 
 // MarshalJSON writes dirty only when it was checked (TreeKnown): a line
 // never claims a clean tree nobody looked at.
@@ -115,7 +134,7 @@ var (
 // history file appended after the last commit does not mark a build dirty.
 func ThisCommit() Commit {
 	commitOnce.Do(func() {
-		commit = Commit{SHA: "unknown"}
+		commit = Commit{SHA: unknownSHA}
 		if bi, ok := debug.ReadBuildInfo(); ok {
 			if c, ok := commitFromBuildInfo(bi); ok {
 				commit = c

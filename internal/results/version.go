@@ -15,16 +15,9 @@ func Version() string {
 		mod = bi.Main.Version
 	}
 	c := ThisCommit()
-	commit := "commit not recorded (built without version control information)"
+	commit := "commit " + CommitNotRecorded
 	if c.Known() {
-		state := "clean"
-		switch {
-		case !c.TreeKnown():
-			state = "unchecked"
-		case c.Dirty:
-			state = "dirty"
-		}
-		commit = fmt.Sprintf("commit %s (%s)", c.SHA, state)
+		commit = fmt.Sprintf("commit %s (%s)", c.SHA, c.TreeState())
 	}
 	return fmt.Sprintf("katbench %s, %s, %s %s/%s", mod, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
