@@ -367,15 +367,21 @@ func renderBlock(b Block, src Sources) (string, error) {
 	}
 	switch lay.Runs {
 	case EveryRun:
-		lines, err := labelledLines(src.History, label)
-		if err != nil {
-			return "", err
+		// label=A,B,…: every run of each label.
+		var lines []Line
+		labels := strings.Split(label, ",")
+		for _, lb := range labels {
+			ls, err := labelledLines(src.History, lb)
+			if err != nil {
+				return "", err
+			}
+			lines = append(lines, ls...)
 		}
 		body, err := lay.Render(b, lines, RunInfo{}, src)
 		if err != nil {
 			return "", err
 		}
-		return workersProvenance(lines, src.HistoryName, label) + "\n" + body, nil
+		return workersProvenance(lines, src.HistoryName, labels) + "\n" + body, nil
 	case NewestOfEachLabel:
 		var all []Line
 		var ids []string
