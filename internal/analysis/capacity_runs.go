@@ -120,7 +120,7 @@ func capacityRunsTable(b Block, lines []Line) (string, error) {
 				continue
 			}
 			lo, hi := slices.Min(s), slices.Max(s)
-			fmt.Fprintf(&sb, " %s (%s–%s) |", results.FormatRatio(median(s)), trimX(results.FormatRatio(lo)), trimX(results.FormatRatio(hi)))
+			fmt.Fprintf(&sb, " %s (%s) |", results.FormatRatio(median(s)), ratioRange(lo, hi))
 		}
 		sb.WriteString("\n")
 	}

@@ -461,6 +461,16 @@ func commitLabel(l Line) string {
 	return sha + " (" + state + ")"
 }
 
+// commitCode is the line's commit for a generated table: "`0123456789ab`
+// (clean" + tail + ")", or the words saying it was not recorded.
+func commitCode(l Line, tail string) string {
+	sha, state, ok := buildRevision(l)
+	if !ok {
+		return results.CommitNotRecorded
+	}
+	return "`" + sha + "` (" + state + tail + ")"
+}
+
 // buildRevision is the line's commit shortened to 12 hex digits and
 // "clean", "dirty" or "unchecked" (a revision named at link time, whose
 // tree nobody checked); false when the line records no revision.

@@ -143,16 +143,9 @@ func writesGoalsTable(b Block, lines []Line) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	byRun := map[string]map[[2]string]Line{}
-	for _, l := range lines {
-		if !l.Measured() || (l.Target != catalog && l.Target != floor) {
-			continue
-		}
-		if byRun[l.RunID] == nil {
-			byRun[l.RunID] = map[[2]string]Line{}
-		}
-		byRun[l.RunID][[2]string{l.Target, l.Scenario}] = l
-	}
+	byRun := cellsByRun(lines, func(l Line) bool {
+		return l.Measured() && (l.Target == catalog || l.Target == floor)
+	})
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Each goal over every run: its value in each run (%s ÷ %s in the same run, or %s's ratio between two of its cells), "+
 		"their median and range, the runs that meet it, and a 95 %% interval of the median (distribution-free: order statistics of the runs).\n\n", catalog, floor, catalog)
@@ -181,7 +174,7 @@ func writesGoalsTable(b Block, lines []Line) (string, error) {
 		interval, verdict := "— (under 6 runs)", ""
 		lo, hi, cov, okI := medianInterval(vs)
 		if okI {
-			interval = fmt.Sprintf("%s–%s (%.0f %%)", trimX(results.FormatRatio(lo)), trimX(results.FormatRatio(hi)), math.Floor(100*cov))
+			interval = fmt.Sprintf("%s (%.0f %%)", ratioRange(lo, hi), math.Floor(100*cov))
 		}
 		switch {
 		case met == len(vs):
@@ -195,8 +188,8 @@ func writesGoalsTable(b Block, lines []Line) (string, error) {
 		default:
 			verdict = "met at the median, not in every run; too few runs for an interval"
 		}
-		fmt.Fprintf(&sb, "| `%s` | %d | %s | %s–%s | %d of %d | %s | %s |\n", g.text, len(vs), results.FormatRatio(med),
-			trimX(results.FormatRatio(vs[0])), trimX(results.FormatRatio(vs[len(vs)-1])), met, len(vs), interval, verdict)
+		fmt.Fprintf(&sb, "| `%s` | %d | %s | %s | %d of %d | %s | %s |\n", g.text, len(vs), results.FormatRatio(med),
+			ratioRange(vs[0], vs[len(vs)-1]), met, len(vs), interval, verdict)
 	}
 	if measured == 0 {
 		return "", fmt.Errorf("%w: no run has both sides of any goal (%s ÷ %s)", ErrNoLines, catalog, floor)

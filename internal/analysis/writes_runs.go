@@ -30,17 +30,12 @@ import (
 func writesRunsTable(b Block, lines []Line) (string, error) {
 	catalog, floor := attrOr(b, "catalog", "embedded"), attrOr(b, "floor", "fs-floor")
 	globs := strings.Split(attrOr(b, "scenarios", "create_table.throughput.t32"), ",")
-	byRun := map[string]map[[2]string]Line{}
+	byRun := cellsByRun(lines, func(l Line) bool {
+		return matchAny(globs, l.Scenario) && (l.Target == catalog || l.Target == floor)
+	})
 	var scens []string
 	for _, l := range lines {
-		if !matchAny(globs, l.Scenario) || (l.Target != catalog && l.Target != floor) {
-			continue
-		}
-		if byRun[l.RunID] == nil {
-			byRun[l.RunID] = map[[2]string]Line{}
-		}
-		byRun[l.RunID][[2]string{l.Target, l.Scenario}] = l
-		if l.Target == catalog && !slices.Contains(scens, l.Scenario) {
+		if l.Target == catalog && matchAny(globs, l.Scenario) && !slices.Contains(scens, l.Scenario) {
 			scens = append(scens, l.Scenario)
 		}
 	}
@@ -64,10 +59,7 @@ func writesRunsTable(b Block, lines []Line) (string, error) {
 	sb.WriteString("\n|---|---|---|" + strings.Repeat("---|---|", len(scens)) + "\n")
 	samples := make([][]float64, 2*len(scens))
 	for _, ri := range runs {
-		commit := results.CommitNotRecorded
-		if sha, state, ok := buildRevision(ri.First); ok {
-			commit = "`" + sha + "` (" + state + ")"
-		}
+		commit := commitCode(ri.First, "")
 		fmt.Fprintf(&sb, "| `%s` | %s | %s |", ri.ID, ri.First.TS.UTC().Format("2006-01-02 15:04"), commit)
 		for i, s := range scens {
 			c, okC := byRun[ri.ID][[2]string{catalog, s}]
@@ -91,10 +83,25 @@ func writesRunsTable(b Block, lines []Line) (string, error) {
 			sb.WriteString(" — |")
 			continue
 		}
-		fmt.Fprintf(&sb, " %s (%s–%s) |", results.FormatRatio(median(s)), trimX(results.FormatRatio(slices.Min(s))), trimX(results.FormatRatio(slices.Max(s))))
+		fmt.Fprintf(&sb, " %s (%s) |", results.FormatRatio(median(s)), ratioRange(slices.Min(s), slices.Max(s)))
 	}
 	sb.WriteString("\n")
 	return sb.String(), nil
+}
+
+// cellsByRun maps each run's id to its kept lines by (target, scenario).
+func cellsByRun(lines []Line, keep func(Line) bool) map[string]map[[2]string]Line {
+	byRun := map[string]map[[2]string]Line{}
+	for _, l := range lines {
+		if !keep(l) {
+			continue
+		}
+		if byRun[l.RunID] == nil {
+			byRun[l.RunID] = map[[2]string]Line{}
+		}
+		byRun[l.RunID][[2]string{l.Target, l.Scenario}] = l
+	}
+	return byRun
 }
 
 // opsRatio is c's ops/s over f's: the median of the per-round ratios when
