@@ -370,7 +370,10 @@ func renderBlock(b Block, src Sources) (string, error) {
 		// label=A,B,…: every run of each label.
 		var lines []Line
 		labels := strings.Split(label, ",")
-		for _, lb := range labels {
+		for i, lb := range labels {
+			if slices.Contains(labels[:i], lb) {
+				return "", fmt.Errorf("%w: line %d: table %q names label %q twice", ErrBadMarker, b.Line, b.Name, lb)
+			}
 			ls, err := labelledLines(src.History, lb)
 			if err != nil {
 				return "", err

@@ -64,6 +64,12 @@ func TestWritesGoalsTable(t *testing.T) {
 	doc = "<!-- katbench:table g label=goals-c layout=writes-goals catalog=embedded-log goals=" + s32 + ":ops_sec<=0.5 -->\n<!-- /katbench:table -->\n"
 	foldWants(t, doc, h, "| 1 | 0.1× | 0.1–0.1 | 1 of 1 | — (under 6 runs) | met in every run |")
 
+	// A label named twice would count its runs twice: refused.
+	doc = "<!-- katbench:table g label=goals-a,goals-a layout=writes-goals catalog=embedded-log goals=" + s32 + ":ops_sec>=0.9 -->\n<!-- /katbench:table -->\n"
+	if _, _, err := FoldReadme([]byte(doc), Sources{History: h, HistoryName: "h.jsonl"}); !errors.Is(err, ErrBadMarker) {
+		t.Errorf("label named twice: err %v, want a marker error", err)
+	}
+
 	for _, bad := range []string{
 		"",                          // no goals
 		s32 + ":ops_sec=0.9",        // no >= or <=
